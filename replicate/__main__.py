@@ -1,0 +1,3 @@
+from replicate.cli.main import main
+
+raise SystemExit(main())

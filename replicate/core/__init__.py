@@ -1,0 +1,1 @@
+"""The pure core: records, ids, extraction results, splicing. No subprocess, network or env reads."""

@@ -1,0 +1,47 @@
+"""Stable task ids and repository keys (pure)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from urllib.parse import urlsplit
+
+_UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
+
+
+def normalise_repo_url(url: str) -> str:
+    """A remote URL reduced to host/path, lower-case host, no scheme, user, `.git` or slash.
+
+    `https://github.com/a/b.git`, `git@github.com:a/b` and `ssh://git@github.com/a/b/` all give
+    `github.com/a/b`.
+    """
+    text = url.strip()
+    scp = re.match(r"^[\w.-]+@([\w.-]+):(?!//)(.+)$", text)
+    if scp:
+        host, path = scp.group(1), scp.group(2)
+    else:
+        parts = urlsplit(text)
+        host, path = parts.hostname or "", parts.path
+    path = path.strip("/")
+    if path.endswith(".git"):
+        path = path[: -len(".git")]
+    return f"{host.lower()}/{path}" if host else path
+
+
+def slug(text: str) -> str:
+    """A file-name-safe rendering of `text` (no slashes, no spaces)."""
+    return _UNSAFE.sub("-", text).strip("-.") or "x"
+
+
+def repo_dir_name(repo_key: str, commit: str) -> str:
+    """Folder name of a repository snapshot inside a batch: `<name>-<commit12>`."""
+    name = slug(repo_key.rsplit("/", 1)[-1])
+    digest = hashlib.sha256(repo_key.encode()).hexdigest()[:6]
+    return f"{name}-{digest}-{commit[:12]}"
+
+
+def task_id(repo_key: str, commit: str, symbol: str) -> str:
+    """Stable id from repository key, commit and symbol; unique and safe as a file name."""
+    name = slug(repo_key.rsplit("/", 1)[-1])
+    digest = hashlib.sha256(f"{repo_key}\n{commit}\n{symbol}".encode()).hexdigest()[:10]
+    return f"{name}__{slug(symbol)}__{digest}"

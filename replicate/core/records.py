@@ -1,0 +1,223 @@
+"""Frozen, typed records passed between stages and processes.
+
+These are the public contracts of BRIEF §3 (task spec, verdict, result row) and the hidden,
+trusted-side records of a task.  They carry data only; the logic that acts on them lives elsewhere.
+Every record is a frozen pydantic model so that it validates on load and publishes a JSON Schema
+(`replicate.batch.schemas` writes them to `specs/*.schema.json`).
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+SCHEMA_VERSION = "1"
+
+CallKind = Literal["function", "method", "classmethod", "staticmethod"]
+Stratum = Literal["traced", "widened", "edge", "raises"]
+VerdictStatus = Literal["graded", "violation", "infra_error"]
+AgentStatus = Literal["ok", "error", "timeout"]
+
+
+class Record(BaseModel):
+    """Base of every record: frozen, no unknown fields."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class Span(Record):
+    """A byte range of a source file, with 1-based inclusive line numbers for humans."""
+
+    start_byte: int
+    end_byte: int
+    start_line: int
+    end_line: int
+
+
+class Source(Record):
+    """Where a task's target lives: repository key, pinned commit, file and dotted symbol."""
+
+    repo: str = Field(description="Repository key: normalised URL, or a local folder's name.")
+    commit: str = Field(description="Full hex commit id the task is pinned to.")
+    path: str = Field(description="Repo-relative POSIX path of the file that holds the target.")
+    symbol: str = Field(
+        description="Module-qualified dotted name: pkg.mod.func or pkg.mod.Cls.meth."
+    )
+
+
+class Target(Record):
+    """One extracted function or method: everything needed to stub, splice and call it."""
+
+    path: str
+    module: str
+    qualname: str
+    kind: CallKind
+    signature: str = Field(description="Source text of the decorators and the def line(s).")
+    docstring: str | None = None
+    class_name: str | None = None
+    decorators: tuple[str, ...] = ()
+    is_async: bool = False
+    is_generator: bool = False
+    def_span: Span = Field(description="The whole (decorated) definition.")
+    body_span: Span = Field(
+        description="What the stub replaces: from the first statement after the docstring "
+        "to the end of the body."
+    )
+    body_indent: str = Field(description="Indentation of the body's statements ('' if inline).")
+    body_statements: int = Field(description="Statements in the body, docstring excluded.")
+
+    @property
+    def symbol(self) -> str:
+        return f"{self.module}.{self.qualname}"
+
+    @property
+    def name(self) -> str:
+        return self.qualname.rsplit(".", 1)[-1]
+
+
+class SkippedFile(Record):
+    path: str
+    reason: str
+
+
+class GradingSettings(Record):
+    """How a candidate is run and compared; recorded per task so grading is reproducible."""
+
+    call_timeout_s: float = 2.0
+    total_timeout_s: float = 60.0
+    float_rel_tol: float = 1e-9
+    float_abs_tol: float = 0.0
+    compare_exception_message: bool = False
+    max_items: int = 10_000
+    max_depth: int = 64
+    max_bytes: int = 2_000_000
+    memory_mb: int = 1024
+
+
+class CallInput(Record):
+    """One hidden input: pickled `(args, kwargs)` (self first for methods), trusted -> jail only."""
+
+    index: int
+    stratum: Stratum = "traced"
+    origin: str = Field(default="", description="Where it came from, e.g. the test node id.")
+    call: str = Field(default="", description="A short rendering of the call, for feedback.")
+    pickle_b64: str
+
+
+class Example(Record):
+    """A call shown in TASK.md: not among the hidden inputs."""
+
+    call: str
+    outcome: str
+
+
+class TaskSpec(Record):
+    """The public `specs/<id>/task.json`: what an agent may see."""
+
+    schema_version: str = SCHEMA_VERSION
+    id: str
+    language: Literal["python"] = "python"
+    source: Source
+    kind: CallKind
+    signature: str
+    docstring: str | None = None
+    prompt: str = "TASK.md"
+    examples: tuple[Example, ...] = ()
+    hidden_inputs: int = Field(description="How many hidden inputs grade this task.")
+    body_statements: int
+
+
+class Validation(Record):
+    reference_reward: float
+    stub_reward: float
+    dropped_nondeterministic: int = 0
+
+
+class HiddenTask(Record):
+    """`reference_impls/<id>/task.json`: the trusted side of one task."""
+
+    schema_version: str = SCHEMA_VERSION
+    id: str
+    repo_dir: str = Field(
+        description="Folder under reference_impls/_repos/ with snapshot and lock."
+    )
+    source: Source
+    target: Target
+    grading: GradingSettings
+    validation: Validation
+    grader_version: str
+
+
+class RepoRecord(Record):
+    """`reference_impls/_repos/<repo_dir>/repo.json`: one repository at one commit."""
+
+    schema_version: str = SCHEMA_VERSION
+    key: str
+    commit: str
+    url: str = Field(description="Where it was acquired from (informational).")
+    source_roots: tuple[str, ...] = Field(description="Repo-relative dirs put on sys.path.")
+    extra_paths: tuple[str, ...] = Field(
+        default=(), description="Repo-relative dirs the test run put on sys.path (test helpers)."
+    )
+    python: str = Field(description="major.minor of the interpreter the environment is built for.")
+    requirements: tuple[str, ...] = ()
+    lock: tuple[str, ...] = Field(default=(), description="Pinned name==version lines.")
+
+
+class StratumCount(Record):
+    stratum: Stratum
+    total: int
+    matched: int
+
+
+class Counterexample(Record):
+    index: int
+    stratum: Stratum
+    call: str
+    expected: str
+    got: str
+    detail: str = ""
+
+
+class Verdict(Record):
+    schema_version: str = SCHEMA_VERSION
+    task_id: str
+    reward: float | None
+    status: VerdictStatus
+    reason: str
+    counts: tuple[StratumCount, ...] = ()
+    counterexample: Counterexample | None = None
+    grader_version: str
+    duration_s: float = 0.0
+
+
+class ResultRow(Record):
+    """One line of `RUN_DIR/results.jsonl`."""
+
+    task_id: str
+    sample: int = 0
+    reward: float | None
+    status: VerdictStatus
+    reason: str
+    agent_status: AgentStatus
+    agent_exit_code: int | None
+    duration_s: float
+    verdict: Verdict
+
+
+class FunnelStage(Record):
+    stage: str
+    count: int
+    drops: tuple[tuple[str, int], ...] = Field(
+        default=(), description="Main reasons for what this stage dropped, most common first."
+    )
+
+
+class Funnel(Record):
+    repo: str
+    commit: str
+    stages: tuple[FunnelStage, ...]
+    skipped_files: tuple[SkippedFile, ...] = ()
+    duration_s: float = 0.0
+    setup_notes: tuple[str, ...] = ()

@@ -1,0 +1,21 @@
+"""The repository's dependency environment: discover requirements, resolve a lock, build a venv
+(never with the repository itself installed), and fix up a source tree to run uninstalled."""
+
+from __future__ import annotations
+
+from replicate.envs.build import Env, Lock, ensure_env, resolve_lock
+from replicate.envs.deps import Requirements, discover_requirements
+from replicate.envs.prepare import metadata_dir, prepare_tree, source_version_files, static_version
+
+__all__ = [
+    "Env",
+    "Lock",
+    "Requirements",
+    "discover_requirements",
+    "ensure_env",
+    "metadata_dir",
+    "prepare_tree",
+    "resolve_lock",
+    "source_version_files",
+    "static_version",
+]

@@ -1,0 +1,75 @@
+"""The sandbox plug-in interface: run one command in isolation and return what happened.
+
+A sandbox runs `argv` with an exact environment (nothing inherited), a working directory, and a
+file-system view made of the base system (the shell's programs, libc, and the interpreter's standard
+library — never a site-packages or dist-packages folder) plus the `mounts` of the request.  A mount
+makes `source` (a host path) visible at `target` inside; most mounts use the same path on both sides.
+
+The optional results channel is a pipe whose write end is fd 3 in the sandboxed process; whatever
+is written there comes back as `SandboxResult.channel`, apart from stdout and stderr.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+CHANNEL_FD = 3
+
+
+@dataclass(frozen=True)
+class Mount:
+    source: str
+    target: str
+    writable: bool = False
+
+    @classmethod
+    def same(cls, path: str, *, writable: bool = False) -> Mount:
+        return cls(source=path, target=path, writable=writable)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits; `None` means the backend's default."""
+
+    memory_mb: int | None = 2048
+    pids: int | None = 256
+    file_size_mb: int | None = 256
+    output_bytes: int = 4_000_000
+
+
+@dataclass(frozen=True)
+class SandboxRequest:
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: str
+    timeout_s: float
+    mounts: tuple[Mount, ...] = ()
+    stdin: bytes = b""
+    network: bool = False
+    channel: bool = False
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    exit_code: int | None
+    timed_out: bool
+    duration_s: float
+    stdout: bytes = b""
+    stderr: bytes = b""
+    channel: bytes = b""
+
+
+class SandboxUnavailable(RuntimeError):
+    """The backend cannot run on this machine (missing binary, no engine)."""
+
+
+class Sandbox(Protocol):
+    """One method to run a command; `name` is the registry key."""
+
+    name: str
+    isolated: bool
+
+    def run(self, request: SandboxRequest) -> SandboxResult: ...
