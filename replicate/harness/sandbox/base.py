@@ -1,9 +1,10 @@
 """The sandbox plug-in interface: run one command in isolation and return what happened.
 
 A sandbox runs `argv` with an exact environment (nothing inherited), a working directory, and a
-file-system view made of the base system (the shell's programs, libc, and the interpreter's standard
-library — never a site-packages or dist-packages folder) plus the `mounts` of the request.  A mount
-makes `source` (a host path) visible at `target` inside; most mounts use the same path on both sides.
+file-system view made of the base system (the shell's programs, libc, and the interpreter's
+standard library — never a site-packages or dist-packages folder) plus the `mounts` of the
+request.  A mount makes `source` (a host path) visible at `target` inside; most mounts use the
+same path on both sides.
 
 The optional results channel is a pipe whose write end is fd 3 in the sandboxed process; whatever
 is written there comes back as `SandboxResult.channel`, apart from stdout and stderr.
@@ -31,9 +32,15 @@ class Mount:
 
 @dataclass(frozen=True)
 class Limits:
-    """Resource limits; `None` means the backend's default."""
+    """Resource limits; `None` means none.
+
+    `memory_mb` caps the memory of the whole process tree (a cgroup where the machine allows one,
+    else a per-process address-space limit); `address_space_mb` additionally caps each process's
+    address space (RLIMIT_AS), which some runtimes (Node's WebAssembly) cannot live with.
+    """
 
     memory_mb: int | None = 2048
+    address_space_mb: int | None = None
     pids: int | None = 256
     file_size_mb: int | None = 256
     output_bytes: int = 4_000_000

@@ -1,0 +1,76 @@
+"""Sandboxes: run one command in isolation (`local` = bubblewrap) or not at all (`plain`).
+
+Backends are looked up by name and constructed lazily, on first use: importing this package
+neither imports a backend nor touches the machine.
+"""
+
+from __future__ import annotations
+
+import functools
+import importlib
+
+from replicate.errors import ReplicateError
+from replicate.harness.sandbox.base import (
+    CHANNEL_FD,
+    Limits,
+    Mount,
+    Sandbox,
+    SandboxRequest,
+    SandboxResult,
+    SandboxUnavailable,
+)
+
+__all__ = [
+    "CHANNEL_FD",
+    "Limits",
+    "Mount",
+    "Sandbox",
+    "SandboxRequest",
+    "SandboxResult",
+    "SandboxUnavailable",
+    "available_sandboxes",
+    "get_sandbox",
+    "sandbox_names",
+]
+
+# name -> "module:class"; the class is imported and built on first use.
+_BACKENDS: dict[str, str] = {
+    "local": "replicate.harness.sandbox.bwrap:BwrapSandbox",
+    "plain": "replicate.harness.sandbox.plain:PlainSandbox",
+}
+
+
+def sandbox_names() -> tuple[str, ...]:
+    """Every registered backend name, whether or not it can run here."""
+    return tuple(_BACKENDS)
+
+
+def get_sandbox(name: str) -> Sandbox:
+    """The backend registered as `name` (built once per process).
+
+    Raises ReplicateError for an unknown name and SandboxUnavailable (with a one-line hint) when
+    the backend cannot run on this machine.
+    """
+    if name not in _BACKENDS:
+        choices = ", ".join(_BACKENDS)
+        raise ReplicateError(f"unknown sandbox {name!r}; choose one of: {choices}")
+    return _build(name)
+
+
+def available_sandboxes() -> tuple[str, ...]:
+    """The registered backends that can run on this machine."""
+    names = []
+    for name in _BACKENDS:
+        try:
+            _build(name)
+        except SandboxUnavailable:
+            continue
+        names.append(name)
+    return tuple(names)
+
+
+@functools.cache
+def _build(name: str) -> Sandbox:
+    module_name, _, class_name = _BACKENDS[name].partition(":")
+    backend: Sandbox = getattr(importlib.import_module(module_name), class_name)()
+    return backend

@@ -1,0 +1,448 @@
+"""Run one process tree under a wall clock, with capped outputs, and kill all of it afterwards.
+
+Shared by every backend.  The child starts in its own session (so its process group can be
+killed), with RLIMIT_AS / RLIMIT_FSIZE / RLIMIT_CORE set before exec, and, where the cgroup v1
+`pids` and `memory` controllers are writable, inside a fresh cgroup per run: `pids.max` bounds
+the tree (root ignores RLIMIT_NPROC), `memory.limit_in_bytes` bounds all of it including tmpfs
+pages, and the cgroup's member list finds every process the tree left behind (a double-forked
+daemon that left the process group included) so nothing outlives `run_process`.
+
+stdout, stderr, the results channel (fd 3 in the child) and an optional side pipe are drained
+concurrently by one selector loop; each keeps at most its cap and the rest is read and dropped, so
+a flood can neither block the child nor fill our memory.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import fcntl
+import functools
+import os
+import resource
+import selectors
+import signal
+import subprocess
+import time
+import uuid
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replicate.errors import InfraError
+from replicate.harness.sandbox.base import CHANNEL_FD, Limits
+
+CHUNK = 1 << 16
+GRACE_S = 2.0
+SIDE_CAP = 1 << 16
+_HIGH_FD = 10
+_MB = 1 << 20
+
+
+@dataclass(frozen=True)
+class ProcessSpec:
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: str | None
+    timeout_s: float
+    limits: Limits = field(default_factory=Limits)
+    stdin: bytes = b""
+    channel: bool = False
+    pids_overhead: int = 0  # processes the backend itself adds to the tree (bwrap: 2)
+    track_tree: bool = True  # a cgroup even without limits, to find escaped descendants
+
+
+@dataclass(frozen=True)
+class ProcessOutcome:
+    """`exit_code` is None on timeout; death by signal N is 128 + N, as a shell reports it."""
+
+    exit_code: int | None
+    timed_out: bool
+    duration_s: float
+    stdout: bytes = b""
+    stderr: bytes = b""
+    channel: bytes = b""
+    side: bytes = b""
+
+
+class Pipe:
+    """A pipe whose ends sit at fd >= 10 (never fd 3), close-on-exec until passed on."""
+
+    def __init__(self) -> None:
+        read_fd, write_fd = os.pipe()
+        self.read_fd = _move_high(read_fd)
+        self.write_fd = _move_high(write_fd)
+
+    def close_write(self) -> None:
+        if self.write_fd >= 0:
+            os.close(self.write_fd)
+            self.write_fd = -1
+
+    def close(self) -> None:
+        self.close_write()
+        if self.read_fd >= 0:
+            os.close(self.read_fd)
+            self.read_fd = -1
+
+
+def run_process(spec: ProcessSpec, side: Pipe | None = None) -> ProcessOutcome:
+    """Run `spec.argv`; `side`'s write end is passed at its own fd number (both ends are closed).
+
+    A command that does not exist (or cannot be executed) exits 127 (126), as in a shell; a
+    missing working directory or a failure of our own machinery is an InfraError.
+    """
+    channel = Pipe() if spec.channel else None
+    group = Cgroup.create(spec.limits, spec.pids_overhead, track=spec.track_tree)
+    try:
+        proc = _spawn(spec, channel, side, group)
+        for pipe in (channel, side):
+            if pipe is not None:
+                pipe.close_write()
+        group.close_join_fds()
+        if isinstance(proc, ProcessOutcome):
+            return proc
+        return _Supervisor(proc, spec, group).run(channel, side)
+    finally:
+        for pipe in (channel, side):
+            if pipe is not None:
+                pipe.close()
+        group.remove()
+
+
+def _spawn(
+    spec: ProcessSpec, channel: Pipe | None, side: Pipe | None, group: Cgroup
+) -> subprocess.Popen[bytes] | ProcessOutcome:
+    keep = [p.write_fd for p in (side,) if p is not None]
+    keep += [CHANNEL_FD] if channel is not None else []
+    limits = spec.limits
+    if limits.address_space_mb is None and not group.controls("memory"):
+        limits = dataclasses.replace(limits, address_space_mb=limits.memory_mb)
+    setup = functools.partial(
+        _child_setup,
+        limits=limits,
+        channel_fd=channel.write_fd if channel else -1,
+        join_fds=group.join_fds,
+    )
+    try:
+        return subprocess.Popen(
+            spec.argv,
+            stdin=subprocess.PIPE if spec.stdin else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env=dict(spec.env),
+            cwd=spec.cwd,
+            start_new_session=True,
+            pass_fds=tuple(keep),
+            preexec_fn=setup,
+        )
+    except (FileNotFoundError, PermissionError) as exc:
+        if exc.filename == spec.cwd:
+            raise InfraError(f"cannot start {spec.argv[0]!r}: {exc}") from exc
+        code = 127 if isinstance(exc, FileNotFoundError) else 126
+        message = f"{exc.filename}: {exc.strerror}\n".encode()
+        return ProcessOutcome(exit_code=code, timed_out=False, duration_s=0.0, stderr=message)
+    except (OSError, subprocess.SubprocessError) as exc:
+        raise InfraError(f"cannot start {spec.argv[0]!r}: {exc}") from exc
+
+
+def _child_setup(limits: Limits, channel_fd: int, join_fds: tuple[int, ...]) -> None:
+    """Runs in the child between fork and exec: join the cgroups, set limits, place fd 3."""
+    for fd in join_fds:
+        os.write(fd, b"0")
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    for limit, megabytes in (
+        (resource.RLIMIT_AS, limits.address_space_mb),
+        (resource.RLIMIT_FSIZE, limits.file_size_mb),
+    ):
+        if megabytes is not None:
+            resource.setrlimit(limit, (megabytes * _MB, megabytes * _MB))
+    if channel_fd >= 0:
+        os.dup2(channel_fd, CHANNEL_FD)
+
+
+class _Sink:
+    """Keeps the first `cap` bytes read from one fd and drops the rest."""
+
+    def __init__(self, cap: int) -> None:
+        self.cap = cap
+        self.data = bytearray()
+
+    def feed(self, chunk: bytes) -> None:
+        room = self.cap - len(self.data)
+        if room > 0:
+            self.data += chunk[:room]
+
+
+class _Supervisor:
+    """One selector loop over the outputs, stdin, the leader's exit (pidfd) and the wall clock."""
+
+    def __init__(self, proc: subprocess.Popen[bytes], spec: ProcessSpec, group: Cgroup) -> None:
+        self.proc, self.group, self.stdin = proc, group, memoryview(spec.stdin)
+        self.started = time.monotonic()
+        self.deadline = self.started + spec.timeout_s
+        self.stop_at: float | None = None  # once the tree is gone: stop draining by then
+        self.ended: float | None = None
+        self.timed_out = False
+        self.cap = spec.limits.output_bytes
+        self.sel = selectors.DefaultSelector()
+        self.pidfd = _pidfd(proc.pid)
+
+    def run(self, channel: Pipe | None, side: Pipe | None) -> ProcessOutcome:
+        assert self.proc.stdout is not None and self.proc.stderr is not None
+        sinks = [_Sink(self.cap), _Sink(self.cap), _Sink(self.cap), _Sink(SIDE_CAP)]
+        fds = [self.proc.stdout.fileno(), self.proc.stderr.fileno()]
+        fds += [channel.read_fd if channel else -1, side.read_fd if side else -1]
+        try:
+            self._register(fds, sinks)
+            while self.ended is None or self._draining():
+                if not self._step():
+                    break
+        finally:
+            if self.ended is None:
+                self._end()
+            self._close()
+        assert self.ended is not None
+        return ProcessOutcome(
+            exit_code=None if self.timed_out else _shell_code(self.proc.returncode),
+            timed_out=self.timed_out,
+            duration_s=self.ended - self.started,
+            stdout=bytes(sinks[0].data),
+            stderr=bytes(sinks[1].data),
+            channel=bytes(sinks[2].data),
+            side=bytes(sinks[3].data),
+        )
+
+    def _register(self, fds: list[int], sinks: list[_Sink]) -> None:
+        for fd, sink in zip(fds, sinks, strict=True):
+            if fd >= 0:
+                self.sel.register(fd, selectors.EVENT_READ, sink)
+        if self.pidfd >= 0:
+            self.sel.register(self.pidfd, selectors.EVENT_READ, "exit")
+        if self.proc.stdin is not None:
+            os.set_blocking(self.proc.stdin.fileno(), False)
+            self.sel.register(self.proc.stdin.fileno(), selectors.EVENT_WRITE, "stdin")
+
+    def _step(self) -> bool:
+        """Wait for one round of events; False once draining must stop."""
+        now = time.monotonic()
+        if self.ended is None and now >= self.deadline:
+            self.timed_out = True
+            self._end()
+        if self.stop_at is not None and now >= self.stop_at:
+            return False
+        wait = (self.stop_at or self.deadline) - now
+        if self.pidfd < 0 and self.ended is None:
+            wait = min(wait, 0.02)  # no pidfd: poll for the leader's exit
+        for key, _ in self.sel.select(max(wait, 0.0)):
+            if key.fd not in self.sel.get_map():
+                continue  # unregistered by an earlier event of this round (the exit closes stdin)
+            if isinstance(key.data, _Sink):
+                chunk = os.read(key.fd, CHUNK)
+                if chunk:
+                    key.data.feed(chunk)
+                else:
+                    self.sel.unregister(key.fd)
+            elif key.data == "stdin":
+                self._push()
+            elif self.ended is None:
+                self._end()
+        if self.pidfd < 0 and self.ended is None and _has_exited(self.proc.pid):
+            self._end()
+        return True
+
+    def _push(self) -> None:
+        assert self.proc.stdin is not None
+        try:
+            written = os.write(self.proc.stdin.fileno(), self.stdin[:CHUNK])
+        except BlockingIOError:
+            return
+        except OSError:  # the child closed its stdin: the rest is dropped
+            written = len(self.stdin)
+        self.stdin = self.stdin[written:]
+        if not self.stdin:
+            self._close_stdin()
+
+    def _end(self) -> None:
+        """Kill what is left of the tree (the leader is not reaped yet), then reap the leader."""
+        self._close_stdin()
+        if self.pidfd >= 0 and self.pidfd in self.sel.get_map():
+            self.sel.unregister(self.pidfd)
+        self.group.kill_tree(self.proc.pid)
+        try:
+            self.proc.wait(timeout=GRACE_S * 2)
+        except subprocess.TimeoutExpired as exc:
+            raise InfraError(f"sandboxed process {self.proc.pid} survived SIGKILL") from exc
+        self.ended = time.monotonic()
+        self.stop_at = self.ended + GRACE_S
+
+    def _draining(self) -> bool:
+        return any(isinstance(key.data, _Sink) for key in self.sel.get_map().values())
+
+    def _close_stdin(self) -> None:
+        stream = self.proc.stdin
+        if stream is not None and not stream.closed:
+            if stream.fileno() in self.sel.get_map():
+                self.sel.unregister(stream.fileno())
+            with contextlib.suppress(OSError):
+                stream.close()
+
+    def _close(self) -> None:
+        self.sel.close()
+        if self.pidfd >= 0:
+            os.close(self.pidfd)
+        for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+            if stream is not None:
+                with contextlib.suppress(OSError):
+                    stream.close()
+
+
+class Cgroup:
+    """A fresh cgroup v1 group per run in each writable controller (`pids`, `memory`)."""
+
+    def __init__(self, dirs: tuple[str, ...], join_fds: tuple[int, ...]) -> None:
+        self.dirs = dirs
+        self.join_fds = join_fds  # open `cgroup.procs` files the child writes itself into
+
+    @classmethod
+    def create(cls, limits: Limits, pids_overhead: int = 0, *, track: bool = True) -> Cgroup:
+        """Joining costs the child an RCU grace period (~10 ms here), so only when needed."""
+        name = f"replicate-{os.getpid()}-{uuid.uuid4().hex[:12]}"
+        wanted = []
+        if limits.pids is not None or track:
+            pids = "max" if limits.pids is None else str(limits.pids + pids_overhead)
+            wanted.append(("pids", "pids.max", pids))
+        if limits.memory_mb is not None:
+            wanted.append(("memory", "memory.limit_in_bytes", str(limits.memory_mb * _MB)))
+        dirs: list[str] = []
+        fds: list[int] = []
+        for controller, knob, value in wanted:
+            parent = cgroup_parent(controller)
+            if parent is None:
+                continue
+            path = os.path.join(parent, name)
+            try:
+                os.mkdir(path)
+            except OSError:
+                continue
+            try:
+                Path(path, knob).write_text(value)
+                fds.append(os.open(os.path.join(path, "cgroup.procs"), os.O_WRONLY | os.O_CLOEXEC))
+            except OSError:
+                os.rmdir(path)
+                continue
+            dirs.append(path)
+        return cls(tuple(dirs), tuple(fds))
+
+    def controls(self, controller: str) -> bool:
+        parent = cgroup_parent(controller)
+        return parent is not None and any(d.startswith(parent + os.sep) for d in self.dirs)
+
+    def close_join_fds(self) -> None:
+        for fd in self.join_fds:
+            with contextlib.suppress(OSError):
+                os.close(fd)
+        self.join_fds = ()
+
+    def members(self) -> list[int]:
+        if not self.dirs:
+            return []
+        try:
+            with open(os.path.join(self.dirs[0], "cgroup.procs")) as handle:
+                return [int(line) for line in handle if line.strip()]
+        except OSError:
+            return []
+
+    def kill_tree(self, leader: int) -> None:
+        """SIGKILL the leader's process group, then every member until none is left."""
+        with contextlib.suppress(OSError):
+            os.killpg(leader, signal.SIGKILL)
+        self.kill_members()
+
+    def kill_members(self) -> None:
+        """Until the group is empty (a pid namespace's init may still be exiting), ~5 s at most."""
+        pause = 0.0002
+        for _ in range(600):
+            pids = self.members()
+            if not pids:
+                return
+            for pid in pids:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
+
+    def remove(self) -> None:
+        self.close_join_fds()
+        for path in self.dirs:
+            for _ in range(200):
+                try:
+                    os.rmdir(path)
+                    break
+                except FileNotFoundError:
+                    break
+                except OSError:
+                    self.kill_members()
+                    time.sleep(0.01)
+        self.dirs = ()
+
+
+@functools.cache
+def cgroup_parent(controller: str) -> str | None:
+    """The writable cgroup v1 folder of this process for `controller`, or None."""
+    own = _own_cgroup(controller)
+    try:
+        with open("/proc/self/mountinfo") as handle:
+            lines = handle.read().splitlines()
+    except OSError:
+        return None
+    for line in lines:
+        head, _, tail = line.partition(" - ")
+        fields, extra = head.split(), tail.split()
+        if len(extra) < 3 or extra[0] != "cgroup" or controller not in extra[2].split(","):
+            continue
+        root, mount = fields[3], fields[4]
+        candidates = [mount]
+        if own is not None and own.startswith(root):
+            candidates.insert(0, os.path.join(mount, own[len(root) :].lstrip("/")))
+        for path in candidates:
+            if os.path.isdir(path) and os.access(path, os.W_OK):
+                return os.path.normpath(path)
+    return None
+
+
+def _own_cgroup(controller: str) -> str | None:
+    try:
+        with open("/proc/self/cgroup") as handle:
+            for line in handle:
+                parts = line.rstrip("\n").split(":", 2)
+                if len(parts) == 3 and controller in parts[1].split(","):
+                    return parts[2]
+    except OSError:
+        pass
+    return None
+
+
+def _pidfd(pid: int) -> int:
+    try:
+        return os.pidfd_open(pid)
+    except (OSError, AttributeError):  # Linux < 5.3: poll instead
+        return -1
+
+
+def _has_exited(pid: int) -> bool:
+    """Without reaping it (so its pid and process group stay reserved)."""
+    flags = os.WEXITED | os.WNOHANG | os.WNOWAIT
+    try:
+        return os.waitid(os.P_PID, pid, flags) is not None
+    except ChildProcessError:
+        return True
+
+
+def _shell_code(returncode: int) -> int:
+    return 128 - returncode if returncode < 0 else returncode
+
+
+def _move_high(fd: int) -> int:
+    high = fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, _HIGH_FD)
+    os.close(fd)
+    return high

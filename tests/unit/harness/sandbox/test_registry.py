@@ -1,0 +1,77 @@
+from __future__ import annotations
+
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+
+import pytest
+
+import replicate.harness.sandbox as registry
+from replicate.errors import ReplicateError
+from replicate.harness.sandbox import SandboxUnavailable, available_sandboxes, get_sandbox
+from replicate.harness.sandbox.bwrap import BwrapSandbox
+from replicate.harness.sandbox.plain import PlainSandbox
+
+
+@pytest.fixture
+def fresh_registry() -> Iterator[None]:
+    registry._build.cache_clear()
+    yield
+    registry._build.cache_clear()
+
+
+def test_unknown_name_is_a_one_line_error() -> None:
+    with pytest.raises(ReplicateError) as caught:
+        get_sandbox("x")
+    assert str(caught.value) == "unknown sandbox 'x'; choose one of: local, plain"
+
+
+def test_names_and_lookup() -> None:
+    assert registry.sandbox_names() == ("local", "plain")
+    plain = get_sandbox("plain")
+    assert isinstance(plain, PlainSandbox)
+    assert (plain.name, plain.isolated) == ("plain", False)
+    assert get_sandbox("plain") is plain  # built once
+
+
+@pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
+def test_local_is_bubblewrap() -> None:
+    local = get_sandbox("local")
+    assert isinstance(local, BwrapSandbox)
+    assert (local.name, local.isolated) == ("local", True)
+    assert available_sandboxes() == ("local", "plain")
+
+
+def test_missing_bwrap_is_unavailable_with_a_hint(
+    monkeypatch: pytest.MonkeyPatch, fresh_registry: None
+) -> None:
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    with pytest.raises(SandboxUnavailable) as caught:
+        get_sandbox("local")
+    assert str(caught.value) == "bubblewrap (bwrap) not found; apt-get install bubblewrap"
+    assert available_sandboxes() == ("plain",)
+
+
+def test_import_builds_and_imports_no_backend() -> None:
+    code = (
+        "import sys, replicate.harness.sandbox as s\n"
+        "print(sorted(m for m in sys.modules if m.startswith('replicate.harness.sandbox.')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['replicate.harness.sandbox.base']"
+
+
+def test_public_api() -> None:
+    assert set(registry.__all__) == {
+        "CHANNEL_FD",
+        "Limits",
+        "Mount",
+        "Sandbox",
+        "SandboxRequest",
+        "SandboxResult",
+        "SandboxUnavailable",
+        "available_sandboxes",
+        "get_sandbox",
+        "sandbox_names",
+    }
