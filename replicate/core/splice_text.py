@@ -1,0 +1,117 @@
+"""Text-level helpers of splicing: markdown fences, indentation, string-literal lines (pure)."""
+
+from __future__ import annotations
+
+import io
+import re
+import tokenize
+
+_PYTHON_TAGS = frozenset({"python", "py", "python3", "py3"})
+_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)")
+
+
+def strip_fences(text: str) -> str:
+    """The first python-tagged fenced block of a markdown text (else its largest block).
+
+    Text without a fenced block comes back unchanged. An unclosed fence runs to the end.
+    """
+    blocks = _fenced_blocks(text)
+    if not blocks:
+        return text
+    tagged = [content for tag, content in blocks if tag in _PYTHON_TAGS]
+    if tagged:
+        return tagged[0]
+    return max((content for _, content in blocks), key=len)
+
+
+def _fenced_blocks(text: str) -> list[tuple[str, str]]:
+    lines = text.splitlines(keepends=True)
+    blocks: list[tuple[str, str]] = []
+    index = 0
+    while index < len(lines):
+        match = _FENCE_OPEN.match(lines[index])
+        index += 1
+        if match is None:
+            continue
+        fence, tag = match.group(1), match.group(2).lower()
+        content: list[str] = []
+        while index < len(lines) and not _closes(lines[index], fence):
+            content.append(lines[index])
+            index += 1
+        index += 1
+        blocks.append((tag, "".join(content)))
+    return blocks
+
+
+def _closes(line: str, fence: str) -> bool:
+    stripped = line.strip()
+    return len(stripped) >= len(fence) and stripped == fence[0] * len(stripped)
+
+
+def leading_space(line: str) -> str:
+    return line[: len(line) - len(line.lstrip(" \t\f"))]
+
+
+def reindent(text: str, start: int, end: int, indent: str) -> list[str]:
+    """Lines `start..end` (1-based) of `text`, moved from their own indentation to `indent`.
+
+    Lines inside a multi-line string literal are left alone (their text is the string's value),
+    and so are blank ones.
+    """
+    lines = text.split("\n")[start - 1 : end]
+    inside_strings = _string_interior_lines(text)
+    base = leading_space(lines[0])
+    moved: list[str] = []
+    for number, line in enumerate(lines, start):
+        if number in inside_strings or not line.strip():
+            moved.append(line)
+        elif line.startswith(base):
+            moved.append(indent + line[len(base) :])
+        else:
+            moved.append(indent + line.lstrip(" \t\f"))
+    return moved
+
+
+def dedent_code(text: str) -> str:
+    """`text` with the indentation common to its code lines removed.
+
+    Unlike `textwrap.dedent`, lines inside multi-line string literals keep their text (it is the
+    string's value), and comment lines do not limit the common indentation.
+    """
+    lines = text.split("\n")
+    inside_strings = _string_interior_lines(text)
+    code = [
+        index
+        for index, line in enumerate(lines, 1)
+        if index not in inside_strings and line.strip() and not line.lstrip().startswith("#")
+    ]
+    if not code:
+        return text
+    prefix = _common_prefix([leading_space(lines[index - 1]) for index in code])
+    if not prefix:
+        return text
+    out = [
+        line[len(prefix) :] if index not in inside_strings and line.startswith(prefix) else line
+        for index, line in enumerate(lines, 1)
+    ]
+    return "\n".join(out)
+
+
+def _common_prefix(texts: list[str]) -> str:
+    shortest, longest = min(texts), max(texts)
+    for index, char in enumerate(shortest):
+        if char != longest[index]:
+            return shortest[:index]
+    return shortest
+
+
+def _string_interior_lines(text: str) -> set[int]:
+    """1-based numbers of lines that continue a string literal begun on an earlier line."""
+    interior: set[int] = set()
+    try:
+        for token in tokenize.generate_tokens(io.StringIO(text).readline):
+            if token.type == tokenize.STRING and token.end[0] > token.start[0]:
+                interior.update(range(token.start[0] + 1, token.end[0] + 1))
+    except (tokenize.TokenError, SyntaxError):
+        return interior
+    return interior

@@ -1,0 +1,42 @@
+"""The one-adapter-per-language interface: discover targets, stub a body, splice a candidate."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol, runtime_checkable
+
+from replicate.core.records import SkippedFile, Target
+
+
+@dataclass(frozen=True)
+class Extraction:
+    """What discovery found in one source tree.
+
+    `source_roots` are repo-relative POSIX dirs to put on `sys.path` ("." or "src");
+    `python_files` counts the importable source files considered (skipped ones included).
+    """
+
+    targets: tuple[Target, ...]
+    skipped_files: tuple[SkippedFile, ...]
+    source_roots: tuple[str, ...]
+    python_files: int
+
+
+@runtime_checkable
+class Language(Protocol):
+    """A language adapter. Implementations hold no state beyond lazily built parsers."""
+
+    name: str
+
+    def discover(self, root: Path) -> Extraction:
+        """Every target in the checked-out source tree at `root`; never raises for one bad file."""
+        ...
+
+    def stub(self, source: bytes, target: Target) -> bytes:
+        """`source` with only the target's body replaced by a stub that raises."""
+        ...
+
+    def splice(self, stubbed: bytes, candidate_text: str, target: Target) -> bytes:
+        """The target file after putting a candidate into the stubbed file (BRIEF §3)."""
+        ...

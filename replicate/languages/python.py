@@ -1,0 +1,96 @@
+"""The Python adapter: discovery over a source tree, stubbing and splicing (BRIEF §2, §3)."""
+
+from __future__ import annotations
+
+import warnings
+from pathlib import Path
+
+from replicate.core.records import SkippedFile, Target
+from replicate.core.splice import splice, stub_source
+from replicate.errors import ReplicateError
+from replicate.languages.base import Extraction
+from replicate.languages.python_extract import extract_targets, first_error_line, parse_tree
+from replicate.languages.python_layout import (
+    ModuleFile,
+    encoding_problem,
+    find_source_roots,
+    generated_reason,
+    iter_module_files,
+)
+
+MAX_FILE_BYTES = 2_000_000
+
+
+class PythonLanguage:
+    """Python through tree-sitter: functions and methods, byte-exact spans."""
+
+    name = "python"
+
+    def discover(self, root: Path) -> Extraction:
+        return discover_python(root)
+
+    def stub(self, source: bytes, target: Target) -> bytes:
+        return stub_source(source, target)
+
+    def splice(self, stubbed: bytes, candidate_text: str, target: Target) -> bytes:
+        return splice(stubbed, candidate_text, target)
+
+
+def discover_python(root: Path) -> Extraction:
+    """Targets of every importable library file under `root` (a checked-out source tree)."""
+    if not root.is_dir():
+        raise ReplicateError(f"not a directory: {root}")
+    source_roots = find_source_roots(root)
+    targets: list[Target] = []
+    skipped: list[SkippedFile] = []
+    files = 0
+    for source_root in source_roots:
+        for module_file in iter_module_files(root, source_root):
+            files += 1
+            outcome = extract_file(module_file)
+            if isinstance(outcome, SkippedFile):
+                skipped.append(outcome)
+            else:
+                targets.extend(outcome)
+    return Extraction(
+        targets=tuple(targets),
+        skipped_files=tuple(skipped),
+        source_roots=source_roots,
+        python_files=files,
+    )
+
+
+def extract_file(module_file: ModuleFile) -> list[Target] | SkippedFile:
+    """The targets of one file, or why it was skipped (unreadable, generated, does not parse)."""
+    try:
+        data = module_file.path.read_bytes()
+    except OSError as exc:
+        return SkippedFile(path=module_file.rel_path, reason=f"unreadable: {exc.strerror}")
+    reason = file_problem(data, module_file.rel_path)
+    if reason is not None:
+        return SkippedFile(path=module_file.rel_path, reason=reason)
+    tree = parse_tree(data)
+    error_line = first_error_line(tree)
+    if error_line is not None:
+        return SkippedFile(
+            path=module_file.rel_path, reason=f"does not parse (tree-sitter): line {error_line}"
+        )
+    return extract_targets(data, tree, module_file.rel_path, module_file.module)
+
+
+def file_problem(data: bytes, rel_path: str) -> str | None:
+    """Why a file cannot give targets: too large, generated, not UTF-8, not Python 3.11."""
+    if len(data) > MAX_FILE_BYTES:
+        return f"too large ({len(data)} bytes)"
+    reason = generated_reason(data) or encoding_problem(data)
+    if reason is not None:
+        return reason
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            compile(data, rel_path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return f"does not parse: line {exc.lineno}: {exc.msg}"
+    except (ValueError, RecursionError, MemoryError) as exc:
+        return f"does not parse: {type(exc).__name__}"
+    return None
