@@ -1,1 +1,4 @@
-"""The pure core: records, ids, extraction results, splicing. No subprocess, network or env reads."""
+"""The pure core: records, ids, extraction results, splicing.
+
+No subprocess, network or environment reads here.
+"""

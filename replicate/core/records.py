@@ -91,7 +91,7 @@ class GradingSettings(Record):
     compare_exception_message: bool = False
     max_items: int = 10_000
     max_depth: int = 64
-    max_bytes: int = 2_000_000
+    max_bytes: int = 262_144
     memory_mb: int = 1024
 
 

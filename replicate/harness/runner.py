@@ -264,11 +264,15 @@ def _plain_size(t: type, layout: _Layout) -> int:
 # ---------------------------------------------------------------- encoding
 
 
+_MAX_VISITS = 64
+
+
 class _Encoder:
     def __init__(self, limits: EncodeLimits) -> None:
         self.limits = limits
         self.budget = limits.max_bytes
         self.path: set[int] = set()
+        self.visits: dict[int, int] = {}
         self.layouts: dict[int, tuple[type, _Layout]] = {}
 
     def spend(self, n: int) -> None:
@@ -292,6 +296,12 @@ class _Encoder:
             return _SCALARS[_id(t)][1](self, x)
         if _id(x) in self.path:
             return {"t": "cycle"}
+        # A structure that shares objects (a doubly linked list, say) has exponentially many
+        # paths through it: past a few visits of one object, the value counts as too large.
+        seen = self.visits.get(_id(x), 0) + 1
+        if seen > _MAX_VISITS:
+            raise _TooLarge()
+        self.visits[_id(x)] = seen
         self.path.add(_id(x))
         try:
             return self.compound(x, t, depth + 1)
@@ -673,13 +683,15 @@ def _call(
     args: tuple[Any, ...],
     kwargs: dict[str, Any],
     lim: EncodeLimits,
-    encode_inputs: bool = False,
+    shown: dict[str, Any] | None = None,
 ) -> Callable[[], dict[str, Any]]:
     def work() -> dict[str, Any]:
         before: dict[str, Any] = {}
-        if encode_inputs:  # for rendering the call at gen time
-            before["args_in"] = [encode(a, lim) for a in args]
-            before["kwargs_in"] = {k: encode(v, lim) for k, v in _dict_items(kwargs)}
+        if shown is not None and shown["status"] == "loaded":
+            # For rendering the call at gen time: a second copy of the input, so encoding it
+            # (which consumes iterators) leaves the arguments of the real call untouched.
+            before["args_in"] = [encode(a, lim) for a in shown["args"]]
+            before["kwargs_in"] = {k: encode(v, lim) for k, v in _dict_items(shown["kwargs"])}
         try:
             value = fn(*args, **kwargs)
             if _type(value) is _CoroutineType:
@@ -757,7 +769,7 @@ def run(job: dict[str, Any]) -> None:
     channel.send({"event": "started"})  # before any code of the repository runs
     try:
         fn = _target(module_name, qualname)
-    except BaseException as exc:
+    except BaseException as exc:  # noqa: BLE001 - whatever the import raises is the candidate's
         record = exception_record(exc)
         msg = record["msg"][:_MSG_CAP]
         channel.send({"event": "import_error", "type": record["type"], "msg": msg})
@@ -766,7 +778,8 @@ def run(job: dict[str, Any]) -> None:
     for index, blob in inputs:
         loaded = _timed(_load(blob), timeout)
         if loaded["status"] == "loaded":
-            work = _call(fn, loaded["args"], loaded["kwargs"], lim, encode_inputs)
+            shown = _timed(_load(blob), timeout) if encode_inputs else None
+            work = _call(fn, loaded["args"], loaded["kwargs"], lim, shown)
             loaded = _timed(work, timeout)
         channel.result(index, loaded)
     channel.send({"event": "done"})

@@ -666,3 +666,28 @@ def test_arguments_before_the_call_on_request(tmp_path: Path) -> None:
     assert outcome["args"] == [encode([])]
     plain = run_runner(tmp_path, source, "f", [_blob([[1, 2]])]).outcome(0)
     assert "args_in" not in plain
+
+
+def test_showing_an_iterator_argument_does_not_consume_it(tmp_path: Path) -> None:
+    # Encoding the arguments before the call consumes an iterator; the call must still see it all.
+    source = "def f(it):\n    return sum(it)\n"
+    run = run_runner(tmp_path, source, "f", [_blob([iter([1, 2, 3])])], encode_inputs=True)
+    outcome = run.outcome(0)
+    assert outcome["value"] == encode(6)
+    assert outcome["args_in"][0]["v"] == [encode(1), encode(2), encode(3)]
+
+
+def test_shared_structure_does_not_explode() -> None:
+    # A doubly linked ring has exponentially many paths; encoding must stay quick and bounded.
+    import time
+
+    from replicate.harness.runner import encode
+
+    nodes: list[list[object]] = [[None, None, i] for i in range(200)]
+    for i, node in enumerate(nodes):
+        node[0] = nodes[i - 1]
+        node[1] = nodes[(i + 1) % len(nodes)]
+    started = time.perf_counter()
+    tagged = encode({"root": nodes[0], "all": nodes})
+    assert time.perf_counter() - started < 2.0
+    assert tagged == {"t": "toolarge"}

@@ -1,0 +1,211 @@
+"""Reading and writing a task batch directory (BRIEF §3).
+
+    DIR/specs/<id>/task.json            public TaskSpec
+    DIR/specs/<id>/TASK.md              the prompt
+    DIR/reference_impls/<id>/task.json  HiddenTask (trusted side)
+    DIR/reference_impls/<id>/inputs.jsonl    one CallInput per line
+    DIR/reference_impls/<id>/expected.jsonl  {"i": index, "outcome": {...}} per line
+    DIR/reference_impls/_repos/<repo_dir>/repo.json  RepoRecord
+    DIR/reference_impls/_repos/<repo_dir>/tree/      pristine source snapshot at the commit
+    DIR/reference_impls/_repos/<repo_dir>/meta/      distribution metadata (no code)
+
+A reader takes only `specs/` folders that hold a `task.json`.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from replicate.core.records import CallInput, HiddenTask, RepoRecord, TaskSpec
+from replicate.errors import ReplicateError
+
+SPECS = "specs"
+HIDDEN = "reference_impls"
+REPOS = "_repos"
+
+Outcome = Mapping[str, Any]
+
+
+@dataclass(frozen=True)
+class RepoSnapshot:
+    record: RepoRecord
+    root: Path  # DIR/reference_impls/_repos/<repo_dir>
+
+    @property
+    def tree(self) -> Path:
+        return self.root / "tree"
+
+    @property
+    def meta(self) -> Path:
+        return self.root / "meta"
+
+
+@dataclass(frozen=True)
+class LoadedTask:
+    spec: TaskSpec
+    hidden: HiddenTask
+    inputs: tuple[CallInput, ...]
+    expected: Mapping[int, Outcome]
+    repo: RepoSnapshot
+    prompt: str
+
+    @property
+    def id(self) -> str:
+        return self.spec.id
+
+
+def _write_json(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_suffix(path.suffix + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    tmp.replace(path)
+
+
+def _dump(model: Any) -> str:
+    return model.model_dump_json(indent=2) + "\n"
+
+
+def write_repo(batch: Path, repo_dir: str, record: RepoRecord) -> Path:
+    """Write `repo.json`; the caller fills `tree/` and `meta/`. Returns the repo folder."""
+    root = batch / HIDDEN / REPOS / repo_dir
+    _write_json(root / "repo.json", _dump(record))
+    return root
+
+
+def write_task(
+    batch: Path,
+    spec: TaskSpec,
+    hidden: HiddenTask,
+    prompt: str,
+    inputs: Iterable[CallInput],
+    expected: Mapping[int, Outcome],
+) -> None:
+    public = batch / SPECS / spec.id
+    secret = batch / HIDDEN / spec.id
+    lines = [json.dumps({"i": i, "outcome": expected[i]}, sort_keys=True) for i in sorted(expected)]
+    _write_json(secret / "expected.jsonl", "".join(line + "\n" for line in lines))
+    _write_json(secret / "inputs.jsonl", "".join(i.model_dump_json() + "\n" for i in inputs))
+    _write_json(secret / "task.json", _dump(hidden))
+    _write_json(public / "TASK.md", prompt)
+    _write_json(public / "task.json", _dump(spec))
+
+
+def remove_task(batch: Path, task_id: str) -> None:
+    for folder in (batch / SPECS / task_id, batch / HIDDEN / task_id):
+        if folder.is_dir():
+            shutil.rmtree(folder)
+
+
+class Batch:
+    """A task batch on disk; tasks are loaded on demand."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self._ids = tuple(sorted(p.parent.name for p in (root / SPECS).glob("*/task.json")))
+
+    @classmethod
+    def open(cls, path: str | Path) -> Batch:
+        root = Path(path)
+        if not root.exists():
+            raise ReplicateError(f"no such task directory: {path}")
+        if not root.is_dir():
+            raise ReplicateError(f"not a directory: {path}")
+        batch = cls(root.resolve())
+        if not batch.ids:
+            raise ReplicateError(
+                f"no tasks in {path} (expected {path}/{SPECS}/<id>/task.json; make one with "
+                "`replicate gen`)"
+            )
+        return batch
+
+    @property
+    def ids(self) -> tuple[str, ...]:
+        return self._ids
+
+    def select(self, ids: Iterable[str] = (), limit: int | None = None) -> tuple[str, ...]:
+        wanted = tuple(ids)
+        for task_id in wanted:
+            if task_id not in self._ids:
+                raise ReplicateError(
+                    f"unknown task id {task_id!r} ({len(self._ids)} tasks in {self.root})"
+                )
+        chosen = wanted or self._ids
+        return chosen[:limit] if limit is not None else chosen
+
+    def spec(self, task_id: str) -> TaskSpec:
+        return _load_model(TaskSpec, self.root / SPECS / task_id / "task.json", task_id)
+
+    def load(self, task_id: str) -> LoadedTask:
+        self.select([task_id])
+        spec = self.spec(task_id)
+        secret = self.root / HIDDEN / task_id
+        hidden = _load_model(HiddenTask, secret / "task.json", task_id)
+        return LoadedTask(
+            spec=spec,
+            hidden=hidden,
+            inputs=tuple(_load_inputs(secret / "inputs.jsonl", task_id)),
+            expected=_load_expected(secret / "expected.jsonl", task_id),
+            repo=self.repo(hidden.repo_dir, task_id),
+            prompt=_read(self.root / SPECS / task_id / "TASK.md", task_id),
+        )
+
+    def repo(self, repo_dir: str, task_id: str = "") -> RepoSnapshot:
+        root = self.root / HIDDEN / REPOS / repo_dir
+        record = _load_model(RepoRecord, root / "repo.json", task_id or repo_dir)
+        if not (root / "tree").is_dir():
+            raise ReplicateError(f"task {task_id}: broken batch: {root}/tree is missing")
+        return RepoSnapshot(record=record, root=root)
+
+    def repos(self) -> tuple[RepoSnapshot, ...]:
+        folder = self.root / HIDDEN / REPOS
+        names = sorted(p.parent.name for p in folder.glob("*/repo.json")) if folder.is_dir() else []
+        return tuple(self.repo(name) for name in names)
+
+
+def _read(path: Path, task_id: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ReplicateError(
+            f"task {task_id}: broken batch: cannot read {path}: {exc.strerror}"
+        ) from None
+
+
+def _load_model(model: Any, path: Path, task_id: str) -> Any:
+    text = _read(path, task_id)
+    try:
+        return model.model_validate_json(text)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first.get("loc", ())) or "document"
+        raise ReplicateError(
+            f"task {task_id}: broken {path.name} ({path}): {where}: {first.get('msg')}"
+        ) from None
+
+
+def _load_inputs(path: Path, task_id: str) -> list[CallInput]:
+    out = []
+    for number, line in enumerate(_read(path, task_id).splitlines(), 1):
+        try:
+            out.append(CallInput.model_validate_json(line))
+        except ValidationError:
+            raise ReplicateError(f"task {task_id}: broken {path} at line {number}") from None
+    return out
+
+
+def _load_expected(path: Path, task_id: str) -> dict[int, Outcome]:
+    out: dict[int, Outcome] = {}
+    for number, line in enumerate(_read(path, task_id).splitlines(), 1):
+        try:
+            row = json.loads(line)
+            out[int(row["i"])] = row["outcome"]
+        except (ValueError, KeyError, TypeError):
+            raise ReplicateError(f"task {task_id}: broken {path} at line {number}") from None
+    return out

@@ -1,0 +1,82 @@
+"""`replicate gen --repo URL|PATH --out DIR`: mint tasks from a repository."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from replicate.cli.console import err_console
+from replicate.cli.progress import RichProgress
+from replicate.core.records import Funnel
+from replicate.gen.pipeline import GenOptions, GenReport, mint
+from replicate.harness.sandbox import available_sandboxes
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "gen", help="mint tasks from a git repository (URL or local path)"
+    )
+    p.add_argument("--repo", required=True, help="git URL, local repository, or plain directory")
+    p.add_argument("--commit", help="revision to pin (default: HEAD)")
+    p.add_argument("--out", required=True, type=Path, help="task batch directory to write")
+    p.add_argument("--limit", type=int, help="mint at most N tasks")
+    p.add_argument("--sandbox", default="local", choices=available_sandboxes())
+    p.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    p.add_argument(
+        "--replace", action="store_true", help="drop tasks of another commit of the repo"
+    )
+    p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    options = GenOptions(
+        repo=args.repo,
+        out=args.out,
+        commit=args.commit,
+        limit=args.limit,
+        sandbox=args.sandbox,
+        workers=args.workers,
+        replace=args.replace,
+    )
+    with RichProgress(enabled=not args.json) as progress:
+        report = mint(options, progress)
+    if args.json:
+        payload = {**report.funnel.model_dump(mode="json"), "tasks": list(report.task_ids)}
+        print(json.dumps(payload, indent=2))
+    else:
+        err_console().print(funnel_table(report.funnel))
+        _print_summary(report)
+    return 0
+
+
+def funnel_table(funnel: Funnel) -> Table:
+    table = Table(title=f"{funnel.repo} @ {funnel.commit[:12]}  ({funnel.duration_s:.0f} s)")
+    table.add_column("stage")
+    table.add_column("kept", justify="right")
+    table.add_column("main reasons for drops")
+    for stage in funnel.stages:
+        reasons = "; ".join(f"{why} ({n})" for why, n in stage.drops[:3])
+        table.add_row(stage.stage, str(stage.count), reasons)
+    return table
+
+
+def _print_summary(report: GenReport) -> None:
+    console = err_console()
+    funnel = report.funnel
+    if funnel.skipped_files:
+        shown = ", ".join(f"{s.path} ({s.reason})" for s in funnel.skipped_files[:5])
+        more = len(funnel.skipped_files) - 5
+        console.print(
+            f"skipped {len(funnel.skipped_files)} unparsable file(s): {escape(shown)}"
+            + (f" and {more} more" if more > 0 else "")
+        )
+    for note in funnel.setup_notes:
+        console.print(f"note: {escape(note)}")
+    console.print(f"{len(report.task_ids)} tasks written to {report.out}")

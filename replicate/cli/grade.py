@@ -1,0 +1,37 @@
+"""`replicate grade --tasks DIR --task ID --candidate FILE`: one JSON verdict on stdout."""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+from typing import Any
+
+from replicate.batch.store import Batch
+from replicate.cache import cache_root
+from replicate.errors import ReplicateError
+from replicate.harness.context import context_for
+from replicate.harness.sandbox import available_sandboxes, get_sandbox
+from replicate.verifiers.grader import grade_text
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser("grade", help="grade one candidate for one task")
+    p.add_argument("--tasks", required=True, type=Path, help="task batch directory")
+    p.add_argument("--task", required=True, help="task id")
+    p.add_argument("--candidate", required=True, type=Path, help="a whole target file or a def")
+    p.add_argument("--sandbox", default="local", choices=available_sandboxes())
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    batch = Batch.open(args.tasks)
+    task = batch.load(args.task)
+    try:
+        data = args.candidate.read_bytes()
+    except OSError as exc:
+        raise ReplicateError(f"cannot read candidate {args.candidate}: {exc.strerror}") from None
+    text = data.decode("utf-8", errors="replace")
+    sandbox = get_sandbox(args.sandbox)
+    verdict = grade_text(task, text, context_for(task.repo, cache_root()), sandbox)
+    print(verdict.model_dump_json(indent=2))
+    return 3 if verdict.status == "infra_error" else 0

@@ -1,0 +1,56 @@
+"""The `replicate` command group: one module per subcommand, errors as one line."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import traceback
+from collections.abc import Sequence
+
+from rich.markup import escape
+
+from replicate import __version__
+from replicate.cli import gen, grade, run
+from replicate.cli.console import err_console
+from replicate.errors import ReplicateError
+
+SUBCOMMANDS = (gen, run, grade)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="replicate",
+        description="Turn real software into replication-training tasks and grade coding agents.",
+    )
+    parser.add_argument("--version", action="version", version=f"replicate {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
+    for module in SUBCOMMANDS:
+        module.register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        code: int = args.handler(args)
+        return code
+    except ReplicateError as exc:
+        err_console().print(f"[bold red]error:[/] {escape(str(exc))}")
+        return exc.exit_code
+    except KeyboardInterrupt:
+        err_console().print("[bold red]interrupted[/]")
+        return 130
+    except Exception as exc:  # noqa: BLE001 - a bug of ours: one line, details on request
+        if os.environ.get("REPLICATE_DEBUG"):
+            traceback.print_exc()
+        else:
+            first = str(exc).splitlines()[0] if str(exc) else ""
+            hint = "(set REPLICATE_DEBUG=1 for details)"
+            print(f"internal error: {type(exc).__name__}: {first} {hint}", file=sys.stderr)
+        return 70
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""`replicate run --tasks DIR --agent CMD --out RUN_DIR`: score an agent on a batch."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from replicate.cli.console import err_console
+from replicate.cli.progress import RichProgress
+from replicate.core.records import ResultRow
+from replicate.errors import ReplicateError
+from replicate.harness.agent import DEFAULT_AGENT_TIMEOUT_S, AgentConfig
+from replicate.harness.sandbox import available_sandboxes, get_sandbox
+from replicate.scoring.session import RunOptions, RunSummary, run_batch
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser("run", help="score an agent command on a batch")
+    p.add_argument("--tasks", required=True, type=Path, help="task batch directory")
+    p.add_argument("--agent", required=True, help="shell command run in each task's workspace")
+    p.add_argument("--out", required=True, type=Path, help="run directory (re-run to resume)")
+    p.add_argument("--workers", type=int, default=1)
+    p.add_argument("--sandbox", default="local", choices=available_sandboxes())
+    p.add_argument("--timeout", type=float, default=DEFAULT_AGENT_TIMEOUT_S, help="agent seconds")
+    p.add_argument("--mount", action="append", default=[], help="read-only path for the agent")
+    p.add_argument("--env", action="append", default=[], help="pass this variable to the agent")
+    p.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
+    p.add_argument("--limit", type=int, help="only the first N tasks")
+    p.add_argument("--keep-workspaces", action="store_true", help="keep workspaces in RUN_DIR")
+    p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    p.set_defaults(handler=handle)
+
+
+def _mounts(paths: list[str]) -> tuple[str, ...]:
+    out = []
+    for raw in paths:
+        path = Path(raw).resolve()
+        if not path.exists():
+            raise ReplicateError(f"--mount path does not exist: {raw}")
+        out.append(str(path))
+    return tuple(out)
+
+
+def handle(args: argparse.Namespace) -> int:
+    agent = AgentConfig(
+        command=args.agent,
+        sandbox=get_sandbox(args.sandbox),
+        timeout_s=args.timeout,
+        mounts=_mounts(args.mount),
+        passed_env={name: os.environ[name] for name in args.env if name in os.environ},
+    )
+    options = RunOptions(
+        tasks=args.tasks,
+        out=args.out.resolve(),
+        agent=agent,
+        sandbox_name=args.sandbox,
+        workers=args.workers,
+        task_ids=tuple(args.task),
+        limit=args.limit,
+        keep_workspaces=args.keep_workspaces,
+    )
+    with RichProgress(enabled=not args.json) as progress:
+        summary = run_batch(options, progress)
+    if args.json:
+        rows = [row.model_dump(mode="json", exclude={"verdict"}) for row in summary.rows]
+        print(json.dumps({"mean_reward": summary.mean_reward, "rows": rows}, indent=2))
+    else:
+        err_console().print(results_table(summary))
+    return 0
+
+
+def results_table(summary: RunSummary) -> Table:
+    table = Table(title=f"mean reward {summary.mean_reward:.3f} over {len(summary.rows)} attempts")
+    for name, justify in (("task", "left"), ("reward", "right"), ("status", "left")):
+        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("agent")
+    table.add_column("s", justify="right")
+    table.add_column("reason", overflow="fold")
+    for row in summary.rows:
+        table.add_row(*_cells(row))
+    if summary.resumed:
+        table.caption = f"{summary.resumed} attempt(s) kept from an earlier run of this RUN_DIR"
+    return table
+
+
+def _cells(row: ResultRow) -> tuple[str, ...]:
+    reward = "-" if row.reward is None else f"{row.reward:.3f}"
+    style = {"graded": "", "violation": "[red]", "infra_error": "[yellow]"}[row.status]
+    return (
+        row.task_id,
+        reward,
+        f"{style}{row.status}",
+        row.agent_status,
+        f"{row.duration_s:.1f}",
+        row.reason,
+    )

@@ -1,0 +1,19 @@
+"""The progress interface long-running stages report to (the CLI shows it with rich)."""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+
+class Progress(Protocol):
+    def stage(self, description: str, total: int | None = None) -> None: ...
+
+    def advance(self, n: int = 1) -> None: ...
+
+
+class NullProgress:
+    def stage(self, description: str, total: int | None = None) -> None:
+        return None
+
+    def advance(self, n: int = 1) -> None:
+        return None

@@ -1,0 +1,49 @@
+"""Counting what each gen stage keeps and why it drops the rest (pure)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+
+from replicate.core.records import Funnel, FunnelStage, SkippedFile
+
+STAGES = ("extracted", "traced", "encodable", "deterministic", "validated")
+
+
+@dataclass
+class FunnelCounter:
+    """Mutable tally used while minting; frozen into a `Funnel` record at the end."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    drops: dict[str, Counter[str]] = field(default_factory=lambda: {s: Counter() for s in STAGES})
+
+    def keep(self, stage: str, n: int = 1) -> None:
+        self.counts[stage] += n
+
+    def drop(self, stage: str, reason: str, n: int = 1) -> None:
+        self.drops[stage][reason] += n
+
+    def freeze(
+        self,
+        repo: str,
+        commit: str,
+        skipped: tuple[SkippedFile, ...],
+        duration_s: float,
+        notes: tuple[str, ...],
+    ) -> Funnel:
+        stages = tuple(
+            FunnelStage(
+                stage=s,
+                count=self.counts[s],
+                drops=tuple(self.drops[s].most_common(5)),
+            )
+            for s in STAGES
+        )
+        return Funnel(
+            repo=repo,
+            commit=commit,
+            stages=stages,
+            skipped_files=skipped,
+            duration_s=round(duration_s, 2),
+            setup_notes=notes,
+        )

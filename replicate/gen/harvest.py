@@ -1,0 +1,189 @@
+"""Harvest real inputs: run the repository's own tests and doctests with the recording plugin.
+
+The tests run in the sandbox (no network) on a writable copy of the pristine tree, with the
+repository's environment; the plugin (replicate/harness/harvest_plugin.py, stdlib only) wraps every
+target before collection and streams one JSON line per distinct call.
+"""
+
+from __future__ import annotations
+
+import json
+import shutil
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replicate.core.records import Target
+from replicate.harness import harvest_plugin
+from replicate.harness.jail import JAIL_ENV, RepoContext
+from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
+
+TEST_DIR_NAMES = ("tests", "test", "testing")
+
+
+@dataclass(frozen=True)
+class HarvestedCall:
+    pickle_b64: str
+    origin: str
+
+
+@dataclass(frozen=True)
+class HarvestResult:
+    calls: Mapping[str, tuple[HarvestedCall, ...]]
+    drops: Mapping[str, Counter[str]]
+    not_wrapped: Mapping[str, str]
+    extra_paths: tuple[str, ...]
+    exit_code: int | None
+    timed_out: bool
+    configured: bool = False  # the plugin ran: pytest got past loading the configuration
+    log_tail: str = ""
+    notes: tuple[str, ...] = field(default=())
+
+
+def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
+    """Repo-relative paths to hand to pytest: test folders, then packages (for doctests)."""
+    found: list[str] = []
+    for name in TEST_DIR_NAMES:
+        for candidate in (tree / name, *(tree / root / name for root in source_roots)):
+            rel = candidate.relative_to(tree).as_posix()
+            if candidate.is_dir() and rel not in found:
+                found.append(rel)
+    for root in source_roots:
+        base = tree / root
+        for child in sorted(base.iterdir()) if base.is_dir() else []:
+            is_package = child.is_dir() and (child / "__init__.py").is_file()
+            is_module = child.suffix == ".py" and child.name not in ("setup.py", "conftest.py")
+            if (is_package or is_module) and not child.name.startswith((".", "test")):
+                found.append(child.relative_to(tree).as_posix())
+    return found
+
+
+def _argv(ctx: RepoContext, paths: Sequence[str], drop_addopts: bool) -> tuple[str, ...]:
+    argv = [str(ctx.python), "-m", "pytest", "-p", "replicate_harvest", "-p", "no:cacheprovider"]
+    argv += ["-q", "-rN", "--continue-on-collection-errors", "--doctest-modules"]
+    if drop_addopts:
+        argv += ["-o", "addopts="]
+    return (*argv, *paths)
+
+
+def run_harvest(
+    ctx: RepoContext,
+    targets: Mapping[str, Target],
+    sandbox: Sandbox,
+    *,
+    timeout_s: float = 900.0,
+    max_per_target: int = 200,
+) -> HarvestResult:
+    """Run the repository's tests once (again without its addopts if pytest refuses them)."""
+    with tempfile.TemporaryDirectory(prefix="replicate-harvest-") as scratch_name:
+        scratch = Path(scratch_name)
+        result = _attempt(ctx, targets, sandbox, scratch, timeout_s, max_per_target, False)
+        if result.exit_code in (3, 4) and not result.calls and not result.timed_out:
+            shutil.rmtree(scratch / "work")
+            (scratch / "harvest.jsonl").unlink(missing_ok=True)
+            retry = _attempt(ctx, targets, sandbox, scratch, timeout_s, max_per_target, True)
+            note = "pytest refused the repository's addopts; ran again without them"
+            return HarvestResult(**{**retry.__dict__, "notes": (*retry.notes, note)})
+        return result
+
+
+def _attempt(
+    ctx: RepoContext,
+    targets: Mapping[str, Target],
+    sandbox: Sandbox,
+    scratch: Path,
+    timeout_s: float,
+    max_per_target: int,
+    drop_addopts: bool,
+) -> HarvestResult:
+    work = scratch / "work"
+    shutil.copytree(ctx.tree, work, symlinks=True)
+    plugin_dir = scratch / "plugin"
+    plugin_dir.mkdir(exist_ok=True)
+    shutil.copyfile(harvest_plugin.__file__, plugin_dir / "replicate_harvest.py")
+    out = scratch / "harvest.jsonl"
+    config = {
+        "targets": [
+            {"key": key, "module": t.module, "qualname": t.qualname, "kind": t.kind}
+            for key, t in targets.items()
+        ],
+        "out": str(out),
+        "max_per_target": max_per_target,
+    }
+    (scratch / "harvest.json").write_text(json.dumps(config), encoding="utf-8")
+    python_path = [str(plugin_dir), *ctx.sys_path(work)]
+    request = SandboxRequest(
+        argv=_argv(ctx, test_paths(work, ctx.source_roots), drop_addopts),
+        env={
+            **JAIL_ENV,
+            "PYTHONHASHSEED": "0",
+            "PYTHONPATH": ":".join(python_path),
+            "REPLICATE_HARVEST": str(scratch / "harvest.json"),
+        },
+        cwd=str(work),
+        timeout_s=timeout_s,
+        mounts=(*ctx.mounts(), Mount.same(str(scratch), writable=True)),
+        limits=Limits(memory_mb=4096, pids=512, file_size_mb=2048, output_bytes=200_000),
+    )
+    result = sandbox.run(request)
+    parsed = _parse(out, work)
+    tail = (result.stdout + result.stderr).decode("utf-8", "replace").strip().splitlines()[-5:]
+    return HarvestResult(
+        calls=parsed.calls,
+        drops=parsed.drops,
+        not_wrapped=parsed.not_wrapped,
+        extra_paths=parsed.extra_paths,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        configured=parsed.configured,
+        log_tail="\n".join(tail),
+    )
+
+
+def _parse(out: Path, work: Path) -> HarvestResult:
+    calls: dict[str, list[HarvestedCall]] = defaultdict(list)
+    drops: dict[str, Counter[str]] = defaultdict(Counter)
+    not_wrapped: dict[str, str] = {}
+    extra: list[str] = []
+    configured = False
+    lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
+    for line in lines:
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a kill
+        kind = rec.get("rec")
+        configured = True
+        if kind == "call":
+            calls[rec["key"]].append(HarvestedCall(rec["pickle_b64"], rec.get("origin", "")))
+        elif kind == "drop":
+            drops[rec["key"]][rec["reason"]] += int(rec["count"])
+        elif kind == "wrap" and not rec["ok"]:
+            not_wrapped[rec["key"]] = rec["reason"]
+        elif kind == "paths":
+            extra = _repo_paths(rec["sys_path"], work)
+    return HarvestResult(
+        calls={k: tuple(v) for k, v in calls.items()},
+        drops=dict(drops),
+        not_wrapped=not_wrapped,
+        extra_paths=tuple(extra),
+        exit_code=None,
+        timed_out=False,
+        configured=configured,
+    )
+
+
+def _repo_paths(sys_path: Sequence[str], work: Path) -> list[str]:
+    """sys.path entries inside the repository copy (test folders pytest inserted), repo-relative."""
+    out: list[str] = []
+    root = work.resolve()
+    for entry in sys_path:
+        try:
+            rel = Path(entry).resolve().relative_to(root).as_posix()
+        except (ValueError, OSError):
+            continue
+        if rel not in out:
+            out.append(rel)
+    return out

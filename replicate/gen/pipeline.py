@@ -1,0 +1,182 @@
+"""`replicate gen`: repository -> environment -> targets -> inputs -> golden -> validated tasks."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from replicate.batch.schemas import write_schemas
+from replicate.batch.store import write_repo, write_task
+from replicate.core.progress import NullProgress, Progress
+from replicate.core.records import Funnel, Target
+from replicate.errors import ReplicateError
+from replicate.gen.funnel import FunnelCounter
+from replicate.gen.harvest import HarvestResult, run_harvest
+from replicate.gen.mint import Dropped, Minted, mint_target
+from replicate.gen.prepare import PreparedRepo, prepare_repo
+from replicate.harness.sandbox import get_sandbox
+from replicate.harness.sandbox.base import Sandbox
+
+PYTEST_FALLBACKS = ("pytest<9", "pytest<8", "pytest<7")
+
+
+@dataclass(frozen=True)
+class GenOptions:
+    repo: str
+    out: Path
+    commit: str | None = None
+    limit: int | None = None
+    sandbox: str = "local"
+    workers: int = 2
+    replace: bool = False
+    harvest_timeout_s: float = 900.0
+
+
+@dataclass(frozen=True)
+class GenReport:
+    funnel: Funnel
+    task_ids: tuple[str, ...]
+    out: Path
+
+
+def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
+    started = time.monotonic()
+    show = progress or NullProgress()
+    sandbox = get_sandbox(options.sandbox)
+    out = options.out.resolve()
+    prepared = prepare_repo(options.repo, options.commit, out, options.replace, show)
+    counter = FunnelCounter()
+    targets = {t.symbol: t for t in prepared.extraction.targets}
+    counter.keep("extracted", len(targets))
+    harvest, prepared = _harvest(prepared, targets, sandbox, options, show)
+    prepared = prepared.with_extra_paths(harvest.extra_paths)
+    write_repo(out, prepared.repo_dir, prepared.snapshot.record)
+    traced = _traced(targets, harvest, counter)
+    minted = _mint_all(prepared, traced, harvest, sandbox, options, counter, show)
+    ids = _write(out, prepared, minted)
+    notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
+    funnel = counter.freeze(
+        prepared.snapshot.record.key,
+        prepared.snapshot.record.commit,
+        prepared.extraction.skipped_files,
+        time.monotonic() - started,
+        notes,
+    )
+    return GenReport(funnel=funnel, task_ids=ids, out=out)
+
+
+def _harvest(
+    prepared: PreparedRepo,
+    targets: Mapping[str, Target],
+    sandbox: Sandbox,
+    options: GenOptions,
+    show: Progress,
+) -> tuple[HarvestResult, PreparedRepo]:
+    """Run the tests; if the newest pytest cannot even load their configuration, try older ones."""
+    show.stage("running the repository's tests to harvest inputs")
+    harvest = run_harvest(prepared.context, targets, sandbox, timeout_s=options.harvest_timeout_s)
+    for constraint in PYTEST_FALLBACKS:
+        if harvest.configured:
+            break
+        try:
+            older = prepared.with_constraint(constraint)
+        except ReplicateError:
+            break
+        show.stage(f"running the tests again under {constraint}")
+        retry = run_harvest(older.context, targets, sandbox, timeout_s=options.harvest_timeout_s)
+        if retry.configured or not harvest.configured:
+            harvest, prepared = retry, older
+    return harvest, prepared
+
+
+def _harvest_notes(harvest: HarvestResult) -> tuple[str, ...]:
+    if not harvest.configured:
+        return (f"the repository's tests did not start: {harvest.log_tail[-300:]}",)
+    if harvest.timed_out:
+        return ("the test run hit its time limit; inputs recorded until then are used",)
+    if harvest.exit_code not in (0, 1):
+        return (f"pytest exited with code {harvest.exit_code}: {harvest.log_tail[-300:]}",)
+    return ()
+
+
+def _traced(
+    targets: Mapping[str, Target], harvest: HarvestResult, counter: FunnelCounter
+) -> list[Target]:
+    traced = []
+    for symbol, target in sorted(targets.items()):
+        if harvest.calls.get(symbol):
+            traced.append(target)
+            counter.keep("traced")
+        elif symbol in harvest.not_wrapped:
+            counter.drop("traced", harvest.not_wrapped[symbol])
+        elif harvest.drops.get(symbol):
+            counter.drop("traced", harvest.drops[symbol].most_common(1)[0][0])
+        else:
+            counter.drop("traced", "not called by the tests")
+    return traced
+
+
+def _mint_all(
+    prepared: PreparedRepo,
+    traced: list[Target],
+    harvest: HarvestResult,
+    sandbox: Sandbox,
+    options: GenOptions,
+    counter: FunnelCounter,
+    show: Progress,
+) -> list[Minted]:
+    show.stage("computing golden outputs and validating tasks", total=len(traced))
+    minted: list[Minted] = []
+    chunk = max(1, options.workers) * 4
+    with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
+        for start in range(0, len(traced), chunk):
+            if options.limit is not None and len(minted) >= options.limit:
+                counter.drop("encodable", "not processed (--limit reached)", len(traced) - start)
+                break
+            batch = traced[start : start + chunk]
+            results = pool.map(lambda t: _mint_one(prepared, t, harvest, sandbox), batch)
+            for result in results:
+                show.advance()
+                _tally(result, counter, minted)
+    return minted[: options.limit] if options.limit is not None else minted
+
+
+def _mint_one(
+    prepared: PreparedRepo, target: Target, harvest: HarvestResult, sandbox: Sandbox
+) -> Minted | Dropped:
+    return mint_target(
+        prepared.context,
+        prepared.snapshot,
+        prepared.repo_dir,
+        target,
+        harvest.calls[target.symbol],
+        sandbox,
+    )
+
+
+def _tally(result: Minted | Dropped, counter: FunnelCounter, minted: list[Minted]) -> None:
+    stages = ("encodable", "deterministic", "validated")
+    if isinstance(result, Dropped):
+        for stage in stages[: stages.index(result.stage)]:
+            counter.keep(stage)
+        counter.drop(result.stage, result.reason)
+        return
+    for stage in stages:
+        counter.keep(stage)
+    minted.append(result)
+
+
+def _write(out: Path, prepared: PreparedRepo, minted: list[Minted]) -> tuple[str, ...]:
+    ids = []
+    for item in minted:
+        task = item.task
+        write_task(out, task.spec, task.hidden, task.prompt, task.inputs, task.expected)
+        ids.append(task.id)
+    write_schemas(out)
+    return tuple(ids)
+
+
+__all__ = ["GenOptions", "GenReport", "mint"]

@@ -1,0 +1,132 @@
+"""Bring a repository into a batch: acquire, snapshot, extract, build its environment."""
+
+from __future__ import annotations
+
+import shutil
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from replicate.acquire import AcquiredRepo, acquire, export_tree
+from replicate.batch.store import HIDDEN, REPOS, Batch, RepoSnapshot, remove_task
+from replicate.cache import cache_root
+from replicate.core.ids import repo_dir_name
+from replicate.core.progress import Progress
+from replicate.core.records import RepoRecord
+from replicate.envs import (
+    discover_requirements,
+    metadata_dir,
+    prepare_tree,
+    resolve_lock,
+    static_version,
+)
+from replicate.errors import ReplicateError
+from replicate.harness.context import context_for
+from replicate.harness.jail import RepoContext
+from replicate.languages import get_language
+from replicate.languages.base import Extraction
+
+
+@dataclass(frozen=True)
+class PreparedRepo:
+    snapshot: RepoSnapshot
+    repo_dir: str
+    extraction: Extraction
+    context: RepoContext
+    notes: tuple[str, ...]
+
+    def with_extra_paths(self, paths: tuple[str, ...]) -> PreparedRepo:
+        extra = tuple(p for p in paths if p not in self.extraction.source_roots)
+        return self._with_record(self.snapshot.record.model_copy(update={"extra_paths": extra}))
+
+    def with_constraint(self, constraint: str) -> PreparedRepo:
+        """The same repository with its environment re-resolved under one more requirement."""
+        record = self.snapshot.record
+        wanted = (*record.requirements, constraint)
+        lock = resolve_lock(wanted, cache_root())
+        if lock.failed:
+            raise ReplicateError(f"cannot satisfy {constraint}: {lock.failed[0][1]}")
+        note = f"ran the tests under {constraint}: the newest pytest rejects their configuration"
+        updated = record.model_copy(update={"requirements": wanted, "lock": lock.lines})
+        return replace(self._with_record(updated), notes=(*self.notes, note))
+
+    def _with_record(self, record: RepoRecord) -> PreparedRepo:
+        snapshot = replace(self.snapshot, record=record)
+        return replace(self, snapshot=snapshot, context=context_for(snapshot, cache_root()))
+
+
+def prepare_repo(
+    spec: str, commit: str | None, out: Path, replace_old: bool, show: Progress
+) -> PreparedRepo:
+    cache = cache_root()
+    show.stage(f"acquiring {spec}")
+    repo = acquire(spec, commit, cache)
+    _check_batch(out, repo, replace_old)
+    repo_dir = repo_dir_name(repo.key, repo.commit)
+    root = out / HIDDEN / REPOS / repo_dir
+    tree = root / "tree"
+    if root.exists():
+        shutil.rmtree(root)
+    tree.mkdir(parents=True)
+    export_tree(repo, tree)
+    if not any(tree.iterdir()):
+        raise ReplicateError(f"{spec} is empty at commit {repo.commit[:12]}")
+    show.stage("extracting functions and methods")
+    extraction = get_language("python").discover(tree)
+    if extraction.python_files == 0:
+        raise ReplicateError(f"no Python source files found in {spec}")
+    if not extraction.targets:
+        raise ReplicateError(f"no functions or methods to mint in {spec}")
+    show.stage("building the repository's environment")
+    record, notes = _environment(repo, tree, root, extraction, cache)
+    snapshot = RepoSnapshot(record=record, root=root)
+    return PreparedRepo(snapshot, repo_dir, extraction, context_for(snapshot, cache), notes)
+
+
+def _environment(
+    repo: AcquiredRepo, tree: Path, root: Path, extraction: Extraction, cache: Path
+) -> tuple[RepoRecord, tuple[str, ...]]:
+    reqs = discover_requirements(tree, None)
+    dist = reqs.dist_names[0] if reqs.dist_names else None
+    version = static_version(tree) or "0.0.0"
+    notes = [*reqs.notes, *prepare_tree(tree, dist, version)]
+    if dist:
+        metadata_dir(tree, dist, version, root / "meta")
+    wanted = [*reqs.runtime, *reqs.test, *reqs.pytest_plugins]
+    lock = resolve_lock(wanted, cache)
+    notes += [f"could not install {req}: {why}" for req, why in lock.failed]
+    record = RepoRecord(
+        key=repo.key,
+        commit=repo.commit,
+        url=repo.url,
+        source_roots=extraction.source_roots,
+        python=lock.python,
+        requirements=tuple(wanted),
+        lock=lock.lines,
+    )
+    return record, tuple(notes)
+
+
+def _check_batch(out: Path, repo: AcquiredRepo, replace_old: bool) -> None:
+    """Refuse to mix two commits of one repository in a batch, unless asked to replace."""
+    folder = out / HIDDEN / REPOS
+    if not folder.is_dir():
+        return
+    for snapshot in Batch(out).repos():
+        record = snapshot.record
+        if record.key != repo.key or record.commit == repo.commit:
+            continue
+        if not replace_old:
+            raise ReplicateError(
+                f"{out} already holds {record.key} at commit {record.commit[:12]}; mint commit "
+                f"{repo.commit[:12]} into another directory, or pass --replace to drop the old "
+                "tasks"
+            )
+        _drop_repo(out, snapshot)
+
+
+def _drop_repo(out: Path, snapshot: RepoSnapshot) -> None:
+    batch = Batch(out)
+    for ident in batch.ids:
+        if batch.spec(ident).source.repo == snapshot.record.key:
+            remove_task(out, ident)
+    shutil.rmtree(snapshot.root)

@@ -1,0 +1,165 @@
+"""Run the in-jail runner on one target's inputs inside a sandbox (the trusted side's adapter).
+
+The runner (replicate/harness/runner.py, stdlib only) is mounted read-only into the sandbox and
+started with the repository environment's interpreter as `python -P -s -S -B runner.py`: no user
+or environment site-packages, no script directory on sys.path, no bytecode written.  (`-I` would
+also imply `-E`, which ignores PYTHONHASHSEED; the sandbox's environment is exact anyway.)  The
+repository tree is mounted read-only; when grading a candidate, the candidate's file is mounted over
+the target's file, so the original never appears in the jail.
+"""
+
+from __future__ import annotations
+
+import json
+import secrets
+import shutil
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from replicate.core.records import CallInput, GradingSettings, Target
+from replicate.harness import runner as runner_module
+from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest, SandboxResult
+from replicate.verifiers.compare import ParsedRun, parse_frames
+
+RUNNER_PATH = Path(runner_module.__file__).resolve()
+CHANNEL_CAP = 64 * 1024 * 1024  # results of one run; each value is capped by its settings
+
+JAIL_ENV = {
+    "PATH": "/usr/local/bin:/usr/bin:/bin",
+    "HOME": "/tmp",
+    "TMPDIR": "/tmp",
+    "TZ": "UTC",
+    "LC_ALL": "C.UTF-8",
+    "LANG": "C.UTF-8",
+    "PYTHONDONTWRITEBYTECODE": "1",
+    "PYTHONIOENCODING": "utf-8",
+    "OMP_NUM_THREADS": "1",
+    "OPENBLAS_NUM_THREADS": "1",
+    "MKL_NUM_THREADS": "1",
+    "NUMEXPR_NUM_THREADS": "1",
+}
+
+
+@dataclass(frozen=True)
+class RepoContext:
+    """Everything the jail needs of a repository: its tree, import roots and environment."""
+
+    tree: Path
+    source_roots: tuple[str, ...]
+    extra_paths: tuple[str, ...]
+    meta: Path | None
+    python: Path
+    env_root: Path
+    site_packages: Path
+
+    def sys_path(self, tree: Path) -> list[str]:
+        roots = [str((tree / r).resolve()) for r in (*self.source_roots, *self.extra_paths)]
+        if self.meta is not None:
+            roots.append(str(self.meta))
+        return roots
+
+    def mounts(self) -> list[Mount]:
+        out = [Mount.same(str(self.env_root)), Mount.same(str(RUNNER_PATH))]
+        if self.meta is not None:
+            out.append(Mount.same(str(self.meta)))
+        return out
+
+
+@dataclass(frozen=True)
+class JailRun:
+    parsed: ParsedRun
+    result: SandboxResult
+
+    @property
+    def started(self) -> bool:
+        return self.parsed.started
+
+    def infra_problem(self) -> str | None:
+        """Why this run says nothing about the candidate, or None if it does."""
+        if self.parsed.started:
+            return None
+        tail = self.result.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
+        detail = tail[0][:200] if tail else f"exit code {self.result.exit_code}"
+        return f"runner did not start in the sandbox: {detail}"
+
+
+def _job(
+    ctx: RepoContext,
+    tree: Path,
+    target: Target,
+    inputs: Sequence[CallInput],
+    settings: GradingSettings,
+    nonce: str,
+    encode_inputs: bool,
+) -> bytes:
+    job = {
+        "nonce": nonce,
+        "sys_path": ctx.sys_path(tree),
+        "site_dirs": [str(ctx.site_packages)],
+        "module": target.module,
+        "qualname": target.qualname,
+        "kind": target.kind,
+        "inputs": [{"i": item.index, "pickle_b64": item.pickle_b64} for item in inputs],
+        "call_timeout_s": settings.call_timeout_s,
+        "max_items": settings.max_items,
+        "max_depth": settings.max_depth,
+        "max_bytes": settings.max_bytes,
+        "channel_fd": 3,
+        "encode_inputs": encode_inputs,
+    }
+    return json.dumps(job).encode()
+
+
+def run_calls(
+    ctx: RepoContext,
+    target: Target,
+    inputs: Sequence[CallInput],
+    sandbox: Sandbox,
+    settings: GradingSettings,
+    *,
+    override: bytes | None = None,
+    hash_seed: int = 0,
+    encode_inputs: bool = False,
+) -> JailRun:
+    """Call the target on every input in a fresh jailed process; `override` replaces its file."""
+    nonce = secrets.token_hex(16)
+    with tempfile.TemporaryDirectory(prefix="replicate-jail-") as scratch:
+        tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
+        request = SandboxRequest(
+            argv=(str(ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH)),
+            env={**JAIL_ENV, "PYTHONHASHSEED": str(hash_seed)},
+            cwd=str(tree),
+            timeout_s=settings.total_timeout_s,
+            mounts=tuple(mounts),
+            stdin=_job(ctx, tree, target, inputs, settings, nonce, encode_inputs),
+            channel=True,
+            limits=Limits(
+                memory_mb=settings.memory_mb,
+                address_space_mb=settings.memory_mb,
+                output_bytes=CHANNEL_CAP,
+            ),
+        )
+        result = sandbox.run(request)
+    return JailRun(parsed=parse_frames(result.channel, nonce), result=result)
+
+
+def _view(
+    ctx: RepoContext, target: Target, scratch: Path, override: bytes | None, isolated: bool
+) -> tuple[Path, list[Mount]]:
+    """The tree the jail sees and the mounts that make it, with the override in place."""
+    mounts = ctx.mounts()
+    if override is None:
+        return ctx.tree, [*mounts, Mount.same(str(ctx.tree))]
+    if isolated:
+        candidate = scratch / "candidate.py"
+        candidate.write_bytes(override)
+        inside = str(ctx.tree / target.path)
+        return ctx.tree, [*mounts, Mount.same(str(ctx.tree)), Mount(str(candidate), inside)]
+    # No isolation (the plain backend): build a copy of the tree with the file replaced.
+    copy = scratch / "tree"
+    shutil.copytree(ctx.tree, copy, symlinks=True)
+    (copy / target.path).unlink()
+    (copy / target.path).write_bytes(override)
+    return copy, [*mounts, Mount.same(str(copy))]

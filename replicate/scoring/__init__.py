@@ -1,0 +1,1 @@
+"""Scoring agents on task batches (`replicate run`)."""

@@ -1,0 +1,157 @@
+"""`replicate run`: for each task, a fresh workspace, the agent in a sandbox, then grading."""
+
+from __future__ import annotations
+
+import shutil
+import threading
+import time
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from replicate import GRADER_VERSION
+from replicate.batch.store import Batch, LoadedTask
+from replicate.cache import cache_root
+from replicate.core.progress import NullProgress, Progress
+from replicate.core.records import ResultRow, Verdict, VerdictStatus
+from replicate.harness.agent import AgentConfig, AgentOutcome, run_agent
+from replicate.harness.context import context_for
+from replicate.harness.jail import RepoContext
+from replicate.harness.workspace import make_workspace, read_target
+from replicate.scoring.results import (
+    DONE_STATUSES,
+    ResultLog,
+    RunIdentity,
+    claim_run_dir,
+    load_rows,
+)
+from replicate.verifiers.grader import grade_text
+
+
+@dataclass(frozen=True)
+class RunOptions:
+    tasks: Path
+    out: Path
+    agent: AgentConfig
+    sandbox_name: str
+    workers: int = 1
+    task_ids: tuple[str, ...] = ()
+    limit: int | None = None
+    samples: int = 1
+    keep_workspaces: bool = False
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    rows: tuple[ResultRow, ...]
+    resumed: int
+
+    @property
+    def mean_reward(self) -> float:
+        rewards = [r.reward for r in self.rows if r.reward is not None]
+        return sum(rewards) / len(rewards) if rewards else 0.0
+
+
+class _Contexts:
+    """One environment per repository snapshot, built once and shared by the workers."""
+
+    def __init__(self, batch: Batch) -> None:
+        self._batch = batch
+        self._lock = threading.Lock()
+        self._made: dict[str, RepoContext] = {}
+
+    def get(self, task: LoadedTask) -> RepoContext:
+        with self._lock:
+            key = task.hidden.repo_dir
+            if key not in self._made:
+                self._made[key] = context_for(task.repo, cache_root())
+            return self._made[key]
+
+
+def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSummary:
+    batch = Batch.open(options.tasks)
+    ids = batch.select(options.task_ids, options.limit)
+    identity = RunIdentity(
+        tasks=str(batch.root),
+        agent=options.agent.command,
+        sandbox=options.sandbox_name,
+        samples=options.samples,
+    )
+    claim_run_dir(options.out, identity)
+    existing = load_rows(options.out)
+    todo = [
+        (ident, sample)
+        for ident in ids
+        for sample in range(options.samples)
+        if (ident, sample) not in existing or existing[(ident, sample)].status not in DONE_STATUSES
+    ]
+    show = progress or NullProgress()
+    show.stage(f"running the agent on {len(todo)} attempt(s)", total=len(todo))
+    log = ResultLog(options.out)
+    contexts = _Contexts(batch)
+
+    def one(job: tuple[str, int]) -> ResultRow:
+        row = _attempt(batch, job[0], job[1], options, contexts)
+        log.append([row])
+        show.advance()
+        return row
+
+    with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
+        fresh = {(r.task_id, r.sample): r for r in pool.map(one, todo)}
+    rows = tuple({**existing, **fresh}[(i, s)] for i in ids for s in range(options.samples))
+    return RunSummary(rows=rows, resumed=len(ids) * options.samples - len(todo))
+
+
+def _attempt(
+    batch: Batch, ident: str, sample: int, options: RunOptions, contexts: _Contexts
+) -> ResultRow:
+    started = time.monotonic()
+    agent = AgentOutcome("error", None, 0.0, "")
+    workspace = options.out / "workspaces" / f"{ident}.{sample}"
+    try:
+        task = batch.load(ident)
+        ctx = contexts.get(task)
+        if workspace.exists():
+            shutil.rmtree(workspace)
+        workspace.parent.mkdir(parents=True, exist_ok=True)
+        make_workspace(task, workspace)
+        agent = run_agent(task, workspace, ctx, options.agent)
+        verdict = _grade_workspace(task, workspace, ctx, options, sample)
+    except Exception as exc:  # noqa: BLE001 - our failure: recorded as infra_error, run goes on
+        verdict = _verdict(
+            ident, None, "infra_error", f"harness error: {type(exc).__name__}: {exc}"
+        )
+    finally:
+        if not options.keep_workspaces and workspace.exists():
+            shutil.rmtree(workspace, ignore_errors=True)
+    return ResultRow(
+        task_id=ident,
+        sample=sample,
+        reward=verdict.reward,
+        status=verdict.status,
+        reason=verdict.reason,
+        agent_status=agent.status,
+        agent_exit_code=agent.exit_code,
+        duration_s=round(time.monotonic() - started, 3),
+        verdict=verdict,
+    )
+
+
+def _grade_workspace(
+    task: LoadedTask, workspace: Path, ctx: RepoContext, options: RunOptions, sample: int
+) -> Verdict:
+    read = read_target(workspace, task.hidden.target.path)
+    if read.violation:
+        return _verdict(task.id, 0.0, "violation", read.violation)
+    if read.text is None:
+        return _verdict(task.id, 0.0, "graded", read.problem or "target file unreadable")
+    kept = options.out / "candidates" / task.id / f"{sample}.py"
+    kept.parent.mkdir(parents=True, exist_ok=True)
+    kept.write_text(read.text, encoding="utf-8")
+    return grade_text(task, read.text, ctx, options.agent.sandbox)
+
+
+def _verdict(ident: str, reward: float | None, status: VerdictStatus, reason: str) -> Verdict:
+    return Verdict(
+        task_id=ident, reward=reward, status=status, reason=reason, grader_version=GRADER_VERSION
+    )

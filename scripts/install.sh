@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Install what replicate needs on a Debian machine: bubblewrap (the local sandbox), git, and the
+# Python package itself (editable, with the dev tools when called with --dev).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+need_apt=()
+command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
+command -v git >/dev/null 2>&1 || need_apt+=(git)
+if [ ${#need_apt[@]} -gt 0 ]; then
+  SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  export DEBIAN_FRONTEND=noninteractive
+  $SUDO apt-get install -y -q "${need_apt[@]}" >/dev/null 2>&1 \
+    || { $SUDO apt-get update -q >/dev/null && $SUDO apt-get install -y -q "${need_apt[@]}" >/dev/null; }
+fi
+
+extras=""
+[ "${1:-}" = "--dev" ] && extras="[dev]"
+python3 -m pip install -q --disable-pip-version-check -e ".${extras}"
