@@ -23,6 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from replicate.core.ids import slug
 from replicate.core.records import CallInput, HiddenTask, RepoRecord, TaskSpec
 from replicate.errors import ReplicateError
 
@@ -130,20 +131,27 @@ class Batch:
         return self._ids
 
     def select(self, ids: Iterable[str] = (), limit: int | None = None) -> tuple[str, ...]:
-        wanted = tuple(ids)
-        for task_id in wanted:
-            if task_id not in self._ids:
-                raise ReplicateError(
-                    f"unknown task id {task_id!r} ({len(self._ids)} tasks in {self.root})"
-                )
-        chosen = wanted or self._ids
+        """Task ids by id or by symbol (`pkg.mod.func`), in the order given; all when none."""
+        chosen = tuple(self.resolve(name) for name in ids) or self._ids
         return chosen[:limit] if limit is not None else chosen
+
+    def resolve(self, name: str) -> str:
+        """The id of a task named by its id or by its symbol (when that symbol is unique)."""
+        if name in self._ids:
+            return name
+        by_symbol = [i for i in self._ids if f"__{slug(name)}__" in i]
+        by_symbol = [i for i in by_symbol if self.spec(i).source.symbol == name]
+        if len(by_symbol) == 1:
+            return by_symbol[0]
+        if by_symbol:
+            raise ReplicateError(f"{name!r} names {len(by_symbol)} tasks; give a task id")
+        raise ReplicateError(f"unknown task id {name!r} ({len(self._ids)} tasks in {self.root})")
 
     def spec(self, task_id: str) -> TaskSpec:
         return _load_model(TaskSpec, self.root / SPECS / task_id / "task.json", task_id)
 
     def load(self, task_id: str) -> LoadedTask:
-        self.select([task_id])
+        task_id = self.resolve(task_id)
         spec = self.spec(task_id)
         secret = self.root / HIDDEN / task_id
         hidden = _load_model(HiddenTask, secret / "task.json", task_id)

@@ -76,13 +76,14 @@ def handle(args: argparse.Namespace) -> int:
 
 def results_table(summary: RunSummary) -> Table:
     table = Table(title=f"mean reward {summary.mean_reward:.3f} over {len(summary.rows)} attempts")
-    for name, justify in (("task", "left"), ("reward", "right"), ("status", "left")):
-        table.add_column(name, justify=justify)  # type: ignore[arg-type]
+    table.add_column("target", overflow="fold")
+    table.add_column("reward", justify="right")
+    table.add_column("status")
     table.add_column("agent")
     table.add_column("s", justify="right")
     table.add_column("reason", overflow="fold")
     for row in summary.rows:
-        table.add_row(*_cells(row))
+        table.add_row(summary.symbols.get(row.task_id, row.task_id), *_cells(row))
     if summary.resumed:
         table.caption = f"{summary.resumed} attempt(s) kept from an earlier run of this RUN_DIR"
     return table
@@ -92,7 +93,6 @@ def _cells(row: ResultRow) -> tuple[str, ...]:
     reward = "-" if row.reward is None else f"{row.reward:.3f}"
     style = {"graded": "", "violation": "[red]", "infra_error": "[yellow]"}[row.status]
     return (
-        row.task_id,
         reward,
         f"{style}{row.status}",
         row.agent_status,

@@ -77,6 +77,8 @@ def prepare_repo(
     if not extraction.targets:
         raise ReplicateError(f"no functions or methods to mint in {spec}")
     show.stage("building the repository's environment")
+    if repo.is_plain_dir:  # the absolute path would make the batch depend on the machine
+        repo = replace(repo, url=spec)
     record, notes = _environment(repo, tree, root, extraction, cache)
     snapshot = RepoSnapshot(record=record, root=root)
     return PreparedRepo(snapshot, repo_dir, extraction, context_for(snapshot, cache), notes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import shutil
 import threading
 import time
+from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +46,7 @@ class RunOptions:
 class RunSummary:
     rows: tuple[ResultRow, ...]
     resumed: int
+    symbols: Mapping[str, str]  # task id -> the target's dotted symbol, for display
 
     @property
     def mean_reward(self) -> float:
@@ -99,7 +101,8 @@ def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSumma
     with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
         fresh = {(r.task_id, r.sample): r for r in pool.map(one, todo)}
     rows = tuple({**existing, **fresh}[(i, s)] for i in ids for s in range(options.samples))
-    return RunSummary(rows=rows, resumed=len(ids) * options.samples - len(todo))
+    symbols = {ident: batch.spec(ident).source.symbol for ident in ids}
+    return RunSummary(rows=rows, resumed=len(ids) * options.samples - len(todo), symbols=symbols)
 
 
 def _attempt(
