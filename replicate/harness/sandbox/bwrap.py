@@ -25,7 +25,7 @@ from replicate.harness.sandbox.base import (
     SandboxResult,
     SandboxUnavailable,
 )
-from replicate.harness.sandbox.process import Pipe, ProcessOutcome, ProcessSpec, run_process
+from replicate.harness.sandbox.process import Pipe, ProcessSpec, run_process
 from replicate.harness.sandbox.system import SystemView, system_view
 
 MISSING_HINT = "bubblewrap (bwrap) not found; apt-get install bubblewrap"
@@ -78,7 +78,7 @@ class BwrapSandbox:
             status.close()
         if not outcome.timed_out and not _command_ran(outcome.side):
             raise InfraError(f"sandbox setup failed: {_last_line(outcome.stderr)}")
-        return _result(outcome)
+        return outcome.result()
 
     def command(self, request: SandboxRequest, status_fd: int) -> tuple[str, ...]:
         """The bwrap command line for `request` (the environment is passed, not listed)."""
@@ -161,17 +161,6 @@ def _command_ran(status: bytes) -> bool:
         if isinstance(document, dict) and "exit-code" in document:
             return True
     return False
-
-
-def _result(outcome: ProcessOutcome) -> SandboxResult:
-    return SandboxResult(
-        exit_code=outcome.exit_code,
-        timed_out=outcome.timed_out,
-        duration_s=outcome.duration_s,
-        stdout=outcome.stdout,
-        stderr=outcome.stderr,
-        channel=outcome.channel,
-    )
 
 
 def _last_line(stderr: bytes) -> str:

@@ -36,11 +36,4 @@ class PlainSandbox:
                 channel=request.channel,
             )
         )
-        return SandboxResult(
-            exit_code=outcome.exit_code,
-            timed_out=outcome.timed_out,
-            duration_s=outcome.duration_s,
-            stdout=outcome.stdout,
-            stderr=outcome.stderr,
-            channel=outcome.channel,
-        )
+        return outcome.result()

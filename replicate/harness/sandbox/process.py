@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicate.errors import InfraError
-from replicate.harness.sandbox.base import CHANNEL_FD, Limits
+from replicate.harness.sandbox.base import CHANNEL_FD, Limits, SandboxResult
 
 CHUNK = 1 << 16
 GRACE_S = 2.0
@@ -63,6 +63,17 @@ class ProcessOutcome:
     stderr: bytes = b""
     channel: bytes = b""
     side: bytes = b""
+
+    def result(self) -> SandboxResult:
+        """What a sandbox reports of this process (the side channel stays ours)."""
+        return SandboxResult(
+            exit_code=self.exit_code,
+            timed_out=self.timed_out,
+            duration_s=self.duration_s,
+            stdout=self.stdout,
+            stderr=self.stderr,
+            channel=self.channel,
+        )
 
 
 class Pipe:

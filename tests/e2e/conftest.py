@@ -1,0 +1,103 @@
+"""End-to-end fixtures: real public libraries (pinned PyPI sdists made into git repositories),
+each minted once per test session through the real CLI and shared by every test that needs it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+import tarfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+REPO_ROOT = Path(__file__).resolve().parents[2]
+TIMINGS: dict[str, float] = {}
+GIT = ("git", "-c", "safe.directory=*", "-c", "user.name=e2e", "-c", "user.email=e2e@localhost")
+
+
+@dataclass(frozen=True)
+class Minted:
+    name: str
+    repo: Path
+    batch: Path
+    funnel: dict[str, Any]
+    wall_s: float
+
+    def stage(self, name: str) -> int:
+        return next(int(s["count"]) for s in self.funnel["stages"] if s["stage"] == name)
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    here = Path(__file__).parent
+    for item in items:
+        if here in Path(str(item.fspath)).parents:
+            item.add_marker(pytest.mark.e2e)
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    for name, seconds in TIMINGS.items():
+        terminalreporter.write_line(f"e2e: replicate gen on {name} took {seconds:.0f} s")
+
+
+def replicate(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI (`python -m replicate ...`)."""
+    return subprocess.run(
+        [sys.executable, "-m", "replicate", *args],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+
+
+def sdist_repo(root: Path, name: str, version: str) -> Path:
+    """Download a pinned sdist, unpack it and commit it as a fresh git repository."""
+    downloads = root / "downloads"
+    subprocess.run(
+        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
+         f"{name}=={version}", "-d", str(downloads)],
+        check=True,
+        timeout=600,
+    )
+    archive = next(downloads.glob("*.tar.gz"))
+    with tarfile.open(archive) as tar:
+        tar.extractall(root, filter="data")
+    repo = next(p for p in root.iterdir() if p.is_dir() and p.name != "downloads")
+    subprocess.run([*GIT, "init", "-q"], cwd=repo, check=True)
+    subprocess.run([*GIT, "add", "-A"], cwd=repo, check=True)
+    subprocess.run([*GIT, "commit", "-q", "-m", f"{name} {version}"], cwd=repo, check=True)
+    return repo
+
+
+def mint(name: str, repo: Path, out: Path) -> Minted:
+    started = time.monotonic()
+    done = replicate("gen", "--repo", str(repo), "--out", str(out), "--json")
+    wall = time.monotonic() - started
+    assert done.returncode == 0, done.stderr[-3000:]
+    TIMINGS[name] = wall
+    return Minted(name, repo, out, json.loads(done.stdout), wall)
+
+
+@pytest.fixture(scope="session")
+def more_itertools(tmp_path_factory: pytest.TempPathFactory) -> Minted:
+    root = tmp_path_factory.mktemp("more-itertools")
+    repo = sdist_repo(root, "more-itertools", "10.5.0")
+    return mint("more-itertools 10.5.0", repo, root / "batch")
+
+
+@pytest.fixture(scope="session")
+def boltons(tmp_path_factory: pytest.TempPathFactory) -> Minted:
+    root = tmp_path_factory.mktemp("boltons")
+    repo = sdist_repo(root, "boltons", "24.1.0")
+    return mint("boltons 24.1.0", repo, root / "batch")
+
+
+@pytest.fixture(scope="session", params=["more_itertools", "boltons"])
+def public_batch(request: pytest.FixtureRequest) -> Minted:
+    """Each real library's batch in turn (each minted once per session)."""
+    minted: Minted = request.getfixturevalue(request.param)
+    return minted
