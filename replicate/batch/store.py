@@ -132,7 +132,7 @@ class Batch:
 
     def select(self, ids: Iterable[str] = (), limit: int | None = None) -> tuple[str, ...]:
         """Task ids by id or by symbol (`pkg.mod.func`), in the order given; all when none."""
-        chosen = tuple(self.resolve(name) for name in ids) or self._ids
+        chosen = tuple(dict.fromkeys(self.resolve(name) for name in ids)) or self._ids
         return chosen[:limit] if limit is not None else chosen
 
     def resolve(self, name: str) -> str:
@@ -155,11 +155,18 @@ class Batch:
         spec = self.spec(task_id)
         secret = self.root / HIDDEN / task_id
         hidden = _load_model(HiddenTask, secret / "task.json", task_id)
+        inputs = tuple(_load_inputs(secret / "inputs.jsonl", task_id))
+        expected = _load_expected(secret / "expected.jsonl", task_id)
+        missing = [item.index for item in inputs if item.index not in expected]
+        if missing:
+            raise ReplicateError(
+                f"task {task_id}: broken batch: input {missing[0]} has no expected outcome"
+            )
         return LoadedTask(
             spec=spec,
             hidden=hidden,
-            inputs=tuple(_load_inputs(secret / "inputs.jsonl", task_id)),
-            expected=_load_expected(secret / "expected.jsonl", task_id),
+            inputs=inputs,
+            expected=expected,
             repo=self.repo(hidden.repo_dir, task_id),
             prompt=_read(self.root / SPECS / task_id / "TASK.md", task_id),
         )
@@ -184,6 +191,8 @@ def _read(path: Path, task_id: str) -> str:
         raise ReplicateError(
             f"task {task_id}: broken batch: cannot read {path}: {exc.strerror}"
         ) from None
+    except UnicodeDecodeError:
+        raise ReplicateError(f"task {task_id}: broken batch: {path} is not UTF-8") from None
 
 
 def _load_model(model: Any, path: Path, task_id: str) -> Any:

@@ -37,7 +37,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         code: int = args.handler(args)
         return code
     except ReplicateError as exc:
-        err_console().print(f"[bold red]error:[/] {escape(str(exc))}")
+        # One line whatever the message holds and however narrow the terminal: no wrapping.
+        err_console().print(f"[bold red]error:[/] {escape(_one_line(str(exc)))}", soft_wrap=True)
         return exc.exit_code
     except KeyboardInterrupt:
         err_console().print("[bold red]interrupted[/]")
@@ -50,6 +51,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             hint = "(set REPLICATE_DEBUG=1 for details)"
             print(f"internal error: {type(exc).__name__}: {first} {hint}", file=sys.stderr)
         return 70
+
+
+def _one_line(text: str) -> str:
+    return " ".join(line.strip() for line in text.splitlines() if line.strip())
 
 
 if __name__ == "__main__":

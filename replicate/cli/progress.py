@@ -43,8 +43,14 @@ class RichProgress:
         value: BaseException | None,
         tb: TracebackType | None,
     ) -> None:
-        self._finish()
-        self._progress.__exit__(kind, value, tb)
+        if kind is None:
+            self._finish()
+            self._progress.__exit__(kind, value, tb)
+            return
+        # On an error the one line that follows is the whole story: leave no progress behind
+        # (rich's Progress.stop would also print an empty line on a non-interactive console).
+        self._progress.live.transient = True
+        self._progress.live.stop()
 
     def _finish(self) -> None:
         if self._task is not None:

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import ast
 import functools
+import threading
 import warnings
 from dataclasses import dataclass
 
@@ -26,6 +27,10 @@ from replicate.core.splice_text import dedent_code, leading_space, reindent, str
 
 STUB_BODY = b"raise NotImplementedError"
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+# One `ast.parse` at a time: CPython before 3.11.8/3.12.2 (gh-106905) keeps the AST constructor's
+# recursion depth per interpreter, so two threads parsing at once (`run --workers 2`) can fail
+# with "SystemError: AST constructor recursion depth mismatch"; `catch_warnings` is global too.
+_PARSE_LOCK = threading.Lock()
 
 
 __all__ = [
@@ -101,7 +106,7 @@ def _target_names(node: ast.expr) -> list[str]:
 
 def _parse(source: str, what: str) -> ast.Module:
     try:
-        with warnings.catch_warnings():
+        with _PARSE_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return ast.parse(source)
     except SyntaxError as exc:

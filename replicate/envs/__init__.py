@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from replicate.envs.build import Env, Lock, ensure_env, resolve_lock
+from replicate.envs.build import Env, Lock, ensure_env, lock_without, resolve_lock
 from replicate.envs.deps import Requirements, discover_requirements
 from replicate.envs.prepare import metadata_dir, prepare_tree, source_version_files, static_version
 
@@ -13,6 +13,7 @@ __all__ = [
     "Requirements",
     "discover_requirements",
     "ensure_env",
+    "lock_without",
     "metadata_dir",
     "prepare_tree",
     "resolve_lock",

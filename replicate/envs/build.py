@@ -15,8 +15,8 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from packaging.utils import canonicalize_name
@@ -39,6 +39,14 @@ class Lock:
     lines: tuple[str, ...]
     python: str
     failed: tuple[tuple[str, str], ...] = ()
+
+
+def lock_without(lock: Lock, names: Iterable[str]) -> tuple[Lock, tuple[str, ...]]:
+    """The lock minus the named distributions (normalised names); also the lines removed."""
+    drop = {canonicalize_name(n) for n in names}
+    kept = tuple(line for line in lock.lines if canonicalize_name(line.split("==")[0]) not in drop)
+    removed = tuple(line for line in lock.lines if line not in kept)
+    return replace(lock, lines=kept), removed
 
 
 @dataclass(frozen=True)

@@ -146,6 +146,9 @@ def _filter(reqs: list[str], found: Collected, bucket: str, *, keep_installers: 
         if req.marker is not None and not _marker_true(req):
             found.note(f"dropped {text!r}: its environment marker is false here")
             continue
+        if not keep_installers and is_dev_tool(req.name):
+            found.note(f"dropped {req.name} from {bucket} requirements (a development tool)")
+            continue
         if canonicalize_name(req.name) in _INSTALLERS:
             if not keep_installers:
                 found.note(f"dropped {req.name} from {bucket} requirements (an installer)")
@@ -154,6 +157,51 @@ def _filter(reqs: list[str], found: Collected, bucket: str, *, keep_installers: 
         if text not in kept:
             kept.append(text)
     return kept
+
+
+# Tools a development requirements file lists that running the tests does not need; they only
+# widen the environment (twine -> keyring -> jaraco.* pulls in more-itertools, for one).
+_DEV_TOOLS = frozenset(
+    {
+        "black",
+        "blue",
+        "build",
+        "bump2version",
+        "bumpversion",
+        "check-manifest",
+        "codecov",
+        "coveralls",
+        "flake8",
+        "flit",
+        "flit-core",
+        "furo",
+        "hatch",
+        "isort",
+        "mypy",
+        "nox",
+        "pip-tools",
+        "pre-commit",
+        "pyroma",
+        "pylint",
+        "readme-renderer",
+        "ruff",
+        "setuptools-scm",
+        "sphinx",
+        "tox",
+        "towncrier",
+        "twine",
+        "wheel",
+        "yapf",
+        "zest-releaser",
+    }
+)
+_DEV_PREFIXES = ("sphinx-", "sphinxcontrib-", "mkdocs", "types-", "flake8-", "pylint-")
+
+
+def is_dev_tool(name: str) -> bool:
+    """A formatter, linter, type checker, docs or release tool (not needed to run tests)."""
+    canonical = canonicalize_name(name)
+    return canonical in _DEV_TOOLS or canonical.startswith(_DEV_PREFIXES)
 
 
 def _marker_true(req: Requirement) -> bool:

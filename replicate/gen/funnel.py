@@ -23,6 +23,11 @@ class FunnelCounter:
     def drop(self, stage: str, reason: str, n: int = 1) -> None:
         self.drops[stage][reason] += n
 
+    def revoke(self, stage: str, reason: str) -> None:
+        """Take back one item counted as kept at `stage` (a late check failed)."""
+        self.counts[stage] -= 1
+        self.drop(stage, reason)
+
     def freeze(
         self,
         repo: str,

@@ -116,9 +116,9 @@ def render_call(target: Target, outcome: Outcome) -> str:
     kwargs = dict(outcome.get("kwargs_in") or {})
     prefix = target.name
     if target.kind == "method" and args:
-        prefix = f"{render(args[0], 60)}.{target.name}"
+        prefix = f"{render(args[0], 100)}.{target.name}"
         args = args[1:]
-    elif target.kind == "classmethod" and target.class_name:
+    elif target.kind in ("classmethod", "staticmethod") and target.class_name:
         prefix = f"{target.class_name}.{target.name}"
     parts = [render(a, 120) for a in args] + [f"{k}={render(v, 120)}" for k, v in kwargs.items()]
     return f"{prefix}({', '.join(parts)})"

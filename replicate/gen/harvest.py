@@ -148,22 +148,27 @@ def _parse(out: Path, work: Path) -> HarvestResult:
     not_wrapped: dict[str, str] = {}
     extra: list[str] = []
     configured = False
-    lines = out.read_text(encoding="utf-8").splitlines() if out.exists() else []
-    for line in lines:
+    text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
+    for line in text.splitlines():
         try:
             rec = json.loads(line)
         except ValueError:
             continue  # a line cut short by a kill
+        if type(rec) is not dict:
+            continue  # the tests run beside this file: whatever else they wrote is not ours
         kind = rec.get("rec")
         configured = True
-        if kind == "call":
-            calls[rec["key"]].append(HarvestedCall(rec["pickle_b64"], rec.get("origin", "")))
-        elif kind == "drop":
-            drops[rec["key"]][rec["reason"]] += int(rec["count"])
-        elif kind == "wrap" and not rec["ok"]:
-            not_wrapped[rec["key"]] = rec["reason"]
-        elif kind == "paths":
-            extra = _repo_paths(rec["sys_path"], work)
+        try:
+            if kind == "call":
+                calls[rec["key"]].append(HarvestedCall(rec["pickle_b64"], rec.get("origin", "")))
+            elif kind == "drop":
+                drops[rec["key"]][rec["reason"]] += int(rec["count"])
+            elif kind == "wrap" and not rec["ok"]:
+                not_wrapped[rec["key"]] = rec["reason"]
+            elif kind == "paths":
+                extra = _repo_paths(rec["sys_path"], work)
+        except (KeyError, TypeError, ValueError):
+            continue
     return HarvestResult(
         calls={k: tuple(v) for k, v in calls.items()},
         drops=dict(drops),

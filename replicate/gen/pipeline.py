@@ -13,6 +13,7 @@ from replicate.batch.store import write_repo, write_task
 from replicate.core.progress import NullProgress, Progress
 from replicate.core.records import Funnel, Target
 from replicate.errors import ReplicateError
+from replicate.gen.audit import audit_leaks, visible_roots
 from replicate.gen.funnel import FunnelCounter
 from replicate.gen.harvest import HarvestResult, run_harvest
 from replicate.gen.mint import Dropped, Minted, mint_target
@@ -56,6 +57,7 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     write_repo(out, prepared.repo_dir, prepared.snapshot.record)
     traced = _traced(targets, harvest, counter)
     minted = _mint_all(prepared, traced, harvest, sandbox, options, counter, show)
+    minted = _audit(prepared, minted, counter, show)
     ids = _write(out, prepared, minted)
     notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
     funnel = counter.freeze(
@@ -155,6 +157,18 @@ def _mint_one(
         harvest.calls[target.symbol],
         sandbox,
     )
+
+
+def _audit(
+    prepared: PreparedRepo, minted: list[Minted], counter: FunnelCounter, show: Progress
+) -> list[Minted]:
+    """Reject tasks whose reference body the agent could find elsewhere (BRIEF §4)."""
+    show.stage("auditing for copies of the references the agent could see")
+    roots = visible_roots(prepared.snapshot.tree, prepared.context.site_packages)
+    leaked = audit_leaks([m.task for m in minted], roots)
+    for leak in leaked.values():
+        counter.revoke("validated", f"reference body visible to the agent in {leak.what}")
+    return [m for m in minted if m.task.id not in leaked]
 
 
 def _tally(result: Minted | Dropped, counter: FunnelCounter, minted: list[Minted]) -> None:

@@ -6,6 +6,9 @@ import shutil
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+
 from replicate.acquire import AcquiredRepo, acquire, export_tree
 from replicate.batch.store import HIDDEN, REPOS, Batch, RepoSnapshot, remove_task
 from replicate.cache import cache_root
@@ -13,7 +16,9 @@ from replicate.core.ids import repo_dir_name
 from replicate.core.progress import Progress
 from replicate.core.records import RepoRecord
 from replicate.envs import (
+    Requirements,
     discover_requirements,
+    lock_without,
     metadata_dir,
     prepare_tree,
     resolve_lock,
@@ -94,8 +99,11 @@ def _environment(
     if dist:
         metadata_dir(tree, dist, version, root / "meta")
     wanted = [*reqs.runtime, *reqs.test, *reqs.pytest_plugins]
-    lock = resolve_lock(wanted, cache)
+    lock, removed = lock_without(resolve_lock(wanted, cache), _never_installed(reqs))
     notes += [f"could not install {req}: {why}" for req, why in lock.failed]
+    notes += [
+        f"left {line} out of the environment (an installed copy would leak)" for line in removed
+    ]
     record = RepoRecord(
         key=repo.key,
         commit=repo.commit,
@@ -106,6 +114,13 @@ def _environment(
         lock=lock.lines,
     )
     return record, tuple(notes)
+
+
+def _never_installed(reqs: Requirements) -> tuple[str, ...]:
+    """The repository's own distribution, and installers nobody asked for at run time."""
+    runtime = {canonicalize_name(Requirement(r).name) for r in reqs.runtime}
+    installers = tuple(n for n in ("pip", "setuptools", "wheel") if n not in runtime)
+    return (*reqs.dist_names, *installers)
 
 
 def _check_batch(out: Path, repo: AcquiredRepo, replace_old: bool) -> None:

@@ -24,6 +24,7 @@ import importlib
 import json
 import os
 import pickle
+import re
 import sys
 import types
 from collections import Counter
@@ -110,7 +111,8 @@ def _looks_large(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
 
 
 def _short(exc: BaseException) -> str:
-    text = f"{type(exc).__name__}: {exc}"
+    """One line naming the failure; object addresses dropped so that equal causes count as one."""
+    text = re.sub(r" at 0x[0-9a-fA-F]+", "", f"{type(exc).__name__}: {exc}")
     return text.splitlines()[0][:120] if text else type(exc).__name__
 
 
@@ -138,6 +140,8 @@ class _Proxy:
     def __init__(self, key: str, target: Any) -> None:
         object.__setattr__(self, "_rep_call", _recorder(key, target, False))
         object.__setattr__(self, "_rep_target", target)
+        # Its own __module__/__doc__ (not this class's), so doctest still finds its examples.
+        functools.update_wrapper(self, target)
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return object.__getattribute__(self, "_rep_call")(*args, **kwargs)

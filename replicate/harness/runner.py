@@ -114,6 +114,10 @@ _OBJECT_SIZE = object.__basicsize__
 _MISSING = object()
 _UNVERIFIED = "<unverified>"
 _MSG_CAP = 500
+# Unpickling an input may import the repository's test modules (a function defined in a test file
+# is recorded by reference), and with them pytest: seconds on a busy machine. That is our data,
+# not the candidate's work, so loading gets at least this long; the run's total limit still holds.
+_LOAD_TIMEOUT_S = 30.0
 _NOT_FIELDS = ("__dict__", "__weakref__", "__suppress_context__")
 _EXC_MSG_CAP = 100_000
 _ALRM = {_SIGALRM}
@@ -762,6 +766,7 @@ def run(job: dict[str, Any]) -> None:
     channel = _Channel(int(job.get("channel_fd", 3)), str(job["nonce"]))
     lim = EncodeLimits(int(job["max_items"]), int(job["max_depth"]), int(job["max_bytes"]))
     timeout = float(job["call_timeout_s"])
+    load_timeout = max(timeout, _LOAD_TIMEOUT_S)
     encode_inputs = job.get("encode_inputs") is True
     inputs = [(int(item["i"]), str(item["pickle_b64"])) for item in job["inputs"]]
     module_name, qualname = str(job["module"]), str(job["qualname"])
@@ -776,9 +781,9 @@ def run(job: dict[str, Any]) -> None:
         _os_exit(0)
     channel.send({"event": "ready"})
     for index, blob in inputs:
-        loaded = _timed(_load(blob), timeout)
+        loaded = _timed(_load(blob), load_timeout)
         if loaded["status"] == "loaded":
-            shown = _timed(_load(blob), timeout) if encode_inputs else None
+            shown = _timed(_load(blob), load_timeout) if encode_inputs else None
             work = _call(fn, loaded["args"], loaded["kwargs"], lim, shown)
             loaded = _timed(work, timeout)
         channel.result(index, loaded)

@@ -30,7 +30,10 @@ class RunIdentity:
 
 def claim_run_dir(out: Path, identity: RunIdentity) -> None:
     """Create RUN_DIR or check that it belongs to the same run (resume), else refuse."""
-    out.mkdir(parents=True, exist_ok=True)
+    try:
+        out.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise ReplicateError(f"cannot use {out} as a run directory: {exc.strerror}") from None
     path = out / RUN_FILE
     if not path.exists():
         path.write_text(json.dumps(asdict(identity), indent=2) + "\n", encoding="utf-8")
@@ -54,7 +57,8 @@ def load_rows(out: Path) -> dict[tuple[str, int], ResultRow]:
     path = out / RESULTS_FILE
     if not path.exists():
         return rows
-    for line in path.read_text(encoding="utf-8").splitlines():
+    # A crash can cut the last line inside a multi-byte character: decode leniently, skip it.
+    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
             row = ResultRow.model_validate_json(line)
         except ValidationError:
@@ -72,6 +76,10 @@ class ResultLog:
 
     def append(self, rows: Iterable[ResultRow]) -> None:
         text = "".join(row.model_dump_json() + "\n" for row in rows)
-        with self._lock, self._path.open("a", encoding="utf-8") as handle:
-            handle.write(text)
+        with self._lock, self._path.open("a+b") as handle:
+            if handle.tell() > 0:  # a line cut short by a crash must not swallow this row
+                handle.seek(-1, 2)
+                if handle.read(1) != b"\n":
+                    text = "\n" + text
+            handle.write(text.encode("utf-8"))
             handle.flush()

@@ -102,6 +102,8 @@ def run_process(spec: ProcessSpec, side: Pipe | None = None) -> ProcessOutcome:
     A command that does not exist (or cannot be executed) exits 127 (126), as in a shell; a
     missing working directory or a failure of our own machinery is an InfraError.
     """
+    if spec.channel:
+        _hold_channel_fd()  # first, before this run's own fds can take the number
     channel = Pipe() if spec.channel else None
     group = Cgroup.create(spec.limits, spec.pids_overhead, track=spec.track_tree)
     try:
@@ -154,6 +156,21 @@ def _spawn(
         return ProcessOutcome(exit_code=code, timed_out=False, duration_s=0.0, stderr=message)
     except (OSError, subprocess.SubprocessError) as exc:
         raise InfraError(f"cannot start {spec.argv[0]!r}: {exc}") from exc
+
+
+def _hold_channel_fd() -> None:
+    """Keep fd 3 open in this process from now on (/dev/null, close-on-exec, never closed).
+
+    With fd 3 in `pass_fds`, the child marks this process's fd 3 inheritable before
+    `_child_setup` replaces it, so Popen fails with EBADF when fd 3 is closed at fork time, as
+    when it was another thread's pipe that closed just then (`run --workers 2`, gen's pool).
+    """
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(CHANNEL_FD, fcntl.F_GETFD)
+        return  # open: ours already, or another thread's for now (then a later call takes it)
+    fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)  # the lowest free fd: 3 if still free
+    if fd != CHANNEL_FD:
+        os.close(fd)  # another thread took fd 3 meanwhile
 
 
 def _child_setup(limits: Limits, channel_fd: int, join_fds: tuple[int, ...]) -> None:

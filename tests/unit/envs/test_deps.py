@@ -43,8 +43,9 @@ def test_pyproject_groups_self_references_and_markers(tmp_path: Path) -> None:
     assert reqs.dist_names == ("my-pkg",)
     assert reqs.runtime == ("attrs>=22", "setuptools")
     # "test" extra -> hypothesis + self-reference my-pkg[speedups] -> ujson; "dev" group
-    # -> include-group typing -> mypy; lint is not a test group
-    assert reqs.test == ("coverage", "hypothesis", "mypy", "pytest", "ujson")
+    # -> include-group typing -> mypy, dropped as a development tool; lint is not a test group
+    assert reqs.test == ("coverage", "hypothesis", "pytest", "ujson")
+    assert any("mypy" in note and "development tool" in note for note in reqs.notes)
     assert reqs.pytest_plugins == (
         "pytest-benchmark",
         "pytest-cov",
@@ -183,8 +184,7 @@ def test_tox_nox_and_poetry(tmp_path: Path) -> None:
         "pinned==2.0.1",
         "tiny<0.4,>=0.3",
     )
-    assert reqs.test == (
-        "black<24,>=23",
+    assert reqs.test == (  # black is a development tool: not needed to run the tests
         "mock",
         "pytest",
         "pytest-asyncio<1,>=0.20",
@@ -248,3 +248,15 @@ def test_native_tox_toml(tmp_path: Path) -> None:
     )
     reqs = discover_requirements(tmp_path, None)
     assert reqs.test == ("covdefaults", "freezegun", "hypothesis", "pytest")
+
+
+def test_development_tools_are_not_test_requirements(tmp_path: Path) -> None:
+    # more-itertools' requirements/development.txt: twine -> keyring -> jaraco.* would install
+    # more-itertools itself into the environment; none of these tools is needed to run tests.
+    (tmp_path / "requirements").mkdir()
+    (tmp_path / "requirements" / "development.txt").write_text(
+        "black\ncoverage\nflake8\nflit\nmypy\nsetuptools\nsphinx\nsphinx_rtd_theme\ntwine\nwheel\n",
+        encoding="utf-8",
+    )
+    reqs = discover_requirements(tmp_path, None)
+    assert reqs.test == ("coverage", "pytest")
