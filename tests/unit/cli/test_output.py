@@ -1,0 +1,101 @@
+"""In-process pieces of the CLI: tables, the progress display, the one-line error rule."""
+
+from __future__ import annotations
+
+import io
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from replicate import GRADER_VERSION
+from replicate.cli import main as cli_main
+from replicate.cli import progress as cli_progress
+from replicate.cli.gen import funnel_table
+from replicate.cli.run import results_table
+from replicate.core.records import Funnel, FunnelStage, ResultRow, Verdict, VerdictStatus
+from replicate.errors import ReplicateError
+from replicate.scoring.session import RunSummary
+
+
+def _text(renderable: object) -> str:
+    buffer = io.StringIO()
+    Console(file=buffer, width=200, color_system=None).print(renderable)
+    return buffer.getvalue()
+
+
+def _row(task: str, reward: float | None, status: VerdictStatus = "graded") -> ResultRow:
+    verdict = Verdict(
+        task_id=task,
+        reward=reward,
+        status=status,
+        reason="why",
+        grader_version=GRADER_VERSION,
+    )
+    return ResultRow(
+        task_id=task,
+        reward=reward,
+        status=status,
+        reason="why",
+        agent_status="ok",
+        agent_exit_code=0,
+        duration_s=2.0,
+        verdict=verdict,
+    )
+
+
+def test_results_table_and_mean_reward() -> None:
+    rows = (_row("a", 1.0), _row("b", 0.5), _row("c", None, "infra_error"))
+    summary = RunSummary(rows=rows, resumed=2, symbols={"a": "pkg.mod.f", "b": "pkg.mod.g"})
+    assert summary.mean_reward == 0.75  # infra errors are masked, not zeros
+    text = _text(results_table(summary))
+    assert "mean reward 0.750 over 3 attempts" in text
+    assert "pkg.mod.f" in text and "1.000" in text and "infra_error" in text
+    assert "2 attempt(s) kept from an earlier run" in text
+    assert RunSummary(rows=(), resumed=0, symbols={}).mean_reward == 0.0
+
+
+def test_funnel_table() -> None:
+    stages = (
+        FunnelStage(stage="extracted", count=9),
+        FunnelStage(stage="traced", count=5, drops=(("not called by the tests", 4),)),
+    )
+    text = _text(funnel_table(Funnel(repo="lib", commit="0123456789abcdef", stages=stages)))
+    assert "lib @ 0123456789ab" in text
+    assert "not called by the tests (4)" in text
+
+
+def test_progress_leaves_nothing_behind_on_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=100)
+    monkeypatch.setattr(cli_progress, "err_console", lambda: console)
+    with pytest.raises(ReplicateError), cli_progress.RichProgress() as progress:
+        progress.stage("acquiring something")
+        raise ReplicateError("nope")
+    assert buffer.getvalue() == ""
+    with cli_progress.RichProgress() as progress:
+        progress.stage("a stage", total=2)
+        progress.advance(2)
+    assert "a stage" in buffer.getvalue()
+
+
+class _Boom:
+    """A subcommand whose handler fails with a long, multi-line ReplicateError."""
+
+    @staticmethod
+    def register(sub: Any) -> None:
+        sub.add_parser("boom").set_defaults(handler=_Boom.handle)
+
+    @staticmethod
+    def handle(args: object) -> int:
+        raise ReplicateError("cannot clone x:\n  fatal: bad\n\n  more " + "word " * 40)
+
+
+def test_error_message_is_one_unwrapped_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cli_main, "SUBCOMMANDS", (_Boom,))
+    assert cli_main.main(["boom"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and len(err) > 200
+    assert err.startswith("error: cannot clone x: fatal: bad more word word")

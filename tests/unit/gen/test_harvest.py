@@ -1,0 +1,124 @@
+"""Harvest helpers: which paths pytest gets, and parsing the plugin's output file."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from replicate.gen import harvest
+from tests.unit.minted import write_files
+
+
+def test_src_layout(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "src/pkg/__init__.py": "",
+            "src/pkg/mod.py": "",
+            "src/single.py": "",
+            "src/setup.py": "",
+            "src/conftest.py": "",
+            "src/testutils.py": "",
+            "src/.hidden/__init__.py": "",
+            "src/notapkg/data.txt": "",
+            "src/pkg/tests/test_x.py": "",
+            "tests/test_a.py": "",
+            "testing/helpers.py": "",
+        },
+    )
+    assert harvest.test_paths(tmp_path, ("src",)) == [
+        "tests",
+        "testing",
+        "src/pkg",
+        "src/single.py",
+    ]
+
+
+def test_flat_layout_lists_each_path_once(tmp_path: Path) -> None:
+    write_files(
+        tmp_path,
+        {
+            "pkg/__init__.py": "",
+            "tests/__init__.py": "",
+            "tests/test_a.py": "",
+            "test/test_b.py": "",
+            "setup.py": "",
+            "conftest.py": "",
+            "tool.py": "",
+            "docs/conf.py": "",
+        },
+    )
+    assert harvest.test_paths(tmp_path, (".",)) == ["tests", "test", "pkg", "tool.py"]
+
+
+def test_tests_inside_a_source_root(tmp_path: Path) -> None:
+    write_files(tmp_path, {"lib/pkg/__init__.py": "", "lib/tests/test_x.py": ""})
+    assert harvest.test_paths(tmp_path, ("lib",)) == ["lib/tests", "lib/pkg"]
+
+
+def test_missing_source_root(tmp_path: Path) -> None:
+    assert harvest.test_paths(tmp_path, ("src",)) == []
+
+
+def _lines(*records: object) -> str:
+    return "".join((r if isinstance(r, str) else json.dumps(r)) + "\n" for r in records)
+
+
+def test_parse_every_record_kind(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    (work / "tests").mkdir(parents=True)
+    out = tmp_path / "harvest.jsonl"
+    out.write_text(
+        _lines(
+            {"rec": "wrap", "key": "m.f", "ok": True, "reason": ""},
+            {"rec": "wrap", "key": "m.g", "ok": False, "reason": "module does not import: X"},
+            {"rec": "call", "key": "m.f", "pickle_b64": "AAA=", "origin": "tests/t.py::a"},
+            {"rec": "call", "key": "m.f", "pickle_b64": "BBB="},
+            {"rec": "drop", "key": "m.f", "reason": "argument too large", "count": 2},
+            {"rec": "drop", "key": "m.f", "reason": "argument too large", "count": 3},
+            {"rec": "drop", "key": "m.f", "reason": "unpicklable argument: X", "count": 1},
+            {
+                "rec": "paths",
+                "sys_path": [
+                    str(work / "tests"),
+                    "/usr/lib/python3.11",
+                    str(work),
+                    str(work / "tests"),
+                ],
+            },
+        )
+    )
+    parsed = harvest._parse(out, work)
+    assert parsed.configured
+    assert [(c.pickle_b64, c.origin) for c in parsed.calls["m.f"]] == [
+        ("AAA=", "tests/t.py::a"),
+        ("BBB=", ""),
+    ]
+    assert dict(parsed.drops["m.f"]) == {"argument too large": 5, "unpicklable argument: X": 1}
+    assert parsed.not_wrapped == {"m.g": "module does not import: X"}
+    assert parsed.extra_paths == ("tests", ".")
+
+
+def test_parse_missing_file_means_not_configured(tmp_path: Path) -> None:
+    parsed = harvest._parse(tmp_path / "none.jsonl", tmp_path)
+    assert not parsed.configured and not parsed.calls and parsed.extra_paths == ()
+
+
+def test_parse_skips_cut_and_foreign_lines(tmp_path: Path) -> None:
+    out = tmp_path / "harvest.jsonl"
+    good = {"rec": "call", "key": "m.f", "pickle_b64": "AAA=", "origin": "o"}
+    out.write_bytes(
+        _lines(
+            good,
+            "[1, 2]",
+            "42",
+            {"rec": "call", "key": "m.f"},
+            {"rec": "drop", "key": "m.f", "reason": "r", "count": "many"},
+            {"rec": "wrap", "key": ["not", "hashable"], "ok": False, "reason": "r"},
+        ).encode()
+        + b'{"rec": "call", "key": "m.f", "pickle_b64": "\xe2\x82'
+    )
+    parsed = harvest._parse(out, tmp_path)
+    assert parsed.configured
+    assert [c.pickle_b64 for c in parsed.calls["m.f"]] == ["AAA="]
+    assert parsed.not_wrapped == {}
