@@ -23,7 +23,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from replicate.core.ids import slug
+from replicate.core.ids import MAX_PART, slug
 from replicate.core.records import CallInput, HiddenTask, RepoRecord, TaskSpec
 from replicate.errors import ReplicateError
 
@@ -139,7 +139,7 @@ class Batch:
         """The id of a task named by its id or by its symbol (when that symbol is unique)."""
         if name in self._ids:
             return name
-        by_symbol = [i for i in self._ids if f"__{slug(name)}__" in i]
+        by_symbol = [i for i in self._ids if f"__{slug(name)[:MAX_PART]}__" in i]
         by_symbol = [i for i in by_symbol if self.spec(i).source.symbol == name]
         if len(by_symbol) == 1:
             return by_symbol[0]

@@ -6,6 +6,7 @@ import hashlib
 import re
 from urllib.parse import urlsplit
 
+MAX_PART = 100  # keeps an id well under the 255-byte file-name limit
 _UNSAFE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -42,6 +43,6 @@ def repo_dir_name(repo_key: str, commit: str) -> str:
 
 def task_id(repo_key: str, commit: str, symbol: str) -> str:
     """Stable id from repository key, commit and symbol; unique and safe as a file name."""
-    name = slug(repo_key.rsplit("/", 1)[-1])
+    name = slug(repo_key.rsplit("/", 1)[-1])[:MAX_PART]
     digest = hashlib.sha256(f"{repo_key}\n{commit}\n{symbol}".encode()).hexdigest()[:10]
-    return f"{name}__{slug(symbol)}__{digest}"
+    return f"{name}__{slug(symbol)[:MAX_PART]}__{digest}"

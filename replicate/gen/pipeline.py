@@ -143,7 +143,11 @@ def _mint_all(
             for result in results:
                 show.advance()
                 _tally(result, counter, minted)
-    return minted[: options.limit] if options.limit is not None else minted
+    if options.limit is not None:
+        for _ in minted[options.limit :]:
+            counter.revoke("validated", "over --limit")
+        minted = minted[: options.limit]
+    return minted
 
 
 def _mint_one(

@@ -58,19 +58,28 @@ def read_target(workspace: Path, relpath: str) -> TargetRead:
         fd = os.open(workspace, os.O_RDONLY | os.O_DIRECTORY)
     except OSError as exc:
         return TargetRead(None, problem=f"workspace is gone: {exc.strerror}")
+    part = ""
     try:
         for part in parts[:-1]:
             next_fd = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
             os.close(fd)
             fd = next_fd
-        leaf = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+        part = parts[-1]
+        leaf = os.open(part, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
     except OSError as exc:
-        if exc.errno in (errno.ELOOP, errno.ENOTDIR):
+        if exc.errno in (errno.ELOOP, errno.ENOTDIR) and _is_link(part, fd):
             return TargetRead(None, violation=f"{relpath} is reached through a symlink")
-        return TargetRead(None, problem=f"target file missing: {exc.strerror}")
+        return TargetRead(None, problem=f"target file missing or unreadable: {exc.strerror}")
     finally:
         os.close(fd)
     return _read_regular(leaf, relpath)
+
+
+def _is_link(name: str, dir_fd: int) -> bool:
+    try:
+        return stat.S_ISLNK(os.stat(name, dir_fd=dir_fd, follow_symlinks=False).st_mode)
+    except OSError:
+        return False
 
 
 def _read_regular(fd: int, relpath: str) -> TargetRead:

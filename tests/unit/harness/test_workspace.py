@@ -148,3 +148,9 @@ def test_file_of_exactly_the_limit_is_read(ws: Path) -> None:
     (ws / "src" / "pkg" / "mod.py").write_bytes(b"#" * MAX_TARGET_BYTES)
     read = read_target(ws, "src/pkg/mod.py")
     assert read.text is not None and len(read.text) == MAX_TARGET_BYTES
+
+
+def test_a_file_where_a_folder_should_be_is_a_problem_not_a_violation(tmp_path: Path) -> None:
+    (tmp_path / "pkg").write_text("not a folder", encoding="utf-8")
+    read = read_target(tmp_path, "pkg/mod.py")
+    assert read.violation is None and read.problem is not None
