@@ -1,12 +1,14 @@
 #!/usr/bin/env bash
-# Install what replicate needs on a Debian machine: bubblewrap (the local sandbox), git, and the
-# Python package itself (editable, with the dev tools when called with --dev).
+# Install what replicate needs on a Debian machine: bubblewrap (the local sandbox), git,
+# libfaketime, and the Python package itself (editable, with the dev tools when called with --dev).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 need_apt=()
 command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
+# libfaketime: gen's second golden run shifts the clock to catch time-dependent outputs
+ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || need_apt+=(libfaketime)
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive

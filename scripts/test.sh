@@ -4,6 +4,6 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/install.sh --dev
-python3 -m ruff check replicate tests bench examples
+python3 -m ruff check .
 python3 -m mypy
 python3 -m pytest -q "$@"

@@ -18,6 +18,9 @@ from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.compare import is_gradable, render, same_outcome
 
 GOLDEN_SETTINGS = GradingSettings(call_timeout_s=5.0, total_timeout_s=300.0)
+# The second run also moves the wall clock ahead, so an output that depends on "now" (a
+# doctest's `datetime.utcnow()` compared with the current time, say) shows as nondeterministic.
+CLOCK_SHIFT_DAYS = 400
 MAX_RESUMES = 8
 
 Outcome = Mapping[str, Any]
@@ -35,7 +38,12 @@ class Golden:
 
 
 def _run_resuming(
-    ctx: RepoContext, target: Target, inputs: Sequence[CallInput], sandbox: Sandbox, seed: int
+    ctx: RepoContext,
+    target: Target,
+    inputs: Sequence[CallInput],
+    sandbox: Sandbox,
+    seed: int,
+    clock_shift_days: int = 0,
 ) -> tuple[dict[int, Outcome], Counter[str], str | None]:
     """All outcomes of one seed; an input on which the process dies is dropped and skipped."""
     outcomes: dict[int, Outcome] = {}
@@ -43,7 +51,14 @@ def _run_resuming(
     pending = list(inputs)
     for _ in range(MAX_RESUMES):
         run: JailRun = run_calls(
-            ctx, target, pending, sandbox, GOLDEN_SETTINGS, hash_seed=seed, encode_inputs=True
+            ctx,
+            target,
+            pending,
+            sandbox,
+            GOLDEN_SETTINGS,
+            hash_seed=seed,
+            encode_inputs=True,
+            clock_shift_days=clock_shift_days,
         )
         if run.infra_problem():
             return outcomes, drops, run.infra_problem()
@@ -79,7 +94,9 @@ def golden(
     first, drops, infra = _run_resuming(ctx, target, inputs, sandbox, seed=1)
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
-    second, _, infra = _run_resuming(ctx, target, inputs, sandbox, seed=2)
+    second, _, infra = _run_resuming(
+        ctx, target, inputs, sandbox, seed=2, clock_shift_days=CLOCK_SHIFT_DAYS
+    )
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
     kept: list[CallInput] = []

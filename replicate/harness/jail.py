@@ -10,6 +10,8 @@ the target's file, so the original never appears in the jail.
 
 from __future__ import annotations
 
+import functools
+import glob
 import json
 import secrets
 import shutil
@@ -40,6 +42,27 @@ JAIL_ENV = {
     "MKL_NUM_THREADS": "1",
     "NUMEXPR_NUM_THREADS": "1",
 }
+
+
+@functools.cache
+def faketime_library() -> str | None:
+    """libfaketime (Debian: libfaketime), which shifts the wall clock of one process tree."""
+    found = sorted(glob.glob("/usr/lib/*/faketime/libfaketime.so.1"))
+    return found[0] if found else None
+
+
+def shifted_clock_env(days: int) -> dict[str, str]:
+    """Variables that move wall-clock time (time.time, datetime.now) `days` ahead; monotonic
+    clocks stay real so timeouts and timings hold. Empty when libfaketime is missing."""
+    library = faketime_library()
+    if library is None:
+        return {}
+    return {
+        "LD_PRELOAD": library,
+        "FAKETIME": f"+{days}d",
+        "FAKETIME_DONT_FAKE_MONOTONIC": "1",
+        "FAKETIME_DONT_RESET": "1",
+    }
 
 
 @dataclass(frozen=True)
@@ -122,6 +145,7 @@ def run_calls(
     override: bytes | None = None,
     hash_seed: int = 0,
     encode_inputs: bool = False,
+    clock_shift_days: int = 0,
 ) -> JailRun:
     """Call the target on every input in a fresh jailed process; `override` replaces its file."""
     nonce = secrets.token_hex(16)
@@ -129,7 +153,11 @@ def run_calls(
         tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
         request = SandboxRequest(
             argv=(str(ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH)),
-            env={**JAIL_ENV, "PYTHONHASHSEED": str(hash_seed)},
+            env={
+                **JAIL_ENV,
+                "PYTHONHASHSEED": str(hash_seed),
+                **(shifted_clock_env(clock_shift_days) if clock_shift_days else {}),
+            },
             cwd=str(tree),
             timeout_s=settings.total_timeout_s,
             mounts=tuple(mounts),

@@ -43,14 +43,17 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.write_line(f"e2e: replicate gen on {name} took {seconds:.0f} s")
 
 
-def replicate(*args: str, timeout: float = 1200) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI (`python -m replicate ...`)."""
+def replicate(
+    *args: str, timeout: float = 1200, cwd: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """Run the real CLI (`python -m replicate ...`), from `cwd` if given."""
     return subprocess.run(
         [sys.executable, "-m", "replicate", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         check=False,
+        cwd=cwd,
     )
 
 
@@ -58,8 +61,19 @@ def sdist_repo(root: Path, name: str, version: str) -> Path:
     """Download a pinned sdist, unpack it and commit it as a fresh git repository."""
     downloads = root / "downloads"
     subprocess.run(
-        [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-binary", ":all:",
-         f"{name}=={version}", "-d", str(downloads)],
+        [
+            sys.executable,
+            "-m",
+            "pip",
+            "download",
+            "-q",
+            "--no-deps",
+            "--no-binary",
+            ":all:",
+            f"{name}=={version}",
+            "-d",
+            str(downloads),
+        ],
         check=True,
         timeout=600,
     )

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from replicate.harness.jail import JAIL_ENV, RUNNER_PATH, JailRun, RepoContext, run_calls
+from replicate.harness.jail import (
+    JAIL_ENV,
+    RUNNER_PATH,
+    JailRun,
+    RepoContext,
+    faketime_library,
+    run_calls,
+)
 from replicate.harness.sandbox import get_sandbox
 from replicate.harness.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from replicate.verifiers.compare import parse_frames
@@ -136,3 +143,29 @@ def test_a_started_run_is_never_infra_even_if_it_dies() -> None:
     assert run.started and run.infra_problem() is None
     forged = JailRun(parse_frames(b'other {"event": "started"}\n', "n"), _result())
     assert not forged.started and forged.infra_problem() is not None
+
+
+TODAY_CLAMP = b"\n\nimport datetime\n\ndef clamp(value, low, high):\n    return datetime.date.today().toordinal()\n"
+
+
+def test_a_shifted_clock_moves_wall_time(tiny: Tiny, tiny_ctx: RepoContext) -> None:
+    # gen's second golden run moves the clock ahead so clock-dependent outputs are dropped
+    # (boltons' relative_time compares a doctest's utcnow() with the current time).
+    assert faketime_library() is not None, "libfaketime is missing: scripts/install.sh adds it"
+    task = tiny.task("tinypkg.core.clamp")
+    source = original_source(task) + TODAY_CLAMP
+    sandbox = get_sandbox("local")
+    runs = [
+        run_calls(
+            tiny_ctx,
+            task.hidden.target,
+            task.inputs[:1],
+            sandbox,
+            task.hidden.grading,
+            override=source,
+            clock_shift_days=days,
+        )
+        for days in (0, 400)
+    ]
+    days = [int(next(iter(r.parsed.outcomes.values()))["value"]["v"]) for r in runs]
+    assert days[1] - days[0] == 400

@@ -1,0 +1,157 @@
+"""End to end on real public code: more-itertools 10.5.0 and boltons 24.1.0, each minted once per
+session by the real CLI (fixtures in conftest.py), then graded, run and resumed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from replicate.batch.store import Batch, LoadedTask
+from replicate.cache import cache_root
+from replicate.core.records import ResultRow, Verdict
+from replicate.harness.context import context_for
+from replicate.harness.jail import RepoContext
+from replicate.harness.sandbox import get_sandbox
+from replicate.verifiers.grader import grade_text, original_source
+from tests.e2e.conftest import Minted, replicate
+
+# Validated-task floors per library (the Minted.name of each fixture).
+FLOORS = {"more-itertools 10.5.0": 40, "boltons 24.1.0": 20}
+GEN_GUARD_S = 600.0  # generous; the target is < 300 s per library
+CLI_SAMPLE = 3  # tasks per library graded through `replicate grade` (one process each)
+COPY_SAMPLE = 10  # tasks per library run with the agent that copies the original into place
+
+
+def task_ids(batch: Path) -> list[str]:
+    return sorted(p.parent.name for p in (batch / "specs").glob("*/task.json"))
+
+
+def spread(ids: list[str], n: int) -> list[str]:
+    """n ids spread evenly over the sorted list (so different modules are sampled)."""
+    if len(ids) <= n:
+        return list(ids)
+    step = len(ids) / n
+    return [ids[int(k * step)] for k in range(n)]
+
+
+def describe(verdict: Verdict) -> str:
+    text = f"{verdict.task_id}: reward={verdict.reward} status={verdict.status} ({verdict.reason})"
+    cx = verdict.counterexample
+    if cx is not None:
+        text += f"\n    input #{cx.index} {cx.call}\n    expected {cx.expected}\n    got {cx.got}"
+        text += f" {cx.detail}" if cx.detail else ""
+    return text
+
+
+def read_rows(run: Path) -> list[ResultRow]:
+    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    return [ResultRow.model_validate_json(line) for line in lines if line.strip()]
+
+
+def test_gen_meets_floor_and_time(public_batch: Minted) -> None:
+    floor = FLOORS[public_batch.name]
+    validated = public_batch.stage("validated")
+    on_disk = task_ids(public_batch.batch)
+    assert validated >= floor, json.dumps(public_batch.funnel, indent=1)[:4000]
+    assert len(on_disk) == validated, (len(on_disk), validated)
+    assert public_batch.stage("extracted") >= validated
+    assert public_batch.wall_s < GEN_GUARD_S, f"gen took {public_batch.wall_s:.0f} s"
+
+
+def _grade_all(batch: Batch, ids: list[str]) -> Iterator[Verdict]:
+    sandbox = get_sandbox("local")
+    contexts: dict[str, RepoContext] = {}
+    tasks: list[LoadedTask] = [batch.load(i) for i in ids]
+    for task in tasks:  # one environment per repository, built before the threads start
+        if task.hidden.repo_dir not in contexts:
+            contexts[task.hidden.repo_dir] = context_for(task.repo, cache_root())
+
+    def one(task: LoadedTask) -> Verdict:
+        text = original_source(task).decode("utf-8")
+        return grade_text(task, text, contexts[task.hidden.repo_dir], sandbox)
+
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        yield from pool.map(one, tasks)
+
+
+def test_every_original_scores_one(public_batch: Minted) -> None:
+    """The same code path as `replicate grade`, for every task, in this one process."""
+    batch = Batch.open(public_batch.batch)
+    verdicts = list(_grade_all(batch, list(batch.ids)))
+    assert len(verdicts) == len(batch.ids) >= FLOORS[public_batch.name]
+    bad = [v for v in verdicts if not (v.status == "graded" and v.reward == 1.0)]
+    assert not bad, "originals that do not score 1.0:\n" + "\n".join(map(describe, bad))
+
+
+def test_originals_score_one_through_the_cli(public_batch: Minted, tmp_path: Path) -> None:
+    batch = Batch.open(public_batch.batch)
+    for ident in spread(list(batch.ids), CLI_SAMPLE):
+        candidate = tmp_path / f"{ident}.py"
+        candidate.write_bytes(original_source(batch.load(ident)))
+        done = replicate(
+            "grade", "--tasks", str(public_batch.batch), "--task", ident,
+            "--candidate", str(candidate), timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        verdict = Verdict.model_validate_json(done.stdout)
+        assert (verdict.task_id, verdict.status, verdict.reward) == (ident, "graded", 1.0), (
+            describe(verdict)
+        )
+
+
+def test_candidate_that_does_not_parse_scores_zero(public_batch: Minted, tmp_path: Path) -> None:
+    ident = task_ids(public_batch.batch)[0]
+    candidate = tmp_path / "broken.py"
+    candidate.write_text("def oops(:\n    return (\n", encoding="utf-8")
+    done = replicate(
+        "grade", "--tasks", str(public_batch.batch), "--task", ident,
+        "--candidate", str(candidate), timeout=300,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    verdict = json.loads(done.stdout)
+    assert verdict["status"] == "graded"
+    assert verdict["reward"] == 0.0
+    assert "parse" in verdict["reason"], verdict["reason"]
+
+
+def _run(minted: Minted, run: Path, agent: str, *extra: str) -> None:
+    done = replicate(
+        "run", "--tasks", str(minted.batch), "--agent", agent, "--out", str(run),
+        "--workers", "2", *extra, timeout=1200,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def test_do_nothing_agent_scores_zero_and_resume_adds_nothing(
+    public_batch: Minted, tmp_path: Path
+) -> None:
+    run = tmp_path / "run"
+    _run(public_batch, run, "true")
+    rows = read_rows(run)
+    ids = task_ids(public_batch.batch)
+    assert sorted(r.task_id for r in rows) == ids  # one row per task
+    odd = [r for r in rows if (r.reward, r.status, r.agent_status) != (0.0, "graded", "ok")]
+    assert not odd, "\n".join(f"{r.task_id}: {r.reward} {r.status} {r.reason}" for r in odd)
+    before = (run / "results.jsonl").read_bytes()
+    _run(public_batch, run, "true")  # resume: every task is already graded
+    assert (run / "results.jsonl").read_bytes() == before
+
+
+def test_agent_copying_the_original_scores_one(public_batch: Minted, tmp_path: Path) -> None:
+    """Proves the protocol variables and that the workspace's target file is what gets graded."""
+    batch = Batch.open(public_batch.batch)
+    originals = tmp_path / "originals"
+    originals.mkdir()
+    chosen = spread(list(batch.ids), COPY_SAMPLE)
+    for ident in chosen:
+        (originals / f"{ident}.py").write_bytes(original_source(batch.load(ident)))
+    agent = f'cp {originals}/"$REPLICATE_TASK_ID".py "$REPLICATE_TARGET_FILE"'
+    run = tmp_path / "run"
+    selection = [arg for ident in chosen for arg in ("--task", ident)]
+    _run(public_batch, run, agent, "--mount", str(originals), *selection)
+    rows = read_rows(run)
+    assert sorted(r.task_id for r in rows) == sorted(chosen)
+    bad = [r for r in rows if (r.reward, r.status, r.agent_status) != (1.0, "graded", "ok")]
+    assert not bad, "\n".join(describe(r.verdict) + f" agent={r.agent_status}" for r in bad)
