@@ -30,7 +30,7 @@ from replicate.harness.sandbox import (
     available_sandboxes,
     get_sandbox,
 )
-from replicate.harness.sandbox.process import cgroup_parent
+from replicate.harness.sandbox.cgroup import cgroup_parent
 from replicate.harness.sandbox.system import system_view
 
 PYTHON = system_view().python

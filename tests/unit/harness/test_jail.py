@@ -145,7 +145,10 @@ def test_a_started_run_is_never_infra_even_if_it_dies() -> None:
     assert not forged.started and forged.infra_problem() is not None
 
 
-TODAY_CLAMP = b"\n\nimport datetime\n\ndef clamp(value, low, high):\n    return datetime.date.today().toordinal()\n"
+TODAY_CLAMP = (
+    b"\n\nimport datetime\n\n"
+    b"def clamp(value, low, high):\n    return datetime.date.today().toordinal()\n"
+)
 
 
 def test_a_shifted_clock_moves_wall_time(tiny: Tiny, tiny_ctx: RepoContext) -> None:

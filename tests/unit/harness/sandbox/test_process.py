@@ -11,16 +11,10 @@ from pathlib import Path
 import pytest
 
 from replicate.errors import InfraError
-from replicate.harness.sandbox import process
+from replicate.harness.sandbox import cgroup
 from replicate.harness.sandbox.base import Limits
-from replicate.harness.sandbox.process import (
-    Cgroup,
-    Pipe,
-    ProcessOutcome,
-    ProcessSpec,
-    cgroup_parent,
-    run_process,
-)
+from replicate.harness.sandbox.cgroup import Cgroup, cgroup_parent
+from replicate.harness.sandbox.process import Pipe, ProcessOutcome, ProcessSpec, run_process
 
 needs_cgroup = pytest.mark.skipif(cgroup_parent("pids") is None, reason="no writable pids cgroup")
 DAEMON = (
@@ -178,7 +172,7 @@ def test_escaped_daemon_survives_a_group_kill_but_not_the_cgroup(
     marker = f"daemon-{uuid.uuid4().hex}"
     argv = (sys.executable, "-I", "-S", "-c", DAEMON, marker)
     with monkeypatch.context() as patch:
-        patch.setattr(process, "cgroup_parent", lambda controller: None)
+        patch.setattr(cgroup, "cgroup_parent", lambda controller: None)
         run_process(ProcessSpec(argv, {}, "/", 10))
     survivors = marked(marker)
     for pid in survivors:
