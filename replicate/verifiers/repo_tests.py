@@ -58,7 +58,7 @@ def run_repo_tests(
             (work / target.path).unlink()
             (work / target.path).write_bytes(candidate)
         report = scratch / "report.xml"
-        argv = (str(ctx.python), "-m", "pytest", "-q", "-p", "no:cacheprovider")
+        argv: tuple[str, ...] = (str(ctx.python), "-m", "pytest", "-q", "-p", "no:cacheprovider")
         argv += ("--doctest-modules", f"--junitxml={report}", *ids)
         request = SandboxRequest(
             argv=argv,
