@@ -15,7 +15,8 @@ from replicate.cli.progress import RichProgress
 from replicate.core.records import ResultRow
 from replicate.errors import ReplicateError
 from replicate.harness.agent import DEFAULT_AGENT_TIMEOUT_S, AgentConfig
-from replicate.harness.sandbox import available_sandboxes, get_sandbox
+from replicate.harness.egress import parse_allow_hosts
+from replicate.harness.sandbox import Sandbox, available_sandboxes, get_sandbox
 from replicate.scoring.session import RunOptions, RunSummary, run_batch
 
 
@@ -29,6 +30,13 @@ def register(sub: Any) -> None:
     p.add_argument("--timeout", type=float, default=DEFAULT_AGENT_TIMEOUT_S, help="agent seconds")
     p.add_argument("--mount", action="append", default=[], help="read-only path for the agent")
     p.add_argument("--env", action="append", default=[], help="pass this variable to the agent")
+    p.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="HOST[:PORT]",
+        help="let the agent reach this host (any port) or host:port through a proxy (repeatable)",
+    )
     p.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
     p.add_argument("--limit", type=int, help="only the first N tasks")
     p.add_argument("--keep-workspaces", action="store_true", help="keep workspaces in RUN_DIR")
@@ -46,13 +54,28 @@ def _mounts(paths: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
+def _allow_hosts(values: list[str], sandbox: Sandbox) -> tuple[str, ...]:
+    """The --allow-host values, checked (one-line error) and in canonical form."""
+    try:
+        rules = parse_allow_hosts(values)
+    except ValueError as exc:
+        raise ReplicateError(str(exc)) from None
+    if rules and not sandbox.isolated:
+        raise ReplicateError(
+            f"--allow-host needs a sandbox that isolates the network; {sandbox.name!r} does not"
+        )
+    return tuple(str(rule) for rule in rules)
+
+
 def handle(args: argparse.Namespace) -> int:
+    sandbox = get_sandbox(args.sandbox)
     agent = AgentConfig(
         command=args.agent,
-        sandbox=get_sandbox(args.sandbox),
+        sandbox=sandbox,
         timeout_s=args.timeout,
         mounts=_mounts(args.mount),
         passed_env={name: os.environ[name] for name in args.env if name in os.environ},
+        allow_hosts=_allow_hosts(args.allow_host, sandbox),
     )
     options = RunOptions(
         tasks=args.tasks,

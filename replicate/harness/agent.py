@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from replicate.batch.store import LoadedTask
 from replicate.core.records import AgentStatus
+from replicate.harness import egress_relay
+from replicate.harness.egress import EgressProxy, EgressRecord, parse_allow_hosts
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
 from replicate.harness.workspace import PROMPT_NAME
@@ -23,6 +26,7 @@ class AgentConfig:
     timeout_s: float = DEFAULT_AGENT_TIMEOUT_S
     mounts: tuple[str, ...] = ()
     passed_env: Mapping[str, str] | None = None  # values of the --env names, read by the CLI
+    allow_hosts: tuple[str, ...] = ()  # --allow-host values: egress through the filtering proxy
 
 
 @dataclass(frozen=True)
@@ -31,6 +35,7 @@ class AgentOutcome:
     exit_code: int | None
     duration_s: float
     log_tail: str
+    egress: tuple[EgressRecord, ...] = ()  # targets the agent asked the proxy for (--allow-host)
 
 
 def agent_env(
@@ -53,18 +58,68 @@ def agent_env(
         "REPLICATE_TARGET_FILE": task.hidden.target.path,
         "REPLICATE_TARGET": task.hidden.target.symbol,
     }
+    if config.allow_hosts:
+        env.update(proxy_env())
     return env
+
+
+# --- egress (--allow-host): the relay inside, the filtering proxy outside ---------------------
+
+RELAY_PORT = 3128  # on the sandbox's own loopback: nothing else listens there
+PROXY_VARIABLES = ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY")
+
+
+def relay_path() -> str:
+    """The relay's source file, mounted read-only into the sandbox at the same path."""
+    return str(Path(egress_relay.__file__).resolve())
+
+
+def proxy_env() -> dict[str, str]:
+    """The variables that send the agent's HTTP(S) clients through the relay; nothing bypasses."""
+    url = f"http://127.0.0.1:{RELAY_PORT}"
+    names = [*PROXY_VARIABLES, *(name.lower() for name in PROXY_VARIABLES)]
+    return {**dict.fromkeys(names, url), "NO_PROXY": "", "no_proxy": ""}
+
+
+def relay_argv(ctx: RepoContext, socket_path: str, argv: tuple[str, ...]) -> tuple[str, ...]:
+    """`argv` started by the relay, which forwards 127.0.0.1:RELAY_PORT to the proxy's socket."""
+    relay = (str(ctx.python), "-I", "-S", "-B", relay_path())
+    return (*relay, socket_path, str(RELAY_PORT), "--", *argv)
 
 
 def run_agent(
     task: LoadedTask, workspace: Path, ctx: RepoContext, config: AgentConfig
 ) -> AgentOutcome:
+    """Run the agent; with `allow_hosts`, behind a filtering proxy alive for this run only."""
+    if not config.allow_hosts:
+        return _run_sandboxed(task, workspace, ctx, config, None)
+    if not config.sandbox.isolated:
+        raise ValueError(f"--allow-host needs an isolating sandbox, not {config.sandbox.name!r}")
+    with EgressProxy(parse_allow_hosts(config.allow_hosts)) as proxy:
+        outcome = _run_sandboxed(task, workspace, ctx, config, proxy.socket_path)
+    return dataclasses.replace(outcome, egress=proxy.records())
+
+
+# --- end of egress ----------------------------------------------------------------------------
+
+
+def _run_sandboxed(
+    task: LoadedTask,
+    workspace: Path,
+    ctx: RepoContext,
+    config: AgentConfig,
+    proxy_socket: str | None,
+) -> AgentOutcome:
     mounts = [Mount.same(str(workspace), writable=True), Mount.same(str(ctx.env_root))]
     if ctx.meta is not None:
         mounts.append(Mount.same(str(ctx.meta)))
     mounts += [Mount.same(path) for path in config.mounts]
+    argv: tuple[str, ...] = ("/bin/sh", "-c", config.command)
+    if proxy_socket is not None:
+        mounts += [Mount.same(proxy_socket), Mount.same(relay_path())]
+        argv = relay_argv(ctx, proxy_socket, argv)
     request = SandboxRequest(
-        argv=("/bin/sh", "-c", config.command),
+        argv=argv,
         env=agent_env(task, workspace, ctx, config),
         cwd=str(workspace),
         timeout_s=config.timeout_s,
