@@ -15,7 +15,7 @@ from replicate.cli.console import err_console
 from replicate.cli.progress import RichProgress
 from replicate.core.records import Funnel
 from replicate.gen.pipeline import GenOptions, GenReport, mint
-from replicate.harness.sandbox import available_sandboxes
+from replicate.harness.sandbox import sandbox_names
 
 
 def register(sub: Any) -> None:
@@ -26,7 +26,7 @@ def register(sub: Any) -> None:
     p.add_argument("--commit", help="revision to pin (default: HEAD)")
     p.add_argument("--out", required=True, type=Path, help="task batch directory to write")
     p.add_argument("--limit", type=int, help="mint at most N tasks")
-    p.add_argument("--sandbox", default="local", choices=available_sandboxes())
+    p.add_argument("--sandbox", default="local", choices=sandbox_names())
     p.add_argument("--workers", type=int, default=os.cpu_count() or 2)
     p.add_argument(
         "--replace", action="store_true", help="drop tasks of another commit of the repo"

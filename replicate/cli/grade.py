@@ -10,7 +10,7 @@ from replicate.batch.store import Batch
 from replicate.cache import cache_root
 from replicate.errors import ReplicateError
 from replicate.harness.context import context_for
-from replicate.harness.sandbox import available_sandboxes, get_sandbox
+from replicate.harness.sandbox import get_sandbox, sandbox_names
 from replicate.verifiers.grader import grade_text
 
 
@@ -19,7 +19,7 @@ def register(sub: Any) -> None:
     p.add_argument("--tasks", required=True, type=Path, help="task batch directory")
     p.add_argument("--task", required=True, help="task id")
     p.add_argument("--candidate", required=True, type=Path, help="a whole target file or a def")
-    p.add_argument("--sandbox", default="local", choices=available_sandboxes())
+    p.add_argument("--sandbox", default="local", choices=sandbox_names())
     p.set_defaults(handler=handle)
 
 

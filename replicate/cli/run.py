@@ -16,7 +16,7 @@ from replicate.core.records import ResultRow
 from replicate.errors import ReplicateError
 from replicate.harness.agent import DEFAULT_AGENT_TIMEOUT_S, AgentConfig
 from replicate.harness.egress import parse_allow_hosts
-from replicate.harness.sandbox import Sandbox, available_sandboxes, get_sandbox
+from replicate.harness.sandbox import Sandbox, get_sandbox, sandbox_names
 from replicate.scoring.session import RunOptions, RunSummary, run_batch
 
 
@@ -26,7 +26,7 @@ def register(sub: Any) -> None:
     p.add_argument("--agent", required=True, help="shell command run in each task's workspace")
     p.add_argument("--out", required=True, type=Path, help="run directory (re-run to resume)")
     p.add_argument("--workers", type=int, default=1)
-    p.add_argument("--sandbox", default="local", choices=available_sandboxes())
+    p.add_argument("--sandbox", default="local", choices=sandbox_names())
     p.add_argument("--timeout", type=float, default=DEFAULT_AGENT_TIMEOUT_S, help="agent seconds")
     p.add_argument("--mount", action="append", default=[], help="read-only path for the agent")
     p.add_argument("--env", action="append", default=[], help="pass this variable to the agent")

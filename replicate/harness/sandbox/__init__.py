@@ -1,4 +1,5 @@
-"""Sandboxes: run one command in isolation (`local` = bubblewrap) or not at all (`plain`).
+"""Sandboxes: run one command in isolation (`local` = bubblewrap, `docker` = a container per
+request) or not at all (`plain`).
 
 Backends are looked up by name and constructed lazily, on first use: importing this package
 neither imports a backend nor touches the machine.
@@ -37,6 +38,7 @@ __all__ = [
 _BACKENDS: dict[str, str] = {
     "local": "replicate.harness.sandbox.bwrap:BwrapSandbox",
     "plain": "replicate.harness.sandbox.plain:PlainSandbox",
+    "docker": "replicate.harness.sandbox.docker:DockerSandbox",
 }
 
 
@@ -58,7 +60,10 @@ def get_sandbox(name: str) -> Sandbox:
 
 
 def available_sandboxes() -> tuple[str, ...]:
-    """The registered backends that can run on this machine."""
+    """The registered backends that can run on this machine.
+
+    Each is built to find out (docker: the engine answers and the base image exists).
+    """
     names = []
     for name in _BACKENDS:
         try:
