@@ -23,6 +23,7 @@ from pathlib import Path
 from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness import runner as runner_module
 from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest, SandboxResult
+from replicate.harness.warm import WarmPool
 from replicate.verifiers.compare import ParsedRun, parse_frames
 
 RUNNER_PATH = Path(runner_module.__file__).resolve()
@@ -135,6 +136,48 @@ def _job(
     return json.dumps(job).encode()
 
 
+@dataclass(frozen=True)
+class _Run:
+    """What one jailed run is, apart from its inputs and the candidate's bytes."""
+
+    ctx: RepoContext
+    target: Target
+    settings: GradingSettings
+    hash_seed: int
+    clock_shift_days: int
+
+    def request(self, tree: Path, mounts: Sequence[Mount], stdin: bytes = b"") -> SandboxRequest:
+        return SandboxRequest(
+            argv=(str(self.ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH)),
+            env={
+                **JAIL_ENV,
+                "PYTHONHASHSEED": str(self.hash_seed),
+                **(shifted_clock_env(self.clock_shift_days) if self.clock_shift_days else {}),
+            },
+            cwd=str(tree),
+            timeout_s=self.settings.total_timeout_s,
+            mounts=tuple(mounts),
+            stdin=stdin,
+            channel=True,
+            limits=Limits(
+                memory_mb=self.settings.memory_mb,
+                address_space_mb=self.settings.memory_mb,
+                output_bytes=CHANNEL_CAP,
+            ),
+        )
+
+    def warm_key(self) -> tuple[object, ...]:
+        return (
+            str(self.ctx.tree),
+            str(self.ctx.env_root),
+            self.ctx.extra_paths,
+            self.target.path,
+            self.hash_seed,
+            self.clock_shift_days,
+            self.settings.memory_mb,
+        )
+
+
 def run_calls(
     ctx: RepoContext,
     target: Target,
@@ -146,30 +189,28 @@ def run_calls(
     hash_seed: int = 0,
     encode_inputs: bool = False,
     clock_shift_days: int = 0,
+    pool: WarmPool | None = None,
 ) -> JailRun:
-    """Call the target on every input in a fresh jailed process; `override` replaces its file."""
+    """Call the target on every input in a fresh jailed process; `override` replaces its file.
+
+    With a warm `pool` (and an isolating sandbox), the jail was started ahead of time.
+    """
     nonce = secrets.token_hex(16)
+    run = _Run(ctx, target, settings, hash_seed, clock_shift_days)
+    if pool is not None and override is not None and sandbox.isolated:
+        job = _job(ctx, ctx.tree, target, inputs, settings, nonce, encode_inputs)
+        inside = str(ctx.tree / target.path)
+        base = [*ctx.mounts(), Mount.same(str(ctx.tree))]
+        slot = pool.take(
+            run.warm_key(),
+            lambda candidate: run.request(ctx.tree, [*base, Mount(str(candidate), inside)]),
+        )
+        result = slot.run(override, job, settings.total_timeout_s)
+        return JailRun(parsed=parse_frames(result.channel, nonce), result=result)
     with tempfile.TemporaryDirectory(prefix="replicate-jail-") as scratch:
         tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
-        request = SandboxRequest(
-            argv=(str(ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH)),
-            env={
-                **JAIL_ENV,
-                "PYTHONHASHSEED": str(hash_seed),
-                **(shifted_clock_env(clock_shift_days) if clock_shift_days else {}),
-            },
-            cwd=str(tree),
-            timeout_s=settings.total_timeout_s,
-            mounts=tuple(mounts),
-            stdin=_job(ctx, tree, target, inputs, settings, nonce, encode_inputs),
-            channel=True,
-            limits=Limits(
-                memory_mb=settings.memory_mb,
-                address_space_mb=settings.memory_mb,
-                output_bytes=CHANNEL_CAP,
-            ),
-        )
-        result = sandbox.run(request)
+        stdin = _job(ctx, tree, target, inputs, settings, nonce, encode_inputs)
+        result = sandbox.run(run.request(tree, mounts, stdin))
     return JailRun(parsed=parse_frames(result.channel, nonce), result=result)
 
 

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 CHANNEL_FD = 3
 
@@ -80,3 +80,18 @@ class Sandbox(Protocol):
     isolated: bool
 
     def run(self, request: SandboxRequest) -> SandboxResult: ...
+
+
+class Started(Protocol):
+    """A sandboxed command already running, waiting for its stdin."""
+
+    def finish(self, stdin: bytes, timeout_s: float) -> SandboxResult: ...
+
+    def cancel(self) -> None: ...
+
+
+@runtime_checkable
+class WarmStart(Protocol):
+    """A sandbox that can start a command before its input is known (the warm path)."""
+
+    def start(self, request: SandboxRequest) -> Started: ...

@@ -25,7 +25,13 @@ from replicate.harness.sandbox.base import (
     SandboxResult,
     SandboxUnavailable,
 )
-from replicate.harness.sandbox.process import Pipe, ProcessSpec, run_process
+from replicate.harness.sandbox.process import (
+    Pipe,
+    ProcessOutcome,
+    ProcessSpec,
+    StartedProcess,
+    start_process,
+)
 from replicate.harness.sandbox.system import SystemView, system_view
 
 MISSING_HINT = "bubblewrap (bwrap) not found; apt-get install bubblewrap"
@@ -59,26 +65,29 @@ class BwrapSandbox:
         self.binary = found
 
     def run(self, request: SandboxRequest) -> SandboxResult:
+        return self.start(request).finish(request.stdin, request.timeout_s)
+
+    def start(self, request: SandboxRequest) -> StartedSandbox:
+        """Set the sandbox up and start the command now; its stdin arrives with `finish`."""
         check_mounts(request.mounts)
         status = Pipe()
+        spec = ProcessSpec(
+            argv=self.command(request, status.write_fd),
+            env=request.env,
+            cwd="/",
+            timeout_s=request.timeout_s,
+            limits=request.limits,
+            channel=request.channel,
+            pids_overhead=BWRAP_PROCESSES,
+            track_tree=False,  # the pid namespace dies with its init: nothing escapes
+            stdin_later=True,
+        )
         try:
-            spec = ProcessSpec(
-                argv=self.command(request, status.write_fd),
-                env=request.env,
-                cwd="/",
-                timeout_s=request.timeout_s,
-                limits=request.limits,
-                stdin=request.stdin,
-                channel=request.channel,
-                pids_overhead=BWRAP_PROCESSES,
-                track_tree=False,  # the pid namespace dies with its init: nothing escapes
-            )
-            outcome = run_process(spec, side=status)
-        finally:
+            started = start_process(spec, side=status)
+        except BaseException:
             status.close()
-        if not outcome.timed_out and not _command_ran(outcome.side):
-            raise InfraError(f"sandbox setup failed: {_last_line(outcome.stderr)}")
-        return outcome.result()
+            raise
+        return StartedSandbox(started, status)
 
     def command(self, request: SandboxRequest, status_fd: int) -> tuple[str, ...]:
         """The bwrap command line for `request` (the environment is passed, not listed)."""
@@ -97,6 +106,32 @@ class BwrapSandbox:
             *request.argv,
         ]
         return tuple(argv)
+
+
+class StartedSandbox:
+    """A bubblewrap sandbox whose command runs and waits for its stdin (a warm start)."""
+
+    def __init__(self, started: StartedProcess | ProcessOutcome, status: Pipe) -> None:
+        self.started, self.status = started, status
+
+    def finish(self, stdin: bytes, timeout_s: float) -> SandboxResult:
+        try:
+            if isinstance(self.started, ProcessOutcome):
+                outcome = self.started
+            else:
+                outcome = self.started.finish(stdin, timeout_s)
+        finally:
+            self.status.close()
+        if not outcome.timed_out and not _command_ran(outcome.side):
+            raise InfraError(f"sandbox setup failed: {_last_line(outcome.stderr)}")
+        return outcome.result()
+
+    def cancel(self) -> None:
+        try:
+            if isinstance(self.started, StartedProcess):
+                self.started.cancel()
+        finally:
+            self.status.close()
 
 
 @functools.cache

@@ -48,6 +48,7 @@ class ProcessSpec:
     channel: bool = False
     pids_overhead: int = 0  # processes the backend itself adds to the tree (bwrap: 2)
     track_tree: bool = True  # a cgroup even without limits, to find escaped descendants
+    stdin_later: bool = False  # keep stdin open for `StartedProcess.finish`
 
 
 @dataclass(frozen=True)
@@ -100,10 +101,23 @@ def run_process(spec: ProcessSpec, side: Pipe | None = None) -> ProcessOutcome:
     A command that does not exist (or cannot be executed) exits 127 (126), as in a shell; a
     missing working directory or a failure of our own machinery is an InfraError.
     """
+    started = start_process(spec, side)
+    if isinstance(started, ProcessOutcome):
+        return started
+    return started.finish(spec.stdin, spec.timeout_s)
+
+
+def start_process(spec: ProcessSpec, side: Pipe | None = None) -> StartedProcess | ProcessOutcome:
+    """Start `spec.argv` with its stdin left open; `finish` sends the input and supervises it.
+
+    Everything up to the exec (cgroups, limits, fd 3) happens now, so a warm start costs
+    nothing when the work arrives; the wall-clock limit counts from `finish`.
+    """
     if spec.channel:
         _hold_channel_fd()  # first, before this run's own fds can take the number
     channel = Pipe() if spec.channel else None
     group = Cgroup.create(spec.limits, spec.pids_overhead, track=spec.track_tree)
+    started: StartedProcess | None = None
     try:
         proc = _spawn(spec, channel, side, group)
         for pipe in (channel, side):
@@ -112,12 +126,58 @@ def run_process(spec: ProcessSpec, side: Pipe | None = None) -> ProcessOutcome:
         group.close_join_fds()
         if isinstance(proc, ProcessOutcome):
             return proc
-        return _Supervisor(proc, spec, group).run(channel, side)
+        started = StartedProcess(spec, proc, channel, side, group)
+        return started
     finally:
-        for pipe in (channel, side):
-            if pipe is not None:
-                pipe.close()
-        group.remove()
+        if started is None:
+            _release(channel, side, group)
+
+
+def _release(channel: Pipe | None, side: Pipe | None, group: Cgroup) -> None:
+    for pipe in (channel, side):
+        if pipe is not None:
+            pipe.close()
+    group.remove()
+
+
+class StartedProcess:
+    """A started process waiting for its stdin; finish it once, or cancel it."""
+
+    def __init__(
+        self,
+        spec: ProcessSpec,
+        proc: subprocess.Popen[bytes],
+        channel: Pipe | None,
+        side: Pipe | None,
+        group: Cgroup,
+    ) -> None:
+        self.spec, self.proc, self.channel, self.side, self.group = spec, proc, channel, side, group
+        self.done = False
+
+    def finish(self, stdin: bytes, timeout_s: float) -> ProcessOutcome:
+        assert not self.done, "a started process is finished once"
+        self.done = True
+        spec = dataclasses.replace(self.spec, stdin=stdin, timeout_s=timeout_s)
+        try:
+            return _Supervisor(self.proc, spec, self.group).run(self.channel, self.side)
+        finally:
+            _release(self.channel, self.side, self.group)
+
+    def cancel(self) -> None:
+        """Kill it unused (a warm process nobody needs any more)."""
+        if self.done:
+            return
+        self.done = True
+        try:
+            self.group.kill_tree(self.proc.pid)
+            with contextlib.suppress(subprocess.TimeoutExpired):
+                self.proc.wait(timeout=GRACE_S * 2)
+            for stream in (self.proc.stdin, self.proc.stdout, self.proc.stderr):
+                if stream is not None:
+                    with contextlib.suppress(OSError):
+                        stream.close()
+        finally:
+            _release(self.channel, self.side, self.group)
 
 
 def _spawn(
@@ -137,7 +197,7 @@ def _spawn(
     try:
         return subprocess.Popen(
             spec.argv,
-            stdin=subprocess.PIPE if spec.stdin else subprocess.DEVNULL,
+            stdin=subprocess.PIPE if spec.stdin or spec.stdin_later else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.PIPE,
             env=dict(spec.env),

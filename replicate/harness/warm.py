@@ -1,0 +1,121 @@
+"""Warm jailed runners: sandboxes started ahead of the candidate they will grade, one use each.
+
+Process start is the floor of a grade (BRIEF §5): a fresh bubblewrap jail and interpreter cost
+more than calling a function 500 times. A warm slot is a jail that is already running the
+runner, blocked reading its job on stdin, with an empty per-slot file bound read-only over the
+target's file. To grade, the candidate's source is written into that file (same inode, so the
+bind shows it), the job is sent, and the runner imports the candidate only then. Each candidate
+still gets its own jail — own PID namespace, own cgroup, own interpreter — and a slot is never
+reused; a replacement is started in the background for the next candidate of the same file.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import threading
+from collections import deque
+from collections.abc import Callable, Hashable
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+from replicate.harness.sandbox.base import SandboxRequest, SandboxResult, Started, WarmStart
+
+RequestFor = Callable[[Path], SandboxRequest]  # the request, given the slot's candidate file
+
+
+@dataclass
+class Slot:
+    """One started jail and the host file bound over the target's file inside it."""
+
+    started: Started
+    candidate: Path
+    scratch: Path
+
+    def run(self, source: bytes, stdin: bytes, timeout_s: float) -> SandboxResult:
+        try:
+            with self.candidate.open("r+b") as handle:  # same inode: the bind shows it
+                handle.truncate(0)
+                handle.write(source)
+            return self.started.finish(stdin, timeout_s)
+        finally:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def discard(self) -> None:
+        try:
+            self.started.cancel()
+        finally:
+            shutil.rmtree(self.scratch, ignore_errors=True)
+
+
+def _discard(future: Future[Slot]) -> None:
+    if future.exception() is None:
+        future.result().discard()
+
+
+class WarmPool:
+    """Keeps up to `per_key` started slots for each key (repository tree + target file + ...)."""
+
+    def __init__(self, sandbox: WarmStart, per_key: int = 1, max_slots: int = 8) -> None:
+        self._sandbox = sandbox
+        self._per_key = per_key
+        self._max_slots = max_slots
+        self._ready: dict[Hashable, deque[Future[Slot]]] = {}
+        self._lock = threading.Lock()
+        self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="replicate-warm")
+        self._closed = False
+
+    def _start(self, request_for: RequestFor) -> Slot:
+        scratch = Path(tempfile.mkdtemp(prefix="replicate-warm-"))
+        candidate = scratch / "candidate.py"
+        candidate.write_bytes(b"")
+        try:
+            started = self._sandbox.start(request_for(candidate))
+        except BaseException:
+            shutil.rmtree(scratch, ignore_errors=True)
+            raise
+        return Slot(started, candidate, scratch)
+
+    def take(self, key: Hashable, request_for: RequestFor) -> Slot:
+        """A started slot for `key` (a fresh one when none is ready); a replacement is queued."""
+        with self._lock:
+            queue = self._ready.setdefault(key, deque())
+            ready = queue.popleft() if queue else None
+            self._refill(key, queue, request_for)
+        return ready.result() if ready is not None else self._start(request_for)
+
+    def _refill(self, key: Hashable, queue: deque[Future[Slot]], request_for: RequestFor) -> None:
+        if self._closed:
+            return
+        while len(queue) < self._per_key:
+            if self._count() >= self._max_slots and not self._evict(key):
+                return
+            queue.append(self._starter.submit(self._start, request_for))
+
+    def _evict(self, keep: Hashable) -> bool:
+        """Discard the oldest slot of another key, to make room; False when there is none."""
+        for key, queue in self._ready.items():
+            if key != keep and queue:
+                queue.popleft().add_done_callback(_discard)
+                return True
+        return False
+
+    def _count(self) -> int:
+        return sum(len(q) for q in self._ready.values())
+
+    def close(self) -> None:
+        """Cancel every slot nobody took."""
+        with self._lock:
+            self._closed = True
+            pending = [f for q in self._ready.values() for f in q]
+            self._ready.clear()
+        self._starter.shutdown(wait=True)
+        for future in pending:
+            _discard(future)
+
+    def __enter__(self) -> WarmPool:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
