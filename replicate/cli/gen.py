@@ -31,6 +31,14 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--replace", action="store_true", help="drop tasks of another commit of the repo"
     )
+    p.add_argument(
+        "--min-kill-rate",
+        type=_rate,
+        default=None,
+        metavar="RATE",
+        help="grade mutants of each reference, record the kill rate, add inputs that kill "
+        "survivors, drop tasks below RATE (0..1; 0 keeps all); default: no mutant grading",
+    )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.set_defaults(handler=handle)
 
@@ -44,6 +52,7 @@ def handle(args: argparse.Namespace) -> int:
         sandbox=args.sandbox,
         workers=args.workers,
         replace=args.replace,
+        min_kill_rate=args.min_kill_rate,
     )
     with RichProgress(enabled=not args.json) as progress:
         report = mint(options, progress)
@@ -80,3 +89,13 @@ def _print_summary(report: GenReport) -> None:
     for note in funnel.setup_notes:
         console.print(f"note: {escape(note)}")
     console.print(f"{len(report.task_ids)} tasks written to {report.out}")
+
+
+def _rate(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0.0 <= value <= 1.0:
+        raise argparse.ArgumentTypeError(f"a kill rate is a number from 0 to 1, not {text!r}")
+    return value

@@ -8,7 +8,7 @@ Every record is a frozen pydantic model so that it validates on load and publish
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +16,7 @@ SCHEMA_VERSION = "1"
 
 CallKind = Literal["function", "method", "classmethod", "staticmethod"]
 Stratum = Literal["traced", "widened", "edge", "raises"]
+Provenance = Literal["traced", "widened", "edge"]
 VerdictStatus = Literal["graded", "violation", "infra_error"]
 AgentStatus = Literal["ok", "error", "timeout"]
 
@@ -81,6 +82,15 @@ class SkippedFile(Record):
     reason: str
 
 
+class StratumWeights(Record):
+    """How much each stratum counts in the reward (see `replicate.verifiers.reward`)."""
+
+    traced: float = 1.0
+    widened: float = 1.0
+    edge: float = 0.5
+    raises: float = 0.5
+
+
 class GradingSettings(Record):
     """How a candidate is run and compared; recorded per task so grading is reproducible."""
 
@@ -93,6 +103,18 @@ class GradingSettings(Record):
     max_depth: int = 64
     max_bytes: int = 262_144
     memory_mb: int = 1024
+    stratum_weights: StratumWeights | None = Field(
+        default=None,
+        description="Weights of the strata; None (batches minted before strata) = every input "
+        "counts the same.",
+    )
+
+
+class Replacement(Record):
+    """One argument of a generated input: a positional index or a keyword, and its tagged value."""
+
+    slot: int | str
+    value: dict[str, Any]
 
 
 class CallInput(Record):
@@ -103,6 +125,12 @@ class CallInput(Record):
     origin: str = Field(default="", description="Where it came from, e.g. the test node id.")
     call: str = Field(default="", description="A short rendering of the call, for feedback.")
     pickle_b64: str
+    provenance: Provenance = Field(
+        default="traced", description="Recorded from the tests, or generated (widened, edge)."
+    )
+    replaced: tuple[Replacement, ...] = Field(
+        default=(), description="For a generated input: the arguments that differ from its seed."
+    )
 
 
 class Example(Record):
@@ -134,6 +162,20 @@ class Validation(Record):
     dropped_nondeterministic: int = 0
 
 
+class DegenerateScore(Record):
+    """The raw reward of one degenerate program (`return None`, `raise ValueError`, ...)."""
+
+    program: str
+    raw_reward: float
+
+
+class Baseline(Record):
+    """What degenerate programs earn on a task; rewards are normalised against `raw_reward`."""
+
+    raw_reward: float = Field(description="The best raw reward among the degenerate programs.")
+    programs: tuple[DegenerateScore, ...] = ()
+
+
 class HiddenTask(Record):
     """`reference_impls/<id>/task.json`: the trusted side of one task."""
 
@@ -147,6 +189,12 @@ class HiddenTask(Record):
     grading: GradingSettings
     validation: Validation
     grader_version: str
+    baseline: Baseline | None = Field(
+        default=None, description="None (batches minted before normalisation): no normalising."
+    )
+    strength: Strength | None = Field(
+        default=None, description="Mutant kill rate; None: minted without a strength check."
+    )
 
 
 class RepoRecord(Record):
@@ -178,6 +226,9 @@ class Counterexample(Record):
     expected: str
     got: str
     detail: str = ""
+    shrunk_from: str | None = Field(
+        default=None, description="The failing hidden input's call, when `call` is a shrunk one."
+    )
 
 
 class Verdict(Record):
@@ -186,6 +237,9 @@ class Verdict(Record):
     reward: float | None
     status: VerdictStatus
     reason: str
+    raw_reward: float | None = Field(
+        default=None, description="Weighted match rate before normalising against degenerates."
+    )
     counts: tuple[StratumCount, ...] = ()
     counterexample: Counterexample | None = None
     grader_version: str
@@ -221,3 +275,18 @@ class Funnel(Record):
     skipped_files: tuple[SkippedFile, ...] = ()
     duration_s: float = 0.0
     setup_notes: tuple[str, ...] = ()
+
+
+class Strength(Record):
+    """How well a task's hidden inputs tell the reference from its mutants (gen time)."""
+
+    mutants: int = Field(description="Mutants of the reference graded as candidates.")
+    killed: int = Field(description="Mutants the final hidden inputs tell apart (reward < 1).")
+    kill_rate: float = Field(description="killed / mutants (1.0 when there is no mutant).")
+    killed_before: int = Field(description="Mutants killed before any input was added.")
+    likely_equivalent: int = Field(
+        description="Survivors no searched input tells apart from the reference."
+    )
+    added_inputs: int = Field(description="Searched inputs added because they kill survivors.")
+    searched_inputs: int = Field(description="Deterministic inputs the survivor search tried.")
+    threshold: float = Field(description="Minimum kill rate the task was held to.")

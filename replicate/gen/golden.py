@@ -1,23 +1,46 @@
-"""Golden outputs: run the reference on every harvested input, twice, with different hash seeds.
+"""Golden outputs: run the reference on every input, twice, with different hash seeds.
 
-An input is kept when both runs return an outcome, the outcome can be compared (nothing opaque,
-too large or unverifiable), and the two runs agree exactly.  A run that dies midway is resumed
-after the input it died on, which is dropped.
+1. The traced inputs run with hash seed 1; the runner also reports each call's arguments.
+2. From those arguments the trusted side generates widened and edge inputs
+   (`replicate.verifiers.inputs`), which run with hash seed 1 under a short per-call limit.
+3. Every input still standing runs again with hash seed 2 and the wall clock moved ahead.
+
+An input is kept when both runs give an outcome, the outcome can be compared (nothing opaque, too
+large or unverifiable), and the two runs agree exactly.  A generated input is also dropped when
+the reference hangs, is slow, or blows up on it (RecursionError, MemoryError, SystemError): such
+behaviour is no contract a re-implementation must share; and when its outcome is bulky (an endless
+iterator's first 10,000 items, say), which would cost storage and grading time for little.
+A run that dies midway is resumed after the input it died on, which is dropped.
 """
 
 from __future__ import annotations
 
+import json
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness.jail import JailRun, RepoContext, run_calls
 from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.compare import is_gradable, render, same_outcome
+from replicate.verifiers.compare import is_gradable, same_outcome
+from replicate.verifiers.inputs import Budget, Seed, render_call, widen
+from replicate.verifiers.reward import DEFAULT_WEIGHTS
+
+__all__ = ["GOLDEN_SETTINGS", "Golden", "golden", "render_call", "timing_settings"]
 
 GOLDEN_SETTINGS = GradingSettings(call_timeout_s=5.0, total_timeout_s=300.0)
+# Generated inputs first run under a short leash: a value that makes the reference loop for
+# seconds is dropped, and costs at most this long.
+WIDEN_SETTINGS = GradingSettings(call_timeout_s=1.0, total_timeout_s=60.0)
+SLOW_S = 0.1  # a generated input on which the reference takes longer (and 3x the traced) is dropped
+# Timings are wall-clock, so a busy machine inflates them: an input is "too slow" only when both
+# runs took longer (the faster run counts), and the first run alone drops an input only when it
+# is far beyond the limit.  So a passing hiccup does not change which inputs a batch keeps.
+SLOW_FIRST_RUN = 5.0
+BULKY_BYTES = 20_000  # a generated input whose expected outcome is larger is not worth its storage
+BLOW_UPS = frozenset({"builtins.RecursionError", "builtins.MemoryError", "builtins.SystemError"})
 # The second run also moves the wall clock ahead, so an output that depends on "now" (a
 # doctest's `datetime.utcnow()` compared with the current time, say) shows as nondeterministic.
 CLOCK_SHIFT_DAYS = 400
@@ -30,11 +53,14 @@ Outcome = Mapping[str, Any]
 class Golden:
     inputs: tuple[CallInput, ...]
     expected: Mapping[int, Outcome]
-    encodable: int  # inputs that loaded and gave a comparable outcome in the first run
+    encodable: int  # traced inputs that loaded and gave a comparable outcome in the first run
     drops: Counter[str]
     max_call_s: float
     total_call_s: float
     infra: str | None = None
+    generatable: bool = False  # some traced argument holds a plain value to generate from
+    generated: int = 0  # generated inputs tried
+    generated_drops: Counter[str] = field(default_factory=Counter)
 
 
 def _run_resuming(
@@ -44,18 +70,25 @@ def _run_resuming(
     sandbox: Sandbox,
     seed: int,
     clock_shift_days: int = 0,
+    settings: GradingSettings = GOLDEN_SETTINGS,
 ) -> tuple[dict[int, Outcome], Counter[str], str | None]:
-    """All outcomes of one seed; an input on which the process dies is dropped and skipped."""
+    """All outcomes of one seed; an input on which the process dies is dropped and skipped.
+
+    A run that hits its total time limit after some progress goes on where it stopped without
+    dropping anything (a busy machine, not the input, ran out of time); only a run that makes
+    no progress at all drops the input it is stuck on."""
     outcomes: dict[int, Outcome] = {}
     drops: Counter[str] = Counter()
     pending = list(inputs)
     for _ in range(MAX_RESUMES):
+        if not pending:
+            break
         run: JailRun = run_calls(
             ctx,
             target,
             pending,
             sandbox,
-            GOLDEN_SETTINGS,
+            settings,
             hash_seed=seed,
             encode_inputs=True,
             clock_shift_days=clock_shift_days,
@@ -65,16 +98,20 @@ def _run_resuming(
         if run.parsed.import_error is not None:
             return outcomes, drops, f"reference does not import: {run.parsed.import_error}"
         outcomes.update(run.parsed.outcomes)
+        progressed = any(item.index in outcomes for item in pending)
         pending = [item for item in pending if item.index not in outcomes]
         if not pending:
             break
+        if run.result.timed_out and progressed:
+            continue
         drops["reference hangs or crashes the process"] += 1
         pending = pending[1:]
     return outcomes, drops, None
 
 
-def _drop_reason(first: Outcome | None, second: Outcome | None) -> str | None:
-    if first is None or second is None:
+def _first_problem(first: Outcome | None) -> str | None:
+    """Why the first run's outcome cannot be golden, or None."""
+    if first is None:
         return "reference hangs or crashes the process"
     status = first.get("status")
     if status == "load_error":
@@ -83,67 +120,186 @@ def _drop_reason(first: Outcome | None, second: Outcome | None) -> str | None:
         return "reference hangs"
     if not is_gradable(first, GOLDEN_SETTINGS):
         return "outcome not comparable (opaque, too large or unverifiable)"
-    if not same_outcome(first, second):
-        return "nondeterministic outcome"
     return None
 
 
+def _generated_problem(outcome: Outcome | None, slow_s: float) -> str | None:
+    problem = _first_problem(outcome)
+    if problem or outcome is None:
+        return problem
+    exc = outcome.get("exc")
+    if isinstance(exc, Mapping) and exc.get("type") in BLOW_UPS:
+        return "reference blows up (recursion, memory)"
+    if float(outcome.get("t", 0.0)) > slow_s:
+        return "reference too slow"
+    if len(json.dumps(_strip_inputs(outcome))) > BULKY_BYTES:
+        return "outcome too large for a generated input"
+    return None
+
+
+def _seeds(inputs: Sequence[CallInput], first: Mapping[int, Outcome]) -> list[Seed]:
+    seeds = []
+    for item in inputs:
+        outcome = first.get(item.index)
+        if outcome is None or _first_problem(outcome) or "args_in" not in outcome:
+            continue
+        seeds.append(
+            Seed(
+                item=item,
+                args=tuple(outcome.get("args_in") or ()),
+                kwargs=dict(outcome.get("kwargs_in") or {}),
+                returned=outcome.get("status") == "returned",
+            )
+        )
+    return seeds
+
+
 def golden(
-    ctx: RepoContext, target: Target, inputs: Sequence[CallInput], sandbox: Sandbox
+    ctx: RepoContext,
+    target: Target,
+    inputs: Sequence[CallInput],
+    sandbox: Sandbox,
+    budget: Budget | None = None,
 ) -> Golden:
+    """Golden outcomes of the traced inputs and, with a `budget`, of generated ones."""
     first, drops, infra = _run_resuming(ctx, target, inputs, sandbox, seed=1)
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
+    traced = [i for i in inputs if _first_problem(first.get(i.index)) is None]
+    drops.update(p for p in (_first_problem(first.get(i.index)) for i in inputs) if p)
+    made = _Generated()
+    if budget is not None and traced:
+        start = max(i.index for i in inputs) + 1
+        made = _generate(ctx, target, traced, first, sandbox, budget, start)
+        if made.infra:
+            return Golden((), {}, 0, drops, 0.0, 0.0, made.infra)
+        first = {**first, **made.outcomes}
+    rerun = [*traced, *made.kept]
     second, _, infra = _run_resuming(
-        ctx, target, inputs, sandbox, seed=2, clock_shift_days=CLOCK_SHIFT_DAYS
+        ctx, target, rerun, sandbox, seed=2, clock_shift_days=CLOCK_SHIFT_DAYS
     )
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
+    slow_s = _slow_limit(traced, first, second)
+    kept, expected, times = _keep(target, rerun, (first, second), drops, made.drops, slow_s)
+    return Golden(
+        tuple(kept),
+        expected,
+        len(traced),
+        drops,
+        max(times, default=0.0),
+        sum(times),
+        None,
+        made.generatable,
+        made.tried,
+        made.drops,
+    )
+
+
+@dataclass(frozen=True)
+class _Generated:
+    kept: tuple[CallInput, ...] = ()
+    outcomes: Mapping[int, Outcome] = field(default_factory=dict)
+    drops: Counter[str] = field(default_factory=Counter)
+    generatable: bool = False
+    tried: int = 0
+    infra: str | None = None
+
+
+def _generate(
+    ctx: RepoContext,
+    target: Target,
+    traced: Sequence[CallInput],
+    first: Mapping[int, Outcome],
+    sandbox: Sandbox,
+    budget: Budget,
+    start: int,
+) -> _Generated:
+    """Generate inputs (indexed from `start`) from the traced calls and run the reference on
+    them once (seed 1)."""
+    try:
+        widening = widen(target, _seeds(traced, first), start, budget)
+    except Exception as exc:  # noqa: BLE001 - a generator bug costs the widening, not the task
+        return _Generated(drops=Counter({f"input generation failed: {type(exc).__name__}": 1}))
+    made = widening.inputs
+    outcomes, _, infra = _run_resuming(ctx, target, made, sandbox, seed=1, settings=WIDEN_SETTINGS)
+    kept, drops = _screen(made, outcomes, SLOW_FIRST_RUN * _slow_limit(traced, first, first))
+    return _Generated(tuple(kept), outcomes, drops, widening.generatable, len(made), infra)
+
+
+def _slow_limit(
+    traced: Sequence[CallInput], first: Mapping[int, Outcome], second: Mapping[int, Outcome]
+) -> float:
+    """`SLOW_S`, or 3x the slowest traced call (each call's faster run) when that is more."""
+    slowest = max((_time(i, first, second) for i in traced), default=0.0)
+    return max(SLOW_S, 3 * slowest)
+
+
+def _time(item: CallInput, first: Mapping[int, Outcome], second: Mapping[int, Outcome]) -> float:
+    """The faster of an input's two runs (the first alone when it has no second)."""
+    runs = [o for o in (first.get(item.index), second.get(item.index)) if o is not None]
+    return min((float(o.get("t", 0.0)) for o in runs), default=0.0)
+
+
+def _screen(
+    made: Sequence[CallInput], outcomes: Mapping[int, Outcome], slow_s: float
+) -> tuple[list[CallInput], Counter[str]]:
+    """The generated inputs the reference can be held to, and why the others were dropped."""
+    drops: Counter[str] = Counter()
+    keep = []
+    for item in made:
+        problem = _generated_problem(outcomes.get(item.index), slow_s)
+        if problem:
+            drops[problem] += 1
+        else:
+            keep.append(item)
+    return keep, drops
+
+
+def _second_problem(first: Outcome, second: Outcome | None) -> str | None:
+    if second is None:
+        return "reference hangs or crashes the process"
+    return _first_problem(second) or (
+        None if same_outcome(first, second) else "nondeterministic outcome"
+    )
+
+
+def _keep(
+    target: Target,
+    inputs: Sequence[CallInput],
+    runs: tuple[Mapping[int, Outcome], Mapping[int, Outcome]],
+    drops: Counter[str],
+    gen_drops: Counter[str],
+    slow_s: float,
+) -> tuple[list[CallInput], dict[int, Outcome], list[float]]:
+    first, second = runs
     kept: list[CallInput] = []
     expected: dict[int, Outcome] = {}
-    encodable = 0
     times: list[float] = []
     for item in inputs:
-        a, b = first.get(item.index), second.get(item.index)
-        reason = _drop_reason(a, b)
-        if reason not in (None, "nondeterministic outcome"):
-            drops[reason] += 1
+        a, b = first[item.index], second.get(item.index)
+        problem = _second_problem(a, b)
+        if not problem and item.provenance != "traced" and _time(item, first, second) > slow_s:
+            problem = "reference too slow"
+        if problem:
+            (drops if item.provenance == "traced" else gen_drops)[problem] += 1
             continue
-        encodable += 1
-        if reason:
-            drops[reason] += 1
-            continue
-        assert a is not None and b is not None
+        assert b is not None
         times.append(max(float(a.get("t", 0.0)), float(b.get("t", 0.0))))
-        stratum = "raises" if a.get("status") == "raised" else "traced"
+        stratum = "raises" if a.get("status") == "raised" else item.provenance
         kept.append(item.model_copy(update={"stratum": stratum, "call": render_call(target, a)}))
         expected[item.index] = _strip_inputs(a)
-    return Golden(
-        tuple(kept), expected, encodable, drops, max(times, default=0.0), sum(times), None
-    )
+    return kept, expected, times
 
 
 def _strip_inputs(outcome: Outcome) -> Outcome:
     return {k: v for k, v in outcome.items() if k not in ("args_in", "kwargs_in", "t")}
 
 
-def render_call(target: Target, outcome: Outcome) -> str:
-    """`name(arg, key=value)` from the runner's encoding of the arguments before the call."""
-    args = list(outcome.get("args_in") or [])
-    kwargs = dict(outcome.get("kwargs_in") or {})
-    prefix = target.name
-    if target.kind == "method" and args:
-        prefix = f"{render(args[0], 100)}.{target.name}"
-        args = args[1:]
-    elif target.kind in ("classmethod", "staticmethod") and target.class_name:
-        prefix = f"{target.class_name}.{target.name}"
-    parts = [render(a, 120) for a in args] + [f"{k}={render(v, 120)}" for k, v in kwargs.items()]
-    return f"{prefix}({', '.join(parts)})"
-
-
 def timing_settings(max_call_s: float, total_call_s: float) -> GradingSettings:
-    """Per-task limits relative to the reference's own time (EvalPlus style)."""
+    """Per-task limits relative to the reference's own time (EvalPlus style), strata weighted."""
     return GradingSettings(
         call_timeout_s=round(min(10.0, max(1.0, 10 * max_call_s)), 3),
         total_timeout_s=round(min(300.0, max(30.0, 5 * total_call_s + 20)), 3),
+        stratum_weights=DEFAULT_WEIGHTS,
     )

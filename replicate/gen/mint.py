@@ -1,7 +1,25 @@
-"""Minting one task from one target: golden outputs, examples, validation (BRIEF §2)."""
+"""Minting one task from one target: golden outputs, examples, validation (BRIEF §2).
+
+Hidden inputs per task, by rule:
+- at least `MIN_TRACED` (3) inputs recorded from the repository's tests, else the task is dropped;
+- when at least `MIN_GENERATED` (5) distinct inputs can be generated (a traced call has an
+  argument holding a plain value to vary), at least 5 generated inputs (widened or edge, whatever
+  the reference does on them) must survive the golden runs, else the task is dropped: its hidden
+  inputs would not reach beyond what the tests show;
+- every stratum that counts on its own holds at least `MIN_STRATUM` (3) inputs: a smaller one is
+  folded into the nearest stratum present (traced <-> widened <-> edge; a raising input into the
+  stratum it came from), so no one or two inputs carry a stratum's whole weight.
+Validation: the reference scores 1.0 when graded like a candidate (hash seed 0; a few inputs on
+which it does not, at most `MAX_FLAKY`, are dropped as nondeterministic), and no degenerate
+program earns too much
+(`replicate.gen.baseline.too_weak`); their best raw reward is the baseline the reward is
+normalised against.
+"""
 
 from __future__ import annotations
 
+import dataclasses
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -10,24 +28,35 @@ from replicate.batch.store import LoadedTask, RepoSnapshot
 from replicate.core.ids import task_id
 from replicate.core.prompt import render_prompt
 from replicate.core.records import (
+    Baseline,
     CallInput,
     Example,
     HiddenTask,
     Source,
+    Stratum,
+    Strength,
     Target,
     TaskSpec,
     Validation,
 )
+from replicate.gen.baseline import baseline, too_weak
 from replicate.gen.golden import Golden, golden, timing_settings
 from replicate.gen.harvest import HarvestedCall
+from replicate.gen.strength import assess, rejected, with_added
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.compare import render_outcome
-from replicate.verifiers.grader import grade_text, original_source, stubbed_source
+from replicate.verifiers.grader import Refusal, original_source, run_candidate
+from replicate.verifiers.inputs import Budget
+from replicate.verifiers.reward import matches
 
-MIN_HIDDEN_INPUTS = 3
-EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many inputs survive
+MIN_TRACED = 3
+MIN_GENERATED = 5
+MIN_STRATUM = 3
+EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many traced survive
 EXAMPLES = 2
+MAX_FLAKY = 0.1  # hidden inputs the reference may fail under the grading seed (they are dropped)
+BUDGET = Budget()
 
 
 @dataclass(frozen=True)
@@ -41,11 +70,12 @@ class Dropped:
     reason: str
 
 
-def _examples(g: Golden, target: Target) -> tuple[tuple[Example, ...], tuple[CallInput, ...]]:
-    """Hold a few short, returning calls out of the hidden inputs to show them in TASK.md."""
-    if len(g.inputs) < EXAMPLES_FROM:
+def _examples(g: Golden) -> tuple[tuple[Example, ...], tuple[CallInput, ...]]:
+    """Hold a few short, returning traced calls out of the hidden inputs to show in TASK.md."""
+    traced = [i for i in g.inputs if i.provenance == "traced"]
+    if len(traced) < EXAMPLES_FROM:
         return (), g.inputs
-    shown = [i for i in g.inputs if g.expected[i.index].get("status") == "returned"]
+    shown = [i for i in traced if g.expected[i.index].get("status") == "returned"]
     shown = sorted(shown, key=lambda i: len(i.call) + len(render_outcome(g.expected[i.index])))
     chosen = {i.index for i in shown[:EXAMPLES] if len(i.call) <= 160}
     examples = tuple(
@@ -56,12 +86,47 @@ def _examples(g: Golden, target: Target) -> tuple[tuple[Example, ...], tuple[Cal
     return examples, tuple(i for i in g.inputs if i.index not in chosen)
 
 
+# Where a small stratum's inputs go: the nearest stratum present (a raising input first to the
+# stratum of where it came from).
+_NEAREST: dict[str, tuple[Stratum, ...]] = {
+    "traced": ("widened", "edge", "raises"),
+    "widened": ("traced", "edge", "raises"),
+    "edge": ("widened", "traced", "raises"),
+    "raises": ("traced", "widened", "edge"),
+}
+
+
+def settle_strata(inputs: Sequence[CallInput]) -> tuple[CallInput, ...]:
+    """Fold each stratum smaller than `MIN_STRATUM` (the smallest first) into its nearest."""
+    out = list(inputs)
+    while True:
+        sizes: Counter[str] = Counter(i.stratum for i in out)
+        small = sorted((n, name) for name, n in sizes.items() if n < MIN_STRATUM)
+        if not small or len(sizes) < 2:
+            return tuple(out)
+        fold = small[0][1]
+        out = [_fold(i, sizes) if i.stratum == fold else i for i in out]
+
+
+def _fold(item: CallInput, sizes: Counter[str]) -> CallInput:
+    first: tuple[Stratum, ...] = (item.provenance,) if item.stratum == "raises" else ()
+    into = next(s for s in (*first, *_NEAREST[item.stratum]) if s != item.stratum and sizes[s])
+    return item.model_copy(update={"stratum": into})
+
+
 def _task(
-    repo: RepoSnapshot, repo_dir: str, target: Target, g: Golden, validation: Validation
+    repo: RepoSnapshot,
+    repo_dir: str,
+    target: Target,
+    g: Golden,
+    validation: Validation,
+    reference_baseline: Baseline | None = None,
+    strength: Strength | None = None,
 ) -> LoadedTask:
     record = repo.record
     ident = task_id(record.key, record.commit, target.symbol)
-    examples, hidden_inputs = _examples(g, target)
+    examples, hidden_inputs = _examples(g)
+    hidden_inputs = settle_strata(hidden_inputs)
     source = Source(repo=record.key, commit=record.commit, path=target.path, symbol=target.symbol)
     spec = TaskSpec(
         id=ident,
@@ -81,10 +146,24 @@ def _task(
         grading=timing_settings(g.max_call_s, g.total_call_s),
         validation=validation,
         grader_version=GRADER_VERSION,
+        baseline=reference_baseline,
+        strength=strength,
     )
     expected = {i.index: g.expected[i.index] for i in hidden_inputs}
     prompt = render_prompt(target, examples, len(hidden_inputs))
     return LoadedTask(spec, hidden, hidden_inputs, expected, repo, prompt)
+
+
+def _too_few(g: Golden) -> str | None:
+    traced = sum(1 for i in g.inputs if i.provenance == "traced")
+    if traced < MIN_TRACED + (EXAMPLES if traced >= EXAMPLES_FROM else 0):
+        return f"fewer than {MIN_TRACED} deterministic inputs"
+    generated = len(g.inputs) - traced
+    if g.generated >= MIN_GENERATED and generated < MIN_GENERATED:
+        top = g.generated_drops.most_common(1)
+        why = f" (most dropped: {top[0][0]})" if top else ""
+        return f"fewer than {MIN_GENERATED} generated inputs survive{why}"
+    return None
 
 
 def mint_target(
@@ -94,31 +173,77 @@ def mint_target(
     target: Target,
     calls: Sequence[HarvestedCall],
     sandbox: Sandbox,
+    budget: Budget | None = BUDGET,
+    min_kill_rate: float | None = None,
 ) -> Minted | Dropped:
+    """Mint one task; with `min_kill_rate` (None: no strength check) its mutants are graded,
+    inputs that kill survivors are added, and a task below the rate is dropped."""
     inputs = [
         CallInput(index=n, origin=c.origin, pickle_b64=c.pickle_b64) for n, c in enumerate(calls)
     ]
-    g = golden(ctx, target, inputs, sandbox)
+    g = golden(ctx, target, inputs, sandbox, budget)
     if g.infra:
         return Dropped("encodable", g.infra)
     if g.encodable == 0:
         return Dropped("encodable", _top(g) or "no input survives")
-    if len(g.inputs) < MIN_HIDDEN_INPUTS + (EXAMPLES if len(g.inputs) >= EXAMPLES_FROM else 0):
-        return Dropped("deterministic", f"fewer than {MIN_HIDDEN_INPUTS} deterministic inputs")
+    short = _too_few(g)
+    if short:
+        return Dropped("deterministic", short)
     pending = Validation(reference_reward=-1.0, stub_reward=-1.0)
     task = _task(repo, repo_dir, target, g, pending)
-    reference = grade_text(task, original_source(task).decode("utf-8"), ctx, sandbox)
-    stub = grade_text(task, stubbed_source(task).decode("utf-8"), ctx, sandbox)
-    if reference.reward != 1.0:
-        return Dropped("validated", f"reference scores {reference.reward}: {reference.reason}")
-    if stub.reward != 0.0:
-        return Dropped("validated", f"stub scores {stub.reward}")
+    flaky = _reference_misses(task, ctx, sandbox)
+    if isinstance(flaky, str):
+        return Dropped("validated", flaky)
+    if flaky:  # outcomes that differ under the grading hash seed: nondeterministic after all
+        g = _without(g, flaky)
+        short = _too_few(g)
+        if short:
+            return Dropped("deterministic", short)
+        task = _task(repo, repo_dir, target, g, pending)
+    strength: Strength | None = None
+    if min_kill_rate is not None:
+        assessed = assess(task, ctx, sandbox, threshold=min_kill_rate)
+        if isinstance(assessed, str):
+            return Dropped("validated", assessed)
+        weak = rejected(assessed.strength)
+        if weak:
+            return Dropped("validated", weak)
+        strength = assessed.strength
+        g = with_added(g, assessed)
+        task = _task(repo, repo_dir, target, g, pending)
+    found = baseline(task, ctx, sandbox)
+    if isinstance(found, str):
+        return Dropped("validated", found)
+    weak = too_weak(found)
+    if weak:
+        return Dropped("validated", weak)
     validation = Validation(
         reference_reward=1.0,
         stub_reward=0.0,
         dropped_nondeterministic=g.drops.get("nondeterministic outcome", 0),
     )
-    return Minted(_task(repo, repo_dir, target, g, validation))
+    return Minted(_task(repo, repo_dir, target, g, validation, found, strength))
+
+
+def _reference_misses(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> set[int] | str:
+    """The hidden inputs the reference itself fails when graded as a candidate is (hash seed
+    0), or why the task cannot stand: it cannot be graded, or it fails more than a few."""
+    found = run_candidate(task, original_source(task).decode("utf-8"), ctx, sandbox)
+    if isinstance(found, Refusal):
+        return f"reference scores {found.reward}: {found.reason}"
+    settings = task.hidden.grading
+    missed = matches(task.inputs, task.expected, found.run.parsed.outcomes, settings)
+    flaky = {item.index for item, miss in zip(task.inputs, missed, strict=True) if miss}
+    if len(flaky) > MAX_FLAKY * len(task.inputs):
+        return f"reference fails {len(flaky)} of {len(task.inputs)} hidden inputs when graded"
+    return flaky
+
+
+def _without(g: Golden, flaky: set[int]) -> Golden:
+    drops = Counter(g.drops)
+    drops["nondeterministic outcome"] += len(flaky)
+    kept = tuple(i for i in g.inputs if i.index not in flaky)
+    return dataclasses.replace(g, inputs=kept, drops=drops)
 
 
 def _top(g: Golden) -> str | None:

@@ -34,6 +34,7 @@ class GenOptions:
     workers: int = 2
     replace: bool = False
     harvest_timeout_s: float = 900.0
+    min_kill_rate: float | None = None  # None: no strength check (the kill rate is not recorded)
 
 
 @dataclass(frozen=True)
@@ -139,7 +140,9 @@ def _mint_all(
                 counter.drop("encodable", "not processed (--limit reached)", len(traced) - start)
                 break
             batch = traced[start : start + chunk]
-            results = pool.map(lambda t: _mint_one(prepared, t, harvest, sandbox), batch)
+            results = pool.map(
+                lambda t: _mint_one(prepared, t, harvest, sandbox, options.min_kill_rate), batch
+            )
             for result in results:
                 show.advance()
                 _tally(result, counter, minted)
@@ -151,7 +154,11 @@ def _mint_all(
 
 
 def _mint_one(
-    prepared: PreparedRepo, target: Target, harvest: HarvestResult, sandbox: Sandbox
+    prepared: PreparedRepo,
+    target: Target,
+    harvest: HarvestResult,
+    sandbox: Sandbox,
+    min_kill_rate: float | None,
 ) -> Minted | Dropped:
     return mint_target(
         prepared.context,
@@ -160,6 +167,7 @@ def _mint_one(
         target,
         harvest.calls[target.symbol],
         sandbox,
+        min_kill_rate=min_kill_rate,
     )
 
 

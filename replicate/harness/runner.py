@@ -5,12 +5,16 @@ PYTHONHASHSEED must be honoured); standard library only, nothing from ``replicat
 
 Job (stdin, one JSON object): ``nonce``, ``sys_path`` (prepended in order), ``site_dirs`` (each
 through ``site.addsitedir``), ``module``, ``qualname`` (``func`` or ``Cls.meth``), ``kind``,
-``inputs`` (``[{"i", "pickle_b64"}]``, each a pickled ``(args, kwargs)``, self first for methods),
+``inputs`` (``[{"i", "pickle_b64"}]``, each a pickled ``(args, kwargs)``, self first for methods,
+or a pickled recipe ``("replicate-recipe/1", seed, {position: value}, {keyword: value})``: the
+call pickled in ``seed`` (bytes) with those arguments replaced),
 ``call_timeout_s``, ``max_items``, ``max_depth``, ``max_bytes``, ``channel_fd`` and optionally
 ``encode_inputs`` (also report the arguments before the call as ``args_in``/``kwargs_in``).
 
 Frames (fd ``channel_fd`` only, ``<nonce> <json>\n`` each): ``ready`` | ``import_error`` (type,
-msg) | ``result`` (i, outcome), written as soon as each call ends | ``done``.  An outcome is
+msg) | ``call`` (i), just before each call, so the host can time it with its own clock
+(``replicate.harness.calltime``) | ``result`` (i, outcome), written as soon as each call ends |
+``done``.  An outcome is
 ``returned`` (value) or ``raised`` (exc: type, msg), both with ``args``/``kwargs`` after the call
 and ``t``; or ``timeout``; or ``load_error`` (msg).  Values are encoded by exact type without
 calling the objects' own methods; the trusted side parses and compares them
@@ -114,6 +118,7 @@ _OBJECT_SIZE = object.__basicsize__
 _MISSING = object()
 _UNVERIFIED = "<unverified>"
 _MSG_CAP = 500
+_RECIPE = "replicate-recipe/1"
 # Unpickling an input may import the repository's test modules (a function defined in a test file
 # is recorded by reference), and with them pytest: seconds on a busy machine. That is our data,
 # not the candidate's work, so loading gets at least this long; the run's total limit still holds.
@@ -676,7 +681,7 @@ def _timed(work: Callable[[], dict[str, Any]], timeout: float) -> dict[str, Any]
         _Alarm.armed = False
         _setitimer(_ITIMER_REAL, 0, 0)
     elapsed = round(_perf() - start, 6)
-    if result is None or _Alarm.fired:
+    if result is None or _Alarm.fired or elapsed > timeout:  # SIGALRM may have been ignored
         return {"status": "timeout", "t": elapsed}
     result["t"] = elapsed
     return result
@@ -719,10 +724,31 @@ def _drive(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
+def _unpack(data: bytes) -> Any:
+    """`(args, kwargs)` from an input's pickle, building the call a recipe describes."""
+    loaded = _pickle_loads(data)
+    if _type(loaded) is not tuple or len(loaded) != 4 or _type(loaded[0]) is not str:
+        return loaded
+    tag, seed, positional, keywords = loaded
+    if tag != _RECIPE or _type(seed) is not bytes:
+        raise TypeError("an input must be (args tuple, kwargs dict) or a recipe")
+    if _type(positional) is not dict or _type(keywords) is not dict:
+        raise TypeError("a recipe replaces arguments by position and by keyword")
+    args, kwargs = _pickle_loads(seed)
+    args, kwargs = list(args), dict(kwargs)
+    for position, value in _dict_items(positional):
+        if _type(position) is not int or not 0 <= position < len(args):
+            raise TypeError("a recipe replaces an argument the seed call does not have")
+        args[position] = value
+    for name, value in _dict_items(keywords):
+        kwargs[str(name)] = value
+    return tuple(args), kwargs
+
+
 def _load(blob: str) -> Callable[[], dict[str, Any]]:
     def work() -> dict[str, Any]:
         try:
-            args, kwargs = _pickle_loads(_a2b_base64(blob))
+            args, kwargs = _unpack(_a2b_base64(blob))
             if _type(args) is list:
                 args = tuple(args)
             if _type(args) is not tuple or _type(kwargs) is not dict:
@@ -785,6 +811,7 @@ def run(job: dict[str, Any]) -> None:
         if loaded["status"] == "loaded":
             shown = _timed(_load(blob), load_timeout) if encode_inputs else None
             work = _call(fn, loaded["args"], loaded["kwargs"], lim, shown)
+            channel.send({"event": "call", "i": index})  # the host times the call from here
             loaded = _timed(work, timeout)
         channel.result(index, loaded)
     channel.send({"event": "done"})

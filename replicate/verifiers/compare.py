@@ -76,7 +76,7 @@ def parse_frames(channel: bytes, nonce: str) -> ParsedRun:
     for line in channel.split(b"\n"):
         if not line:
             continue
-        frame = _frame(line, prefix) or {}
+        frame = read_frame(line, prefix) or {}
         event = frame.get("event")
         if event == "started":
             started = True
@@ -93,7 +93,8 @@ def parse_frames(channel: bytes, nonce: str) -> ParsedRun:
     return ParsedRun(ready, import_error, MappingProxyType(outcomes), done, rejected, started)
 
 
-def _frame(line: bytes, prefix: bytes) -> dict[str, Any] | None:
+def read_frame(line: bytes, prefix: bytes) -> dict[str, Any] | None:
+    """The JSON object of one channel line that starts with `prefix` (the nonce), else None."""
     if not line.startswith(prefix):
         return None
     try:

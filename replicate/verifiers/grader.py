@@ -9,14 +9,17 @@ Expected outputs never enter the candidate's process; comparison happens here.
 from __future__ import annotations
 
 import time
+from dataclasses import dataclass
 
 from replicate import GRADER_VERSION
 from replicate.batch.store import LoadedTask
 from replicate.core.records import Verdict, VerdictStatus
 from replicate.core.splice import SpliceError, splice, stub_source
-from replicate.harness.jail import RepoContext, run_calls
+from replicate.harness.jail import JailRun, RepoContext, run_calls
 from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.reward import score
+from replicate.verifiers.reward import normalise, score
+from replicate.verifiers.shrink import shrink_counterexample
+from replicate.verifiers.stability import flipped, unstable_reason
 
 
 def original_source(task: LoadedTask) -> bytes:
@@ -50,22 +53,45 @@ def _syntax_problem(source: bytes, path: str) -> str | None:
     return None
 
 
-def grade_text(
+@dataclass(frozen=True)
+class Attempt:
+    """A candidate spliced into the target file and run on the hidden inputs."""
+
+    spliced: bytes
+    run: JailRun
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a candidate could not be run (a verdict without a run)."""
+
+    reward: float | None
+    status: VerdictStatus
+    reason: str
+
+
+def run_candidate(
     task: LoadedTask, candidate: str, ctx: RepoContext, sandbox: Sandbox, *, hash_seed: int = 0
-) -> Verdict:
-    """Grade candidate text (a whole target file or a bare definition) against the task."""
-    started = time.monotonic()
+) -> Attempt | Refusal:
+    """Splice the candidate text into the stubbed file and run it on the hidden inputs."""
     target = task.hidden.target
     try:
         spliced = splice(stubbed_source(task), candidate, target)
     except SpliceError as exc:
-        return _verdict(task, started, 0.0, "graded", f"candidate rejected: {exc}")
+        return Refusal(0.0, "graded", f"candidate rejected: {exc}")
     problem = _syntax_problem(spliced, target.path)
     if problem:
-        return _verdict(task, started, 0.0, "graded", problem)
+        return Refusal(0.0, "graded", problem)
+    return run_spliced(task, spliced, ctx, sandbox, hash_seed=hash_seed)
+
+
+def run_spliced(
+    task: LoadedTask, spliced: bytes, ctx: RepoContext, sandbox: Sandbox, *, hash_seed: int = 0
+) -> Attempt | Refusal:
+    """Run an already spliced target file on the hidden inputs."""
     run = run_calls(
         ctx,
-        target,
+        task.hidden.target,
         task.inputs,
         sandbox,
         task.hidden.grading,
@@ -74,20 +100,78 @@ def grade_text(
     )
     infra = run.infra_problem()
     if infra:
-        return _verdict(task, started, None, "infra_error", infra)
+        return Refusal(None, "infra_error", infra)
     if run.parsed.import_error is not None:
-        return _verdict(
-            task,
-            started,
-            0.0,
-            "graded",
-            f"candidate module fails to import: {run.parsed.import_error}",
-        )
+        reason = f"candidate module fails to import: {run.parsed.import_error}"
+        return Refusal(0.0, "graded", reason)
+    return Attempt(spliced, run)
+
+
+def _second_run(
+    task: LoadedTask, found: Attempt, ctx: RepoContext, sandbox: Sandbox, hash_seed: int
+) -> Refusal | None:
+    """Grade again (BRIEF §4, 17): a Refusal when passes come and go between the two runs."""
+    again = run_spliced(task, found.spliced, ctx, sandbox, hash_seed=hash_seed)
+    if isinstance(again, Refusal):
+        if again.status == "infra_error":
+            return again
+        return Refusal(0.0, "graded", f"nondeterministic: in a second run, {again.reason}")
+    flips = flipped(
+        task.inputs,
+        task.expected,
+        found.run.parsed.outcomes,
+        again.run.parsed.outcomes,
+        task.hidden.grading,
+    )
+    if flips:
+        return Refusal(0.0, "graded", unstable_reason(flips, len(task.inputs)))
+    return None
+
+
+def grade_text(
+    task: LoadedTask,
+    candidate: str,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    *,
+    hash_seed: int = 0,
+    shrink: bool = True,
+) -> Verdict:
+    """Grade candidate text (a whole target file or a bare definition) against the task.
+
+    The reward is the raw (stratum-weighted) match rate normalised against the task's baseline
+    (`replicate.verifiers.reward`).  A candidate that earned anything is run a second time with
+    the same hash seed; if some input passes in one run and fails in the other, it earns 0
+    (`replicate.verifiers.stability`).  With `shrink`, a counterexample on a generated input is
+    shrunk against the reference (`replicate.verifiers.shrink`, a few seconds at most).
+    """
+    started = time.monotonic()
+    found = run_candidate(task, candidate, ctx, sandbox, hash_seed=hash_seed)
+    if isinstance(found, Refusal):
+        verdict = _verdict(task, started, found.reward, found.status, found.reason)
+        return verdict.model_copy(update={"raw_reward": found.reward})
+    run = found.run
     result = score(task.inputs, task.expected, run.parsed.outcomes, task.hidden.grading)
     reason = _reason(result.mismatches, len(task.inputs), run.result.timed_out, run.parsed.ready)
-    verdict = _verdict(task, started, round(result.reward, 6), "graded", reason)
+    example = result.counterexample
+    if shrink and example is not None and result.first_mismatch is not None:
+        example = shrink_counterexample(
+            task, result.first_mismatch, example, found.spliced, ctx, sandbox
+        )
+    base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
+    reward = round(normalise(result.reward, base), 6)
+    unstable = _second_run(task, found, ctx, sandbox, hash_seed) if reward > 0 else None
+    if unstable is not None:
+        verdict = _verdict(task, started, unstable.reward, unstable.status, unstable.reason)
+        raw = None if unstable.reward is None else round(result.reward, 6)
+        return verdict.model_copy(update={"raw_reward": raw, "counts": result.counts})
+    verdict = _verdict(task, started, reward, "graded", reason)
     return verdict.model_copy(
-        update={"counts": result.counts, "counterexample": result.counterexample}
+        update={
+            "raw_reward": round(result.reward, 6),
+            "counts": result.counts,
+            "counterexample": example,
+        }
     )
 
 

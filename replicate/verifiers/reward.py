@@ -1,8 +1,30 @@
 """Scoring a candidate's outcomes against the expected ones (pure).
 
-The reward is the fraction of hidden inputs whose behaviour matches; the denominator is always all
-hidden inputs (a timeout, a crash or a missing result is a mismatch).  Per-stratum counts and the
-first mismatch (as a counterexample) go into the verdict.
+The reward, per task:
+
+1. Per hidden input, match is 0 or 1 (value or exception, then the arguments after the call).
+   The denominator is always all hidden inputs: a timeout, a crash or a missing result is a
+   mismatch.
+2. Per stratum s, score_s = matched_s / total_s.  Strata: ``traced`` (calls recorded while the
+   repository's tests ran), ``widened`` (generated from them: hypothesis draws, mutants, doctest
+   literals), ``edge`` (boundary values), ``raises`` (any input on which the reference raises).
+3. raw = sum(w_s * score_s) / sum(w_s), over the strata present.  Default weights
+   (`DEFAULT_WEIGHTS`): traced 1, widened 2, edge 0.5, raises 0.5.  Why: widened inputs are the
+   ones the agent cannot see (the traced calls are in the workspace's tests), so they carry the
+   largest share and a lookup table of the visible calls earns at most traced + traced-raises;
+   edge cases and exception types probe behaviour at the margins of a function's contract, where
+   a correct re-implementation is most likely to differ by accident, so they count half.
+4. Normalisation: b = the best raw reward of the degenerate programs (return None, return the
+   first argument, return the most common expected value, raise an exception — computed at gen
+   time in the jail and recorded on the hidden task); reward = max(0, (raw - b) / (1 - b)).
+   So every degenerate program earns 0 and the reference 1.  A task is not minted when
+   ``return None``, ``return <first argument>`` or a ``raise`` earns more than 0.5 raw (an
+   identity or a validator: too little to replicate), or a constant more than 0.9 (too few inputs
+   tell the function from a constant; below that the normalisation handles it: a prime test on
+   mostly composite numbers still has a dozen inputs that tell).
+
+A task minted before strata were weighted (no `stratum_weights`) keeps the plain fraction of all
+inputs, and one without a baseline is not normalised, so its rewards do not change.
 """
 
 from __future__ import annotations
@@ -12,16 +34,57 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.core.records import CallInput, Counterexample, GradingSettings, StratumCount
+from replicate.core.records import (
+    CallInput,
+    Counterexample,
+    GradingSettings,
+    StratumCount,
+    StratumWeights,
+)
 from replicate.verifiers.compare import Mismatch, compare_outcome
+
+DEFAULT_WEIGHTS = StratumWeights(traced=1.0, widened=2.0, edge=0.5, raises=0.5)
+MAX_BASELINE = 0.5  # a task on which None, the first argument or a raise earns more is not minted
+MAX_CONSTANT_BASELINE = 0.9  # nor one on which a constant earns more
 
 
 @dataclass(frozen=True)
 class Score:
-    reward: float
+    reward: float  # the raw (weighted, not yet normalised) reward
     counts: tuple[StratumCount, ...]
     counterexample: Counterexample | None
     mismatches: int
+    first_mismatch: CallInput | None = None
+
+
+def raw_reward(counts: Sequence[StratumCount], weights: StratumWeights | None) -> float:
+    """The weighted mean of the strata's match rates (the plain match rate without weights)."""
+    present = [c for c in counts if c.total > 0]
+    if not present:
+        return 0.0
+    shares = [(weights.model_dump()[c.stratum] if weights else float(c.total), c) for c in present]
+    total_weight = sum(w for w, _ in shares)
+    if total_weight <= 0:
+        shares = [(float(c.total), c) for c in present]
+        total_weight = sum(w for w, _ in shares)
+    return sum(w * c.matched / c.total for w, c in shares) / total_weight
+
+
+def normalise(raw: float, baseline: float | None) -> float:
+    """max(0, (raw - b) / (1 - b)); the raw reward itself without a baseline (or b >= 1)."""
+    if baseline is None or baseline <= 0.0 or baseline >= 1.0:
+        return raw
+    return max(0.0, (raw - baseline) / (1.0 - baseline))
+
+
+def matches(
+    inputs: Sequence[CallInput],
+    expected: Mapping[int, Mapping[str, Any]],
+    got: Mapping[int, Mapping[str, Any]],
+    settings: GradingSettings,
+) -> list[Mismatch | None]:
+    """Per input (in order), None when it matches, else the first difference."""
+    return [compare_outcome(expected[i.index], got.get(i.index), settings) for i in inputs]
 
 
 def score(
@@ -30,31 +93,36 @@ def score(
     got: Mapping[int, Mapping[str, Any]],
     settings: GradingSettings,
 ) -> Score:
+    return score_matches(inputs, matches(inputs, expected, got, settings), settings)
+
+
+def score_matches(
+    inputs: Sequence[CallInput], found: Sequence[Mismatch | None], settings: GradingSettings
+) -> Score:
     totals: Counter[str] = Counter()
     matched: Counter[str] = Counter()
     first: tuple[CallInput, Mismatch] | None = None
-    for item in inputs:
+    for item, mismatch in zip(inputs, found, strict=True):
         totals[item.stratum] += 1
-        mismatch = compare_outcome(expected[item.index], got.get(item.index), settings)
         if mismatch is None:
             matched[item.stratum] += 1
         elif first is None:
             first = (item, mismatch)
-    total = sum(totals.values())
     counts = tuple(
         StratumCount(stratum=name, total=totals[name], matched=matched[name])  # type: ignore[arg-type]
         for name in sorted(totals)
     )
-    reward = sum(matched.values()) / total if total else 0.0
+    total = sum(totals.values())
     return Score(
-        reward=reward,
+        reward=raw_reward(counts, settings.stratum_weights),
         counts=counts,
-        counterexample=_counterexample(*first) if first else None,
+        counterexample=counterexample(*first) if first else None,
         mismatches=total - sum(matched.values()),
+        first_mismatch=first[0] if first else None,
     )
 
 
-def _counterexample(item: CallInput, mismatch: Mismatch) -> Counterexample:
+def counterexample(item: CallInput, mismatch: Mismatch) -> Counterexample:
     detail = mismatch.kind if not mismatch.path else f"{mismatch.kind} at {mismatch.path}"
     return Counterexample(
         index=item.index,

@@ -14,6 +14,9 @@ from typing import Any
 
 import pytest
 
+from replicate.batch.store import Batch
+from replicate.gen.mint import MIN_STRATUM, MIN_TRACED
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TIMINGS: dict[str, float] = {}
 GIT = ("git", "-c", "safe.directory=*", "-c", "user.name=e2e", "-c", "user.email=e2e@localhost")
@@ -115,3 +118,21 @@ def public_batch(request: pytest.FixtureRequest) -> Minted:
     """Each real library's batch in turn (each minted once per session)."""
     minted: Minted = request.getfixturevalue(request.param)
     return minted
+
+
+def minimum_breaches(batch_dir: Path) -> list[str]:
+    """Tasks that break the hidden-input minimums of `replicate.gen.mint`: at least MIN_TRACED
+    inputs recorded from the tests, and every stratum at least MIN_STRATUM inputs (unless the
+    task has a single stratum)."""
+    batch = Batch.open(batch_dir)
+    breaches = []
+    for ident in batch.ids:
+        inputs = batch.load(ident).inputs
+        traced = sum(1 for i in inputs if i.provenance == "traced")
+        strata: dict[str, int] = {}
+        for item in inputs:
+            strata[item.stratum] = strata.get(item.stratum, 0) + 1
+        small = len(strata) > 1 and min(strata.values()) < MIN_STRATUM
+        if traced < MIN_TRACED or small:
+            breaches.append(f"{ident}: traced={traced} strata={strata}")
+    return breaches

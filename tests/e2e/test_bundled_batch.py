@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import REPO_ROOT, replicate
+from tests.e2e.conftest import REPO_ROOT, minimum_breaches, replicate
 
 CORPUS = REPO_ROOT / "corpus" / "samplelib"
 TIMING_FIELDS = ("call_timeout_s", "total_timeout_s")
@@ -86,6 +86,10 @@ def test_same_task_ids(fresh: Path) -> None:
     ids = committed_ids()
     assert len(ids) >= 20
     assert task_ids(fresh) == ids
+
+
+def test_committed_tasks_keep_the_input_minimums() -> None:
+    assert minimum_breaches(REPO_ROOT) == []
 
 
 def test_public_spec_files_identical(fresh: Path) -> None:

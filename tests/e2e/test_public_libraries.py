@@ -15,7 +15,7 @@ from replicate.harness.context import context_for
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox import get_sandbox
 from replicate.verifiers.grader import grade_text, original_source
-from tests.e2e.conftest import Minted, replicate
+from tests.e2e.conftest import Minted, minimum_breaches, replicate
 
 # Validated-task floors per library (the Minted.name of each fixture).
 FLOORS = {"more-itertools 10.5.0": 40, "boltons 24.1.0": 20}
@@ -58,6 +58,10 @@ def test_gen_meets_floor_and_time(public_batch: Minted) -> None:
     assert len(on_disk) == validated, (len(on_disk), validated)
     assert public_batch.stage("extracted") >= validated
     assert public_batch.wall_s < GEN_GUARD_S, f"gen took {public_batch.wall_s:.0f} s"
+
+
+def test_every_task_keeps_the_input_minimums(public_batch: Minted) -> None:
+    assert minimum_breaches(public_batch.batch) == []
 
 
 def _grade_all(batch: Batch, ids: list[str]) -> Iterator[Verdict]:

@@ -193,7 +193,9 @@ def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tiny:
     root = tmp_path_factory.mktemp("tiny")
     repo = make_git_repo(root / "tinyrepo", FILES)
     out = root / "batch"
-    done = run_cli("gen", "--repo", str(repo), "--out", str(out), "--json", "--workers", "2")
+    done = run_cli(
+        "gen", "--repo", str(repo), "--out", str(out), "--json", "--workers", "2", timeout=600
+    )
     assert done.returncode == 0, done.stderr[-3000:]
     payload = json.loads(done.stdout)
     tasks = tuple(payload.pop("tasks"))

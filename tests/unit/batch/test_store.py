@@ -47,7 +47,16 @@ def test_write_then_read_round_trip(tiny: Tiny, tmp_path: Path) -> None:
     assert again.repo.record == task.repo.record
     assert again.repo.tree == (out / HIDDEN / REPOS / task.hidden.repo_dir / "tree").resolve()
     assert [r.record for r in batch.repos()] == [task.repo.record]
-    assert len(again.inputs) == 4 and {i.stratum for i in again.inputs} == {"traced", "raises"}
+    traced = [i for i in again.inputs if i.provenance == "traced"]
+    assert [i.call for i in traced] == [
+        "parse_int('12')",
+        "parse_int(' -7 ')",
+        "parse_int('x1')",
+        "parse_int('')",
+    ]
+    generated = [i for i in again.inputs if i.provenance != "traced"]
+    assert len(generated) >= 5 and all(i.replaced for i in generated)
+    assert {i.stratum for i in traced if i.call.endswith(("'x1')", "'')"))} == {"raises"}
 
     remove_task(out, task.id)
     assert not (out / SPECS / task.id).exists() and not (out / HIDDEN / task.id).exists()
@@ -131,15 +140,22 @@ def test_broken_inputs_line(tiny: Tiny, copy: Path) -> None:
 def test_broken_expected_line(tiny: Tiny, copy: Path) -> None:
     ident = tiny.id_of("tinypkg.core.clamp")
     path = copy / HIDDEN / ident / "expected.jsonl"
-    path.write_text(path.read_text() + '{"outcome": {}}\n')
-    assert "expected.jsonl at line 5" in _error(lambda: Batch.open(copy).load(ident))
+    lines = path.read_text().splitlines(keepends=True)
+    assert len(lines) == len(tiny.task("tinypkg.core.clamp").inputs)
+    path.write_text("".join(lines) + '{"outcome": {}}\n')
+    message = _error(lambda: Batch.open(copy).load(ident))
+    assert f"expected.jsonl at line {len(lines) + 1}" in message
 
 
 def test_input_without_expected_outcome(tiny: Tiny, copy: Path) -> None:
     ident = tiny.id_of("tinypkg.core.clamp")
     path = copy / HIDDEN / ident / "expected.jsonl"
-    path.write_text("".join(path.read_text().splitlines(keepends=True)[:-1]))
-    assert "input 3 has no expected outcome" in _error(lambda: Batch.open(copy).load(ident))
+    lines = path.read_text().splitlines(keepends=True)
+    last = json.loads(lines[-1])["i"]
+    assert last == max(i.index for i in tiny.task("tinypkg.core.clamp").inputs)
+    path.write_text("".join(lines[:-1]))
+    message = _error(lambda: Batch.open(copy).load(ident))
+    assert f"input {last} has no expected outcome" in message
 
 
 def test_missing_repo_tree(tiny: Tiny, copy: Path) -> None:
@@ -189,8 +205,10 @@ def test_ambiguous_symbol(tiny: Tiny, copy: Path) -> None:
 
 def test_committed_batch_opens_read_only() -> None:
     batch = Batch.open(REPO_ROOT)
-    assert len(batch.ids) == 87
+    assert len(batch.ids) == 85
     task = batch.load(batch.ids[0])
     assert task.inputs and set(task.expected) == {i.index for i in task.inputs}
+    assert {i.provenance for i in task.inputs} == {"traced", "widened", "edge"}
+    assert task.hidden.baseline is not None and task.hidden.grading.stratum_weights is not None
     assert all(isinstance(i, CallInput) for i in task.inputs)
     assert task.spec.source.repo == "samplelib"

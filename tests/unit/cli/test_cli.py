@@ -7,12 +7,14 @@ from __future__ import annotations
 
 import json
 import subprocess
+from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 
+from replicate.batch.store import Batch
 from replicate.verifiers.grader import original_source
 from tests.unit.minted import Tiny, make_git_repo, run_cli
 
@@ -192,12 +194,19 @@ def test_grade_of_unparsable_candidate_is_a_verdict(
     assert verdict["task_id"] == tiny.id_of(CLAMP)
 
 
-def test_grade_of_the_original(results: dict[str, subprocess.CompletedProcess[str]]) -> None:
+def test_grade_of_the_original(
+    results: dict[str, subprocess.CompletedProcess[str]], tiny: Tiny
+) -> None:
     done = results["grade-right"]
     assert done.returncode == 0, done.stderr
     verdict = json.loads(done.stdout)
-    assert (verdict["reward"], verdict["status"]) == (1.0, "graded")
-    assert verdict["counts"] == [{"stratum": "traced", "total": 4, "matched": 4}]
+    assert (verdict["reward"], verdict["raw_reward"], verdict["status"]) == (1.0, 1.0, "graded")
+    strata = Counter(i.stratum for i in tiny.task(CLAMP).inputs)
+    assert strata["traced"] == 4 and strata["widened"] >= 5
+    assert verdict["counts"] == [
+        {"stratum": name, "total": strata[name], "matched": strata[name]} for name in sorted(strata)
+    ]
+    assert verdict["counterexample"] is None
     assert verdict["grader_version"] and verdict["schema_version"] == "1"
 
 
@@ -235,3 +244,18 @@ def test_unknown_sandbox_is_an_argparse_error(
     done = results["unknown-sandbox"]
     assert done.returncode == 2
     assert "invalid choice: 'nosuch'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_gen_with_a_kill_rate_records_the_strength(tiny: Tiny, tmp_path: Path) -> None:
+    out = tmp_path / "batch"
+    done = run_cli(
+        "gen", "--repo", str(tiny.repo), "--out", str(out), "--limit", "1", "--json",
+        "--min-kill-rate", "0",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-2000:]
+    batch = Batch.open(out)
+    (ident,) = batch.ids
+    strength = batch.load(ident).hidden.strength
+    assert strength is not None and strength.mutants > 0
+    assert 0.0 <= strength.kill_rate <= 1.0 and strength.killed <= strength.mutants
+    assert all(tiny.batch.load(i).hidden.strength is None for i in tiny.batch.ids)  # default: off

@@ -60,5 +60,8 @@ def test_minted_prompt_matches_the_spec(tiny: Tiny) -> None:
     task = tiny.task("tinypkg.core.parse_int")
     assert task.prompt.startswith("# Implement `tinypkg.core.parse_int`")
     assert f"called on {task.spec.hidden_inputs} hidden inputs" in task.prompt
-    assert task.spec.hidden_inputs == len(task.inputs) == 4
+    assert task.spec.hidden_inputs == len(task.inputs)
+    assert sum(1 for i in task.inputs if i.provenance == "traced") == 4
+    assert len(task.inputs) > 4  # generated inputs reach beyond the tests' four calls
+    assert task.spec.examples == ()  # too few traced calls to hold any out for TASK.md
     assert "Parse a decimal integer; raise ValueError on junk." in task.prompt

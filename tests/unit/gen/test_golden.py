@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Any
 
 import pytest
 
-from replicate.core.records import CallKind, Span, Target
-from replicate.gen.golden import GOLDEN_SETTINGS, _drop_reason, render_call, timing_settings
+from replicate.core.records import CallInput, CallKind, Provenance, Span, Target
+from replicate.gen import golden
+from replicate.gen.golden import (
+    GOLDEN_SETTINGS,
+    _first_problem,
+    _generated_problem,
+    _keep,
+    _run_resuming,
+    _second_problem,
+    _slow_limit,
+    render_call,
+    timing_settings,
+)
+from replicate.harness.jail import JailRun
+from replicate.harness.sandbox.base import SandboxResult
+from replicate.verifiers.compare import ParsedRun
 from tests.unit.minted import Tiny
 
 
@@ -78,44 +93,96 @@ def test_timing_settings(
 
 def test_drop_reasons() -> None:
     ok = _returned(_int(1), t=0.1)
-    assert _drop_reason(ok, _returned(_int(1), t=0.9)) is None  # time is not behaviour
-    assert _drop_reason(None, ok) == "reference hangs or crashes the process"
-    assert _drop_reason(ok, None) == "reference hangs or crashes the process"
-    assert (
-        _drop_reason({"status": "load_error", "msg": "x"}, ok) == "input does not load in the jail"
-    )
-    assert _drop_reason({"status": "timeout", "t": 5.0}, ok) == "reference hangs"
+    assert _first_problem(ok) is None and _second_problem(ok, _returned(_int(1), t=0.9)) is None
+    assert _first_problem(None) == "reference hangs or crashes the process"
+    assert _second_problem(ok, None) == "reference hangs or crashes the process"
+    assert _first_problem({"status": "load_error", "msg": "x"}) == "input does not load in the jail"
+    assert _first_problem({"status": "timeout", "t": 5.0}) == "reference hangs"
     opaque = _returned({"t": "opaque", "type": "m.X"})
-    assert (
-        _drop_reason(opaque, opaque) == "outcome not comparable (opaque, too large or unverifiable)"
-    )
-    assert _drop_reason(ok, _returned(_int(2))) == "nondeterministic outcome"
+    assert _first_problem(opaque) == "outcome not comparable (opaque, too large or unverifiable)"
+    assert _second_problem(ok, _returned(_int(2))) == "nondeterministic outcome"
+    assert _second_problem(ok, {"status": "timeout", "t": 5.0}) == "reference hangs"
     raised = {
         "status": "raised",
         "exc": {"type": "builtins.ValueError", "msg": "m"},
         "args": [],
         "kwargs": {},
     }
-    assert _drop_reason(raised, dict(raised)) is None
+    assert _second_problem(raised, dict(raised)) is None
     assert GOLDEN_SETTINGS.call_timeout_s >= 5.0
+
+
+def test_generated_inputs_are_also_dropped_when_the_reference_blows_up_or_is_slow() -> None:
+    ok = _returned(_int(1), t=0.01)
+    assert _generated_problem(ok, 0.1) is None
+    assert _generated_problem(_returned(_int(1), t=0.5), 0.1) == "reference too slow"
+    deep = {**ok, "status": "raised", "exc": {"type": "builtins.RecursionError", "msg": ""}}
+    assert _generated_problem(deep, 0.1) == "reference blows up (recursion, memory)"
+    value_error = {**deep, "exc": {"type": "builtins.ValueError", "msg": ""}}
+    assert _generated_problem(value_error, 0.1) is None
+    assert _generated_problem({"status": "timeout", "t": 1.0}, 0.1) == "reference hangs"
+    items = [_int(n) for n in range(10_000)]
+    bulky = _returned({"t": "iter", "v": items, "truncated": True}, t=0.01)
+    assert _generated_problem(bulky, 0.1) == "outcome too large for a generated input"
+
+
+def _item(index: int, provenance: Provenance) -> CallInput:
+    return CallInput(index=index, stratum=provenance, provenance=provenance, pickle_b64="")
+
+
+def test_slowness_is_judged_on_the_faster_of_two_runs() -> None:
+    """Wall-clock hiccups on a busy machine must not change which inputs a batch keeps."""
+    traced = [_item(0, "traced"), _item(1, "traced")]
+    first = {0: _returned(_int(1), t=0.2), 1: _returned(_int(1), t=0.001)}
+    second = {0: _returned(_int(1), t=0.02), 1: _returned(_int(1), t=0.001)}
+    assert _slow_limit(traced, first, second) == pytest.approx(0.1)  # 3 x 0.02 < SLOW_S
+    assert _slow_limit(traced, second, {}) == pytest.approx(0.1)
+    assert _slow_limit(traced, {**first, 0: _returned(_int(1), t=0.05)}, {}) == (
+        pytest.approx(0.15)
+    )
+    made = [_item(2, "widened"), _item(3, "widened"), _item(4, "edge"), _item(5, "traced")]
+    first.update({2: _returned(_int(2), t=0.5), 3: _returned(_int(3), t=0.5)})
+    first.update({4: _returned(_int(4), t=0.01), 5: _returned(_int(5), t=0.9)})
+    second.update({2: _returned(_int(2), t=0.01), 3: _returned(_int(3), t=0.3)})
+    second.update({4: _returned(_int(4), t=0.2), 5: _returned(_int(5), t=0.9)})
+    drops: Counter[str] = Counter()
+    gen_drops: Counter[str] = Counter()
+    kept, expected, times = _keep(
+        _target("function"), [*traced, *made], (first, second), drops, gen_drops, 0.1
+    )
+    # 2: slow once only (kept); 3: slow twice (dropped); 4: slow once only; 5: traced, never
+    assert [i.index for i in kept] == [0, 1, 2, 4, 5]
+    assert sorted(expected) == [0, 1, 2, 4, 5] and "t" not in expected[2]
+    assert gen_drops == Counter({"reference too slow": 1}) and not drops
+    assert times == pytest.approx([0.2, 0.001, 0.5, 0.2, 0.9])  # limits use the slower run
 
 
 def test_minted_inputs_carry_rendered_calls_and_strata(tiny: Tiny) -> None:
     parse = tiny.task("tinypkg.core.parse_int")
-    assert [i.call for i in parse.inputs] == [
+    traced = [i for i in parse.inputs if i.provenance == "traced"]
+    assert [i.call for i in traced] == [
         "parse_int('12')",
         "parse_int(' -7 ')",
         "parse_int('x1')",
         "parse_int('')",
     ]
-    assert [i.stratum for i in parse.inputs] == ["traced", "traced", "raises", "raises"]
+    # two returning traced calls are too few to weigh on their own: folded into widened
+    assert [i.stratum for i in traced] == ["widened", "widened", "raises", "raises"]
+    # generated inputs: rendered from what the runner received, in their own strata
+    generated = [i for i in parse.inputs if i.provenance != "traced"]
+    assert len(generated) >= 5 and all(i.call.startswith("parse_int(") for i in generated)
+    assert {i.stratum for i in generated} <= {"widened", "edge", "raises"}
+    assert all(i.stratum in (i.provenance, "raises") for i in generated)
     add = tiny.task("tinypkg.core.Counter.add")
-    assert [i.call for i in add.inputs] == [
+    assert [i.call for i in add.inputs if i.provenance == "traced"] == [
         "Counter(total=0).add(2)",
         "Counter(total=2).add(3)",
         "Counter(total=10).add(-4)",
     ]
     assert all(i.origin == "tests/test_core.py::test_counter" for i in add.inputs)
+    assert any(
+        i.provenance == "widened" and i.call.startswith("Counter(total=") for i in add.inputs
+    )
     # expected outcomes keep the arguments after the call, not the ones before, nor timings
     assert all(set(o) == {"status", "value", "args", "kwargs"} for o in add.expected.values())
     assert add.expected[0]["args"][0]["fields"]["total"] == _int(2)
@@ -123,3 +190,32 @@ def test_minted_inputs_carry_rendered_calls_and_strata(tiny: Tiny) -> None:
     assert 1.0 <= grading.call_timeout_s <= 10.0 and 30.0 <= grading.total_timeout_s <= 300.0
     assert add.hidden.validation.reference_reward == 1.0
     assert add.hidden.validation.stub_reward == 0.0
+
+
+class _Runs:
+    """Stands for `run_calls`: each call answers the next scripted (outcome indices, timed out)."""
+
+    def __init__(self, script: list[tuple[list[int], bool]]) -> None:
+        self.script = script
+        self.asked: list[list[int]] = []
+
+    def __call__(self, ctx: Any, target: Any, inputs: Any, *args: Any, **kwargs: Any) -> JailRun:
+        self.asked.append([i.index for i in inputs])
+        done, timed_out = self.script.pop(0)
+        outcomes = {i: _returned(_int(i), t=0.0) for i in done}
+        parsed = ParsedRun(True, None, outcomes, done=not timed_out, started=True)
+        return JailRun(parsed, SandboxResult(None if timed_out else 0, timed_out, 1.0))
+
+
+def test_a_run_out_of_time_partway_goes_on_without_dropping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    items = [_item(n, "traced") for n in range(5)]
+    # time runs out after 0 and 1 (a busy machine): go on from 2; then 2 is stuck (no progress
+    # before the limit): drop it; then 3 crashes the process (no time out): drop it too
+    runs = _Runs([([0, 1], True), ([], True), ([], False), ([4], False)])
+    monkeypatch.setattr(golden, "run_calls", runs)
+    outcomes, drops, infra = _run_resuming(None, None, items, None, seed=1)  # type: ignore[arg-type]
+    assert infra is None and sorted(outcomes) == [0, 1, 4]
+    assert runs.asked == [[0, 1, 2, 3, 4], [2, 3, 4], [3, 4], [4]]
+    assert drops == Counter({"reference hangs or crashes the process": 2})

@@ -64,9 +64,10 @@ def test_sys_path_and_mounts(tiny_ctx: RepoContext, tmp_path: Path) -> None:
 
 def test_reference_run_reports_inputs_and_outcomes(tiny: Tiny, tiny_ctx: RepoContext) -> None:
     task = tiny.task("tinypkg.core.parse_int")
+    traced = [i for i in task.inputs if i.provenance == "traced"]
     sandbox = Recording(get_sandbox("local"))
     run = run_calls(
-        tiny_ctx, task.hidden.target, task.inputs, sandbox, task.hidden.grading, encode_inputs=True
+        tiny_ctx, task.hidden.target, traced, sandbox, task.hidden.grading, encode_inputs=True
     )
     assert run.started and run.parsed.ready and run.parsed.done and run.infra_problem() is None
     assert sorted(run.parsed.outcomes) == [0, 1, 2, 3]
@@ -86,6 +87,29 @@ def test_reference_run_reports_inputs_and_outcomes(tiny: Tiny, tiny_ctx: RepoCon
     assert job["call_timeout_s"] == task.hidden.grading.call_timeout_s
     assert len(job["nonce"]) == 32 and job["channel_fd"] == 3
     assert job["sys_path"][0] == str(tiny_ctx.tree / "src")
+
+
+def test_generated_inputs_run_as_recipes(tiny: Tiny, tiny_ctx: RepoContext) -> None:
+    """A generated input is its seed call with some arguments replaced, built in the jail."""
+    task = tiny.task("tinypkg.core.clamp")
+    generated = [i for i in task.inputs if i.provenance != "traced"][:6]
+    assert len(generated) == 6 and all(i.replaced for i in generated)
+    run = run_calls(
+        tiny_ctx,
+        task.hidden.target,
+        generated,
+        get_sandbox("local"),
+        task.hidden.grading,
+        encode_inputs=True,
+    )
+    assert sorted(run.parsed.outcomes) == [i.index for i in generated]
+    for item in generated:
+        outcome = run.parsed.outcomes[item.index]
+        for replacement in item.replaced:
+            assert isinstance(replacement.slot, int)  # clamp's tests pass positional arguments
+            assert outcome["args_in"][replacement.slot] == replacement.value
+        assert outcome["status"] == task.expected[item.index]["status"]
+        assert outcome.get("value") == task.expected[item.index].get("value")
 
 
 def test_nonce_is_fresh_per_run(tiny: Tiny, tiny_ctx: RepoContext) -> None:
@@ -109,7 +133,8 @@ def test_override_replaces_only_the_target_file(
         tiny_ctx, task.hidden.target, task.inputs, sandbox, task.hidden.grading, override=override
     )
     values = {i: o.get("value") for i, o in run.parsed.outcomes.items()}
-    assert values == {i: {"t": "int", "v": "42"} for i in range(4)}
+    assert len(values) == len(task.inputs) > 4
+    assert values == {i.index: {"t": "int", "v": "42"} for i in task.inputs}
     assert original_source(task) == before  # the pristine tree is untouched
     request = sandbox.requests[0]
     if backend == "plain":  # no isolation: a private copy of the tree with the file replaced

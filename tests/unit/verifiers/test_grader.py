@@ -11,7 +11,14 @@ from replicate import GRADER_VERSION
 from replicate.core.records import Verdict
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox.base import Sandbox, SandboxRequest, SandboxResult
-from replicate.verifiers.grader import grade_text, original_source, stubbed_source
+from replicate.verifiers.grader import (
+    Refusal,
+    grade_text,
+    original_source,
+    run_candidate,
+    stubbed_source,
+)
+from replicate.verifiers.reward import DEFAULT_WEIGHTS, normalise, raw_reward, score
 from tests.unit.minted import SYMBOLS, Tiny
 
 CLAMP = "tinypkg.core.clamp"
@@ -90,18 +97,38 @@ def test_partly_wrong_candidate_gets_counts_and_counterexample(
     tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
 ) -> None:
     text = "def clamp(value, low, high):\n    return min(value, high)\n"
+    task = tiny.task(CLAMP)
     verdict = _grade(tiny, tiny_ctx, local_sandbox, CLAMP, text)
-    assert (verdict.reward, verdict.status) == (0.75, "graded")
-    assert verdict.reason == "1 of 4 hidden inputs differ"
-    assert [(c.stratum, c.total, c.matched) for c in verdict.counts] == [("traced", 4, 3)]
+    counts = {c.stratum: (c.total, c.matched) for c in verdict.counts}
+    assert counts["traced"] == (4, 3) and set(counts) >= {"traced", "widened", "edge"}
+    total = sum(c.total for c in verdict.counts)
+    wrong = total - sum(c.matched for c in verdict.counts)
+    assert (
+        total == len(task.inputs) and verdict.reason == f"{wrong} of {total} hidden inputs differ"
+    )
+    assert verdict.raw_reward == round(raw_reward(verdict.counts, DEFAULT_WEIGHTS), 6)
+    baseline = task.hidden.baseline
+    assert baseline is not None and 0.0 <= baseline.raw_reward <= 0.5
+    assert abs(verdict.reward - normalise(verdict.raw_reward, baseline.raw_reward)) < 1e-5
+    assert 0.0 < verdict.reward < verdict.raw_reward < 1.0
     example = verdict.counterexample
-    assert example is not None
+    assert example is not None and example.shrunk_from is None  # a traced input: not shrunk
     assert (example.index, example.call, example.expected, example.got) == (
         1,
         "clamp(-3, 0, 10)",
         "0",
         "-3",
     )
+
+
+def test_degenerate_candidates_score_zero(
+    tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
+) -> None:
+    for body in ("return None", "return value", "raise ValueError", "return 0"):
+        text = f"def clamp(value, low, high):\n    {body}\n"
+        verdict = _grade(tiny, tiny_ctx, local_sandbox, CLAMP, text)
+        assert verdict.reward == 0.0 and verdict.status == "graded", (body, verdict)
+        assert verdict.raw_reward is not None and verdict.raw_reward <= 0.5
 
 
 def test_wrong_exception_type(tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox) -> None:
@@ -141,7 +168,8 @@ def test_candidate_exiting_at_call(
     text = "import os\n\ndef clamp(value, low, high):\n    os._exit(0)\n"
     verdict = _grade(tiny, tiny_ctx, local_sandbox, CLAMP, text)
     assert (verdict.reward, verdict.status) == (0.0, "graded")
-    assert verdict.reason == "4 of 4 hidden inputs differ"
+    total = len(tiny.task(CLAMP).inputs)
+    assert verdict.reason == f"{total} of {total} hidden inputs differ"
 
 
 def test_candidate_sleeping_forever(
@@ -210,3 +238,36 @@ def test_the_candidate_never_sees_expected_outputs(tiny: Tiny, tiny_ctx: RepoCon
     assert b"not an integer" not in request.stdin  # expected messages stay on the trusted side
     mounted = {m.source for m in request.mounts}
     assert not any("expected" in m or str(tiny.batch_dir / "specs") in m for m in mounted)
+
+
+COIN_FLIP = """
+import os
+
+def clamp(value, low, high):
+    if os.urandom(1)[0] % 2:
+        return value
+    return max(low, min(value, high))
+"""
+
+
+def test_a_coin_flip_earns_nothing(
+    tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
+) -> None:
+    """Catalogue 17: random answers win passes on one run (positive control), not a reward."""
+    task = tiny.task(CLAMP)
+    found = run_candidate(task, COIN_FLIP, tiny_ctx, local_sandbox)
+    assert not isinstance(found, Refusal)
+    once = score(task.inputs, task.expected, found.run.parsed.outcomes, task.hidden.grading)
+    baseline = task.hidden.baseline
+    assert baseline is not None and normalise(once.reward, baseline.raw_reward) > 0.1
+    verdict = _grade(tiny, tiny_ctx, local_sandbox, CLAMP, COIN_FLIP)
+    assert verdict.reward == 0.0 and verdict.status == "graded", verdict
+    assert verdict.reason.startswith("nondeterministic: ")
+
+
+def test_a_deterministic_partial_candidate_keeps_its_reward_when_graded_twice(
+    tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
+) -> None:
+    text = "def clamp(value, low, high):\n    return min(value, high)\n"
+    rewards = {_grade(tiny, tiny_ctx, local_sandbox, CLAMP, text).reward for _ in range(3)}
+    assert len(rewards) == 1 and 0.0 < rewards.pop() < 1.0  # type: ignore[operator]

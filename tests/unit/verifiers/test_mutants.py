@@ -62,3 +62,19 @@ def test_most_mutants_change_behaviour_on_some_input() -> None:
     found = mutants(SOURCE, limit=100)
     killed = [m for m in found if [_run(m.text, *args) for args in inputs] != expected]
     assert len(killed) >= 0.8 * len(found)
+
+
+def test_exception_messages_are_not_mutated() -> None:
+    source = """def check(x):
+    if x < 0:
+        raise ValueError(f"negative: {x}" + "!")
+    assert x != 3, "three"
+    return "ok"
+"""
+    found = mutants(source, limit=100)
+    strings = [m for m in found if m.operator == "constant string changed"]
+    assert len(strings) == 1 and "return 'okx'" in strings[0].text  # the returned string only
+    for mutant in found:
+        if mutant.operator != "delete statement":
+            assert "'three'" in mutant.text and "f'negative: {x}'" in mutant.text
+    assert {m.operator for m in found} >= {"swap Lt->LtE", "constant 0->1", "constant 3->4"}

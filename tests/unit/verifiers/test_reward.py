@@ -1,11 +1,17 @@
-"""The reward: matched fraction over ALL hidden inputs, per-stratum counts, first counterexample."""
+"""The reward: matches over ALL hidden inputs, weighted by stratum and normalised; counts."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from replicate.core.records import CallInput, GradingSettings, Stratum, StratumCount
-from replicate.verifiers.reward import score
+from replicate.core.records import (
+    CallInput,
+    GradingSettings,
+    Stratum,
+    StratumCount,
+    StratumWeights,
+)
+from replicate.verifiers.reward import DEFAULT_WEIGHTS, normalise, raw_reward, score
 
 SETTINGS = GradingSettings()
 
@@ -73,3 +79,47 @@ def test_lookalike_exception_and_timeout_do_not_match() -> None:
 def test_no_inputs_is_zero() -> None:
     result = score([], {}, {}, SETTINGS)
     assert result.reward == 0.0 and result.counts == () and result.counterexample is None
+
+
+# ---------------------------------------------------------------- strata weights, normalisation
+
+WEIGHTED = GradingSettings(stratum_weights=DEFAULT_WEIGHTS)
+
+
+def _counts(**strata: tuple[int, int]) -> list[StratumCount]:
+    return [StratumCount(stratum=s, total=t, matched=m) for s, (t, m) in strata.items()]  # type: ignore[arg-type]
+
+
+def test_default_weights_are_stated() -> None:
+    w = DEFAULT_WEIGHTS
+    assert (w.traced, w.widened, w.edge, w.raises) == (1.0, 2.0, 0.5, 0.5)
+
+
+def test_raw_reward_is_the_weighted_mean_of_the_strata_present() -> None:
+    counts = _counts(traced=(4, 4), widened=(10, 5), edge=(4, 0))
+    # (1 * 1 + 2 * 0.5 + 0.5 * 0) / (1 + 2 + 0.5)
+    assert raw_reward(counts, DEFAULT_WEIGHTS) == (1 + 1) / 3.5
+    assert raw_reward(counts, None) == 9 / 18  # no weights: the plain fraction
+    assert raw_reward(_counts(traced=(3, 3)), DEFAULT_WEIGHTS) == 1.0
+    assert raw_reward([], DEFAULT_WEIGHTS) == 0.0
+    zero = StratumWeights(traced=0.0, widened=0.0, edge=0.0, raises=0.0)
+    assert raw_reward(counts, zero) == 9 / 18
+
+
+def test_score_weights_by_stratum() -> None:
+    inputs = [_input(0), _input(1), _input(2, "widened"), _input(3, "raises")]
+    expected = {0: _ret(0), 1: _ret(1), 2: _ret(2), 3: _raise("builtins.ValueError")}
+    got = {0: _ret(0), 1: _ret(1), 2: _ret(9), 3: _raise("builtins.ValueError")}
+    result = score(inputs, expected, got, WEIGHTED)
+    assert result.reward == (1.0 + 0.0 + 0.5) / 3.5
+    assert score(inputs, expected, got, SETTINGS).reward == 0.75  # old batches: unweighted
+    assert result.first_mismatch == inputs[2]
+
+
+def test_normalise_against_the_baseline() -> None:
+    assert normalise(1.0, 0.4) == 1.0
+    assert normalise(0.4, 0.4) == 0.0
+    assert normalise(0.1, 0.4) == 0.0  # never negative
+    assert abs(normalise(0.7, 0.4) - 0.5) < 1e-12
+    assert normalise(0.7, None) == 0.7 and normalise(0.7, 0.0) == 0.7
+    assert normalise(0.7, 1.0) == 0.7  # a degenerate baseline would divide by zero: not applied

@@ -1,0 +1,171 @@
+"""Degenerate programs and the baseline they set for a task's reward (BRIEF §4).
+
+A degenerate program keeps the target's signature and replaces its body with one statement:
+``raise NotImplementedError`` (the stub), ``return None``, ``return <first argument>`` (after
+``self``), ``return <a constant>`` (the most common expected return values) or ``raise <T>``
+(``ValueError`` and every exception type the reference raises).  The best raw reward among them is
+the task's baseline b; rewards are normalised to max(0, (raw - b) / (1 - b)).
+
+Most of them need no run of their own: where the stub raised NotImplementedError the body had
+started and done nothing, so ``return None``, ``return <constant>`` and ``raise T`` would have
+left the same arguments behind; their outcomes are the stub's with the status, value or
+exception type changed.  That holds when no decorator sits between the body and the caller
+(`staticmethod` and `classmethod` aside); otherwise ``return None`` and ``raise ValueError`` run in
+the jail like ``return <first argument>`` always does.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from replicate.batch.store import LoadedTask
+from replicate.core.records import Baseline, DegenerateScore, Target
+from replicate.harness.jail import RepoContext, run_calls
+from replicate.harness.sandbox.base import Sandbox
+from replicate.verifiers.grader import original_source
+from replicate.verifiers.plain import canonical
+from replicate.verifiers.render import render
+from replicate.verifiers.reward import MAX_BASELINE, MAX_CONSTANT_BASELINE, score
+from replicate.verifiers.signature import parse_signature
+
+Outcome = Mapping[str, Any]
+STUB_EXCEPTION = "builtins.NotImplementedError"
+STUB_BODY = "raise NotImplementedError"
+CONSTANTS = 5  # the most common expected return values tried as constant programs
+CONSTANT = "return constant"  # how their names start
+_PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
+
+
+@dataclass(frozen=True)
+class Program:
+    """A degenerate program to run in the jail: the statement that replaces the body."""
+
+    name: str
+    body: str
+
+
+def programs_to_run(target: Target, stub_ran: bool = True) -> list[Program]:
+    """The degenerate programs whose outcomes cannot be read off the stub's (all of them when
+    the stub's module did not even import: the target is called while the module loads)."""
+    signature = parse_signature(target)
+    first = signature.first_argument(target.kind) if signature else None
+    found = [Program(f"return {first}", f"return {first}")] if first else []
+    if not stub_ran or not undecorated(target):
+        found += [Program(body, body) for body in ("return None", "raise ValueError")]
+    return found
+
+
+def undecorated(target: Target) -> bool:
+    return set(target.decorators) <= _PLAIN_DECORATORS
+
+
+def with_body(task: LoadedTask, body: str) -> bytes:
+    """The target file with the target's body replaced by `body` (as the stub replaces it)."""
+    span = task.hidden.target.body_span
+    source = original_source(task)
+    return source[: span.start_byte] + body.encode("utf-8") + source[span.end_byte :]
+
+
+def derived_outcomes(
+    task: LoadedTask, stub: Mapping[int, Outcome]
+) -> dict[str, dict[int, Outcome]]:
+    """Outcomes of the programs that only change what the stub's body did, per program."""
+    if not undecorated(task.hidden.target):
+        return {}
+    programs: dict[str, Any] = {"return None": {"status": "returned", "value": {"t": "none"}}}
+    for value in _common_values(task.expected.values()):
+        name = f"{CONSTANT} {render(value, 60)}"
+        programs.setdefault(name, {"status": "returned", "value": value})
+    raised = {_exc_type(o) for o in task.expected.values() if o.get("status") == "raised"}
+    for name in sorted({"builtins.ValueError", *(t for t in raised if t)}):
+        programs[f"raise {name.removeprefix('builtins.')}"] = {
+            "status": "raised",
+            "exc": {"type": name, "msg": ""},
+        }
+    return {
+        name: {i: _replace(outcome, change) for i, outcome in stub.items()}
+        for name, change in programs.items()
+    }
+
+
+def _exc_type(outcome: Outcome) -> str | None:
+    exc = outcome.get("exc")
+    kind = exc.get("type") if isinstance(exc, Mapping) else None
+    return kind if isinstance(kind, str) else None
+
+
+def _common_values(expected: Any) -> list[Any]:
+    counts: Counter[str] = Counter()
+    first: dict[str, Any] = {}
+    for outcome in expected:
+        if outcome.get("status") == "returned":
+            key = canonical(outcome.get("value"))
+            counts[key] += 1
+            first.setdefault(key, outcome.get("value"))
+    return [first[key] for key, _ in counts.most_common(CONSTANTS)]
+
+
+def _replace(outcome: Outcome, change: Mapping[str, Any]) -> Outcome:
+    """The stub's outcome as the program would have left it (unchanged where the stub's body
+    did not run as such)."""
+    if outcome.get("status") != "raised" or _exc_type(outcome) != STUB_EXCEPTION:
+        return outcome
+    kept = {k: v for k, v in outcome.items() if k not in ("status", "exc", "value")}
+    return {**kept, **change}
+
+
+def _outcomes(
+    task: LoadedTask, source: bytes, ctx: RepoContext, sandbox: Sandbox
+) -> Mapping[int, Outcome] | str | None:
+    """A program's outcomes; None when its module does not import; a str on infra trouble."""
+    target = task.hidden.target
+    run = run_calls(ctx, target, task.inputs, sandbox, task.hidden.grading, override=source)
+    problem = run.infra_problem()
+    if problem:
+        return problem
+    return None if run.parsed.import_error is not None else run.parsed.outcomes
+
+
+def baseline(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> Baseline | str:
+    """The task's baseline, or why it could not be computed (an infrastructure problem)."""
+    stub = _outcomes(task, with_body(task, STUB_BODY), ctx, sandbox)
+    if isinstance(stub, str):
+        return stub
+    outcomes: dict[str, Mapping[int, Outcome]] = {"raise NotImplementedError": stub or {}}
+    outcomes.update(derived_outcomes(task, stub) if stub is not None else {})
+    for program in programs_to_run(task.hidden.target, stub_ran=stub is not None):
+        found = _outcomes(task, with_body(task, program.body), ctx, sandbox)
+        if isinstance(found, str):
+            return found
+        outcomes[program.name] = found or {}
+    return summarise(task, outcomes)
+
+
+def summarise(task: LoadedTask, outcomes: Mapping[str, Mapping[int, Outcome]]) -> Baseline:
+    scores = [
+        DegenerateScore(
+            program=name,
+            raw_reward=score(task.inputs, task.expected, got, task.hidden.grading).reward,
+        )
+        for name, got in outcomes.items()
+    ]
+    ranked = _ranked(scores)
+    return Baseline(raw_reward=ranked[0].raw_reward if ranked else 0.0, programs=tuple(ranked))
+
+
+def _ranked(scores: Sequence[DegenerateScore]) -> list[DegenerateScore]:
+    return sorted(scores, key=lambda s: (-s.raw_reward, s.program))
+
+
+def too_weak(found: Baseline) -> str | None:
+    """Why a degenerate program makes the task too weak to mint, or None."""
+    for program in found.programs:  # best first
+        constant = program.program.startswith(CONSTANT)
+        limit = MAX_CONSTANT_BASELINE if constant else MAX_BASELINE
+        if program.raw_reward > limit:
+            kind = "a constant" if constant else program.program.split()[0]
+            return f"a degenerate program ({kind}) scores above {limit}"
+    return None

@@ -1,0 +1,179 @@
+"""What the target's own text says about its arguments: parameters, annotations, doctest literals.
+
+Pure: parses the recorded signature and docstring with `ast`; nothing is imported or evaluated
+(doctest arguments go through `ast.literal_eval`).  Slots name argument positions the way the
+runner's inputs hold them: an int for a positional argument (a method's `self` is slot 0; a
+classmethod's `cls` is not passed), a str for a keyword argument.
+"""
+
+from __future__ import annotations
+
+import ast
+import textwrap
+from dataclasses import dataclass
+from typing import Any
+
+from replicate.core.records import Target
+from replicate.core.splice import _PARSE_LOCK
+
+Slot = int | str
+_PROMPT = (">>> ", "... ")
+
+
+def parse(text: str) -> ast.Module:
+    """`ast.parse` under the lock every threaded parse shares (see `replicate.core.splice`:
+    CPython before 3.11.8 keeps the parser's recursion depth per interpreter)."""
+    with _PARSE_LOCK:
+        return ast.parse(text)
+
+
+def parse_expression(text: str) -> ast.expr:
+    with _PARSE_LOCK:
+        return ast.parse(text, mode="eval").body
+
+
+@dataclass(frozen=True)
+class Parameter:
+    name: str
+    annotation: ast.expr | None
+    kind: str  # positional, vararg, keyword, varkw
+
+
+@dataclass(frozen=True)
+class Signature:
+    positional: tuple[Parameter, ...]  # in slot order: slot n is positional[n]
+    vararg: Parameter | None
+    keyword: tuple[Parameter, ...]  # keyword-only
+    varkw: Parameter | None
+
+    def parameter(self, slot: Slot) -> Parameter | None:
+        """The parameter an argument in `slot` binds to, if the signature says."""
+        if isinstance(slot, int):
+            if slot < len(self.positional):
+                return self.positional[slot]
+            return self.vararg
+        for param in (*self.positional, *self.keyword):
+            if param.name == slot:
+                return param
+        return self.varkw
+
+    def first_argument(self, kind: str) -> str | None:
+        """The name of the first parameter after `self`: what `return <first arg>` returns."""
+        params = list(self.positional[1:] if kind == "method" else self.positional)
+        if params:
+            return params[0].name
+        if self.vararg is not None:
+            return self.vararg.name
+        return self.keyword[0].name if self.keyword else None
+
+
+def _def_node(text: str) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    source = textwrap.dedent(text).rstrip()
+    for attempt in (source + "\n    pass\n", source + "\n"):
+        try:
+            tree = parse(attempt)
+        except (SyntaxError, ValueError):
+            continue
+        for node in tree.body:
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                return node
+    return None
+
+
+def parse_signature(target: Target) -> Signature | None:
+    """The target's parameters in slot order, or None when the signature does not parse."""
+    node = _def_node(target.signature)
+    if node is None:
+        return None
+    spec = node.args
+    positional = [_param(a, "positional") for a in (*spec.posonlyargs, *spec.args)]
+    if target.kind == "classmethod":
+        positional = positional[1:]
+    return Signature(
+        positional=tuple(positional),
+        vararg=_param(spec.vararg, "vararg") if spec.vararg else None,
+        keyword=tuple(_param(a, "keyword") for a in spec.kwonlyargs),
+        varkw=_param(spec.kwarg, "varkw") if spec.kwarg else None,
+    )
+
+
+def _param(arg: ast.arg, kind: str) -> Parameter:
+    return Parameter(arg.arg, arg.annotation, kind)
+
+
+@dataclass(frozen=True)
+class DocCall:
+    """A call of the target in a doctest example whose arguments are all literals."""
+
+    args: tuple[Any, ...]
+    kwargs: tuple[tuple[str, Any], ...]
+
+
+def doctest_sources(docstring: str | None) -> list[str]:
+    """The source of each doctest example (continuation lines joined)."""
+    examples: list[str] = []
+    for raw in (docstring or "").splitlines():
+        line = raw.strip()
+        if line.startswith(_PROMPT[0]):
+            examples.append(line[4:])
+        elif line.startswith(_PROMPT[1]) and examples:
+            examples[-1] += "\n" + line[4:]
+    return examples
+
+
+def doctest_calls(target: Target) -> list[DocCall]:
+    """Calls `name(literal, ...)` of the target in its own doctest examples."""
+    found: list[DocCall] = []
+    for source in doctest_sources(target.docstring):
+        try:
+            tree = parse(source)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Call) and _called_name(node.func) == target.name:
+                call = _literal_call(node)
+                if call is not None:
+                    found.append(call)
+    return found
+
+
+def doctest_literals(target: Target) -> list[Any]:
+    """Every literal constant in the doctest examples and the docstring's expected outputs."""
+    values: list[Any] = []
+    lines = (target.docstring or "").splitlines()
+    texts = [*doctest_sources(target.docstring), *(ln.strip() for ln in lines if ln.strip())]
+    for text in texts:
+        try:
+            tree = parse(text)
+        except (SyntaxError, ValueError):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Constant):
+                values.append(node.value)
+            elif isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+                inner = node.operand
+                number = inner.value if isinstance(inner, ast.Constant) else None
+                if isinstance(number, int | float) and not isinstance(number, bool):
+                    values.append(-number)
+    return [v for v in values if type(v) in (int, float, str, bytes)]
+
+
+def _called_name(func: ast.expr) -> str | None:
+    if isinstance(func, ast.Name):
+        return func.id
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return None
+
+
+def _literal_call(node: ast.Call) -> DocCall | None:
+    try:
+        args = tuple(ast.literal_eval(a) for a in node.args)
+        kwargs = tuple((k.arg, ast.literal_eval(k.value)) for k in node.keywords if k.arg)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return None
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(
+        k.arg is None for k in node.keywords
+    ):
+        return None
+    return DocCall(args, tuple((str(k), v) for k, v in kwargs))

@@ -1,0 +1,49 @@
+"""Grading twice: a candidate whose passes come and go between runs earns nothing (BRIEF §4, 17).
+
+A candidate that answers at random (a coin flip between a right and a wrong answer, say) wins
+occasional passes; over an RL run those are a reward for noise.  The grader runs a candidate that
+earned anything a second time, with the same hash seed, and compares which hidden inputs passed.
+Outputs that differ without changing pass or fail (an address in an exception message) do not
+count, and neither does an input that timed out in either run: a busy machine is no evidence of
+nondeterminism.  Pure: the two runs' outcomes in, the flipped inputs out.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from replicate.core.records import CallInput, GradingSettings
+from replicate.verifiers.reward import matches
+
+Outcome = Mapping[str, Any]
+
+
+def flipped(
+    inputs: Sequence[CallInput],
+    expected: Mapping[int, Outcome],
+    first: Mapping[int, Outcome],
+    second: Mapping[int, Outcome],
+    settings: GradingSettings,
+) -> tuple[int, ...]:
+    """The indices of the inputs that pass in one run and fail in the other."""
+    one = matches(inputs, expected, first, settings)
+    two = matches(inputs, expected, second, settings)
+    out = []
+    for item, miss_one, miss_two in zip(inputs, one, two, strict=True):
+        if _timed_out(first.get(item.index)) or _timed_out(second.get(item.index)):
+            continue
+        if (miss_one is None) != (miss_two is None):
+            out.append(item.index)
+    return tuple(out)
+
+
+def _timed_out(outcome: Outcome | None) -> bool:
+    return outcome is None or outcome.get("status") == "timeout"
+
+
+def unstable_reason(flips: Sequence[int], total: int) -> str:
+    return (
+        f"nondeterministic: {len(flips)} of {total} hidden inputs pass in one run and fail in "
+        "another"
+    )

@@ -1,0 +1,122 @@
+"""Degenerate programs: which run in the jail, which are read off the stub, and the baseline."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from replicate.core.records import Baseline, CallKind, DegenerateScore, Span, Target
+from replicate.gen.baseline import (
+    derived_outcomes,
+    programs_to_run,
+    summarise,
+    too_weak,
+    with_body,
+)
+from replicate.harness.jail import RepoContext
+from replicate.harness.sandbox.base import Sandbox
+from replicate.verifiers.grader import grade_text, stubbed_source
+from tests.unit.minted import Tiny
+
+
+def _target(
+    signature: str, kind: CallKind = "function", decorators: tuple[str, ...] = ()
+) -> Target:
+    span = Span(start_byte=0, end_byte=1, start_line=1, end_line=1)
+    return Target(
+        path="m.py",
+        module="m",
+        qualname="f" if kind == "function" else "Box.f",
+        kind=kind,
+        signature=signature,
+        decorators=decorators,
+        def_span=span,
+        body_span=span,
+        body_indent="    ",
+        body_statements=1,
+    )
+
+
+def test_programs_that_need_a_run_of_their_own() -> None:
+    assert [p.body for p in programs_to_run(_target("def f(a, b):"))] == ["return a"]
+    method = _target("    def f(self, x):", "method")
+    assert [p.body for p in programs_to_run(method)] == ["return x"]
+    assert programs_to_run(_target("    def f(self):", "method")) == []
+    cached = _target("@functools.cache\ndef f(n):", decorators=("functools.cache",))
+    assert [p.body for p in programs_to_run(cached)] == [
+        "return n",
+        "return None",
+        "raise ValueError",
+    ]
+
+
+def _stub(n: int) -> dict[str, Any]:
+    exc = {"type": "builtins.NotImplementedError", "msg": ""}
+    return {"status": "raised", "exc": exc, "args": [{"t": "int", "v": str(n)}], "kwargs": {}}
+
+
+def _ret(n: int) -> dict[str, Any]:
+    value = {"t": "int", "v": str(n)}
+    return {"status": "returned", "value": value, "args": [value], "kwargs": {}}
+
+
+def test_outcomes_read_off_the_stub(tiny: Tiny) -> None:
+    task = tiny.task("tinypkg.core.parse_int")
+    stub = {i.index: _stub(i.index) for i in task.inputs}
+    derived = derived_outcomes(task, stub)
+    assert {"return None", "raise ValueError"} <= set(derived)
+    assert any(name.startswith("return constant") for name in derived)
+    none = derived["return None"][task.inputs[0].index]
+    assert none["status"] == "returned" and none["value"] == {"t": "none"}
+    assert none["args"] == stub[task.inputs[0].index]["args"]  # what the body left behind
+    raised = derived["raise ValueError"][task.inputs[0].index]
+    assert raised["exc"]["type"] == "builtins.ValueError"
+    odd = {task.inputs[0].index: _ret(1)}  # the stub's body did not run as such: kept as is
+    assert derived_outcomes(task, odd)["return None"] == odd
+    decorated = dataclasses.replace(
+        task,
+        hidden=task.hidden.model_copy(
+            update={"target": task.hidden.target.model_copy(update={"decorators": ("cache",)})}
+        ),
+    )
+    assert derived_outcomes(decorated, stub) == {}
+
+
+def test_summary_ranks_programs_and_too_weak_tells_why(tiny: Tiny) -> None:
+    task = tiny.task("tinypkg.core.parse_int")
+    found = summarise(task, {"return None": {}, "perfect": task.expected})
+    assert found.raw_reward == 1.0
+    assert [p.program for p in found.programs] == ["perfect", "return None"]
+    weak = Baseline(raw_reward=0.6, programs=(DegenerateScore(program="return x", raw_reward=0.6),))
+    assert too_weak(weak) == "a degenerate program (return) scores above 0.5"
+    constant = DegenerateScore(program="return constant False", raw_reward=0.7)
+    assert too_weak(Baseline(raw_reward=0.7, programs=(constant,))) is None
+    high = constant.model_copy(update={"raw_reward": 0.95})
+    assert too_weak(Baseline(raw_reward=0.95, programs=(high,))) == (
+        "a degenerate program (a constant) scores above 0.9"
+    )
+
+
+def test_with_body_is_the_stub_with_another_statement(tiny: Tiny) -> None:
+    task = tiny.task("tinypkg.core.clamp")
+    assert with_body(task, "raise NotImplementedError") == stubbed_source(task)
+    assert b"    return None\n" in with_body(task, "return None")
+
+
+def test_minted_baselines_make_degenerate_programs_score_zero(
+    tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
+) -> None:
+    for symbol, first in (
+        ("tinypkg.core.parse_int", "text"),
+        ("tinypkg.core.Counter.add", "amount"),
+    ):
+        task = tiny.task(symbol)
+        baseline = task.hidden.baseline
+        assert baseline is not None and baseline.programs
+        names = {p.program for p in baseline.programs}
+        assert {"raise NotImplementedError", "return None", f"return {first}"} <= names
+        assert baseline.raw_reward == max(p.raw_reward for p in baseline.programs)
+        for body in ("return None", f"return {first}", "raise ValueError"):
+            source = with_body(task, body).decode()
+            verdict = grade_text(task, source, tiny_ctx, local_sandbox, shrink=False)
+            assert verdict.reward == 0.0, (symbol, body, verdict.raw_reward, baseline)
