@@ -22,6 +22,8 @@ from pathlib import Path
 
 from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness import runner as runner_module
+from replicate.harness.calltime import CallClock, hold_call_times
+from replicate.harness.sandbox.arrivals import arrivals_of
 from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest, SandboxResult
 from replicate.harness.warm import WarmPool
 from replicate.verifiers.compare import ParsedRun, parse_frames
@@ -206,12 +208,21 @@ def run_calls(
             lambda candidate: run.request(ctx.tree, [*base, Mount(str(candidate), inside)]),
         )
         result = slot.run(override, job, settings.total_timeout_s)
-        return JailRun(parsed=parse_frames(result.channel, nonce), result=result)
+        return _finished(result, nonce, inputs, settings)
     with tempfile.TemporaryDirectory(prefix="replicate-jail-") as scratch:
         tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
         stdin = _job(ctx, tree, target, inputs, settings, nonce, encode_inputs)
         result = sandbox.run(run.request(tree, mounts, stdin))
-    return JailRun(parsed=parse_frames(result.channel, nonce), result=result)
+    return _finished(result, nonce, inputs, settings)
+
+
+def _finished(
+    result: SandboxResult, nonce: str, inputs: Sequence[CallInput], settings: GradingSettings
+) -> JailRun:
+    """Parse the channel once every result that reached the host too late is a timeout."""
+    clock = CallClock(tuple(item.index for item in inputs), settings.call_timeout_s)
+    held = hold_call_times(result.channel, arrivals_of(result), nonce, clock)
+    return JailRun(parsed=parse_frames(held, nonce), result=result)
 
 
 def _view(

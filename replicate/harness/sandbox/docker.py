@@ -29,6 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.errors import InfraError
+from replicate.harness.sandbox.arrivals import TimedResult
 from replicate.harness.sandbox.base import (
     Limits,
     Mount,
@@ -101,13 +102,14 @@ class DockerSandbox:
             io.close()
         if not captured.timed_out and not captured.status:
             raise InfraError(f"docker sandbox setup failed: {_last_line(captured.stderr)}")
-        return SandboxResult(
+        return TimedResult(
             exit_code=None if captured.timed_out else exit_code,
             timed_out=captured.timed_out,
             duration_s=duration,
             stdout=captured.stdout,
             stderr=captured.stderr,
             channel=captured.channel,
+            channel_arrivals=captured.channel_arrivals,
         )
 
     def _run_container(

@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replicate.errors import InfraError
+from replicate.harness.sandbox.arrivals import Arrival, ArrivalLog
 
 IO_DIR = "/.sandbox-io"
 STREAMS = ("stdout", "stderr", "channel", "status")
@@ -43,6 +44,7 @@ class Captured:
     channel: bytes
     status: bytes
     timed_out: bool
+    channel_arrivals: tuple[Arrival, ...] = ()
 
 
 class IoDir:
@@ -97,7 +99,9 @@ class IoDir:
     ) -> Captured:
         """Drain the FIFOs until `ended_fd` turns readable (the container exited), killing the
         container at `deadline`; then drain what is left, for `GRACE_S` at most."""
+        arrivals = ArrivalLog()
         sinks = {name: _Sink(STATUS_CAP if name == "status" else cap) for name in STREAMS}
+        sinks["channel"].arrivals = arrivals
         timed_out = False
         with selectors.DefaultSelector() as sel:
             for name, fd in self.fds.items():
@@ -123,21 +127,29 @@ class IoDir:
                         _read_into(sel, key.fd, key.data)
         out = {name: bytes(sink.data) for name, sink in sinks.items()}
         return Captured(
-            out["stdout"], out["stderr"], out["channel"], out["status"], timed_out=timed_out
+            out["stdout"],
+            out["stderr"],
+            out["channel"],
+            out["status"],
+            timed_out=timed_out,
+            channel_arrivals=arrivals.freeze(),
         )
 
 
 class _Sink:
-    """Keeps the first `cap` bytes and drops the rest."""
+    """Keeps the first `cap` bytes and drops the rest (noting arrivals when asked)."""
 
     def __init__(self, cap: int) -> None:
         self.cap = cap
         self.data = bytearray()
+        self.arrivals: ArrivalLog | None = None
 
     def feed(self, chunk: bytes) -> None:
         room = self.cap - len(self.data)
         if room > 0:
             self.data += chunk[:room]
+            if self.arrivals is not None:
+                self.arrivals.note(min(room, len(chunk)))
 
 
 def _read_into(sel: selectors.BaseSelector, fd: int, sink: _Sink) -> None:

@@ -27,7 +27,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from replicate.errors import InfraError
-from replicate.harness.sandbox.base import CHANNEL_FD, Limits, SandboxResult
+from replicate.harness.sandbox.arrivals import Arrival, ArrivalLog, TimedResult
+from replicate.harness.sandbox.base import CHANNEL_FD, Limits
 from replicate.harness.sandbox.cgroup import Cgroup
 
 CHUNK = 1 << 16
@@ -62,16 +63,18 @@ class ProcessOutcome:
     stderr: bytes = b""
     channel: bytes = b""
     side: bytes = b""
+    channel_arrivals: tuple[Arrival, ...] = ()
 
-    def result(self) -> SandboxResult:
+    def result(self) -> TimedResult:
         """What a sandbox reports of this process (the side channel stays ours)."""
-        return SandboxResult(
+        return TimedResult(
             exit_code=self.exit_code,
             timed_out=self.timed_out,
             duration_s=self.duration_s,
             stdout=self.stdout,
             stderr=self.stderr,
             channel=self.channel,
+            channel_arrivals=self.channel_arrivals,
         )
 
 
@@ -247,16 +250,19 @@ def _child_setup(limits: Limits, channel_fd: int, join_fds: tuple[int, ...]) -> 
 
 
 class _Sink:
-    """Keeps the first `cap` bytes read from one fd and drops the rest."""
+    """Keeps the first `cap` bytes read from one fd and drops the rest (noting arrivals)."""
 
-    def __init__(self, cap: int) -> None:
+    def __init__(self, cap: int, arrivals: ArrivalLog | None = None) -> None:
         self.cap = cap
         self.data = bytearray()
+        self.arrivals = arrivals
 
     def feed(self, chunk: bytes) -> None:
         room = self.cap - len(self.data)
         if room > 0:
             self.data += chunk[:room]
+            if self.arrivals is not None:
+                self.arrivals.note(min(room, len(chunk)))
 
 
 class _Supervisor:
@@ -275,7 +281,8 @@ class _Supervisor:
 
     def run(self, channel: Pipe | None, side: Pipe | None) -> ProcessOutcome:
         assert self.proc.stdout is not None and self.proc.stderr is not None
-        sinks = [_Sink(self.cap), _Sink(self.cap), _Sink(self.cap), _Sink(SIDE_CAP)]
+        arrivals = ArrivalLog()
+        sinks = [_Sink(self.cap), _Sink(self.cap), _Sink(self.cap, arrivals), _Sink(SIDE_CAP)]
         fds = [self.proc.stdout.fileno(), self.proc.stderr.fileno()]
         fds += [channel.read_fd if channel else -1, side.read_fd if side else -1]
         try:
@@ -296,6 +303,7 @@ class _Supervisor:
             stderr=bytes(sinks[1].data),
             channel=bytes(sinks[2].data),
             side=bytes(sinks[3].data),
+            channel_arrivals=arrivals.freeze(),
         )
 
     def _register(self, fds: list[int], sinks: list[_Sink]) -> None:
