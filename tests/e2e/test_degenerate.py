@@ -1,0 +1,127 @@
+"""The reward on real minted batches: degenerate agents earn ~0, and grading is repeatable.
+
+Batches: more-itertools and boltons (minted once per session, tests/e2e/conftest.py) and the
+bundled batch committed at the repository root (minted from corpus/samplelib).
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+import pytest
+
+from replicate.batch.store import Batch, LoadedTask
+from replicate.cache import cache_root
+from replicate.core.records import ResultRow, Verdict
+from replicate.harness.context import context_for
+from replicate.harness.sandbox import get_sandbox
+from replicate.verifiers.grader import grade_text
+from tests.e2e.conftest import REPO_ROOT, Minted, replicate
+
+AGENT = Path(__file__).with_name("degenerate_agent.py")
+MODES = ("none", "first", "raise")  # return None, return <first argument>, raise ValueError
+SAMPLE = 30  # tasks per batch, spread over its modules; each mode gets every third one
+MAX_MEAN = 0.05
+REPEATS = 100
+OTHER_SEEDS = range(1, 7)
+
+
+def spread(ids: list[str], n: int) -> list[str]:
+    if len(ids) <= n:
+        return list(ids)
+    step = len(ids) / n
+    return [ids[int(k * step)] for k in range(n)]
+
+
+def read_rows(run: Path) -> list[ResultRow]:
+    lines = (run / "results.jsonl").read_text(encoding="utf-8").splitlines()
+    return [ResultRow.model_validate_json(line) for line in lines if line.strip()]
+
+
+def agent_command(mode_of: dict[str, str]) -> str:
+    """One shell command that runs the degenerate agent in the mode chosen for each task."""
+    arms = [
+        f"{shlex.quote(ident)}) exec python {shlex.quote(str(AGENT))} {mode} ;;"
+        for ident, mode in mode_of.items()
+    ]
+    return f'case "$REPLICATE_TASK_ID" in {" ".join(arms)} *) exit 3 ;; esac'
+
+
+@pytest.fixture(params=["more_itertools", "boltons", "bundled"])
+def batch_dir(request: pytest.FixtureRequest) -> Path:
+    if request.param == "bundled":
+        return REPO_ROOT
+    minted: Minted = request.getfixturevalue(request.param)
+    return minted.batch
+
+
+def test_degenerate_agents_score_near_zero(batch_dir: Path, tmp_path: Path) -> None:
+    ids = spread(list(Batch.open(batch_dir).ids), SAMPLE)
+    mode_of = {ident: MODES[k % len(MODES)] for k, ident in enumerate(ids)}
+    task_args = [arg for ident in ids for arg in ("--task", ident)]
+    run = tmp_path / "run"
+    done = replicate(
+        "run", "--tasks", str(batch_dir), "--agent", agent_command(mode_of), "--out", str(run),
+        "--workers", "2", "--mount", str(AGENT.parent), *task_args, timeout=1800,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    rows = read_rows(run)
+    assert sorted(r.task_id for r in rows) == sorted(ids)
+    odd = [r for r in rows if r.status != "graded" or r.agent_status != "ok"]
+    assert not odd, [(r.task_id, r.status, r.agent_status, r.reason) for r in odd]
+    summary = {}
+    for mode in MODES:
+        mine = [r for r in rows if mode_of[r.task_id] == mode]
+        mean = sum(r.reward or 0.0 for r in mine) / len(mine)
+        raw = sum(r.verdict.raw_reward or 0.0 for r in mine if r.verdict) / len(mine)
+        summary[mode] = {"tasks": len(mine), "mean_reward": mean, "mean_raw_reward": raw}
+        worst = sorted(mine, key=lambda r: -(r.reward or 0.0))[:5]
+        detail = [(r.task_id, r.reward, r.verdict and r.verdict.raw_reward) for r in worst]
+        assert mean <= MAX_MEAN, (mode, mean, detail)
+    print(json.dumps({"batch": str(batch_dir), "modes": summary}))
+
+
+def _grade_many(task: LoadedTask, text: str, seeds: list[int]) -> list[Verdict]:
+    ctx = context_for(task.repo, cache_root())
+    sandbox = get_sandbox("local")
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        # shrinking only shapes the feedback, never the reward; it is left out for speed
+        jobs = [
+            pool.submit(grade_text, task, text, ctx, sandbox, hash_seed=seed, shrink=False)
+            for seed in seeds
+        ]
+        return [job.result() for job in jobs]
+
+
+# Right on some inputs; the order of its output depends on string hashing (a set).
+SET_ORDER = """
+def unique_everseen(items, key=None):
+    if key is not None:
+        seen = []
+        for item in items:
+            if key(item) not in seen:
+                seen.append(key(item))
+                yield item
+        return
+    yield from set(items)
+"""
+
+
+def test_a_hash_order_dependent_candidate_gets_the_same_reward_every_time() -> None:
+    batch = Batch.open(REPO_ROOT)
+    task = batch.load(batch.resolve("samplelib.iterables.unique_everseen"))
+    # The candidate really depends on the hash seed: other seeds give other rewards.
+    elsewhere = _grade_many(task, SET_ORDER, list(OTHER_SEEDS))
+    assert len({v.raw_reward for v in elsewhere}) > 1, [v.raw_reward for v in elsewhere]
+    # Grading fixes the seed, so the same candidate always gets the same reward.
+    verdicts = _grade_many(task, SET_ORDER, [0] * REPEATS)
+    assert all(v.status == "graded" for v in verdicts)
+    rewards = {v.reward for v in verdicts}
+    raw = {v.raw_reward for v in verdicts}
+    assert len(rewards) == 1 and len(raw) == 1, (rewards, raw)
+    (reward,) = rewards
+    assert reward is not None and 0.0 < reward < 1.0  # partly right, the same every time
+    print(json.dumps({"hash_order_reward": reward, "gradings": REPEATS}))
