@@ -12,14 +12,16 @@ so an alternative implementation that adds in another order still agrees with th
 from __future__ import annotations
 
 import ast
+import contextlib
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
+from hypothesis.internal.conjecture import providers as _providers
 
 from replicate.core.splice import _PARSE_LOCK
 from replicate.verifiers.plain import Items
@@ -309,6 +311,26 @@ def draw(strategy: Strategy, count: int, seed: int) -> list[Any]:
     def collect(values: list[Any]) -> None:
         out.extend(values)
 
-    with _PARSE_LOCK:  # one run at a time (gen mints on threads); hypothesis may parse lambdas
+    with _PARSE_LOCK, _no_local_constants():  # one run at a time (gen mints on threads)
         collect()
     return out
+
+
+@contextlib.contextmanager
+def _no_local_constants() -> Iterator[None]:
+    """Hypothesis (>= 6.131) mixes in literals harvested from the "local" modules loaded at the
+    moment (ours, the repository's): which ones depends on import order and threads, so the
+    drawn values would differ between two mints of the same commit. Draw without them."""
+    original = getattr(_providers, "_get_local_constants", None)
+    cache = getattr(_providers, "CONSTANTS_CACHE", None)
+    if original is None or cache is None:
+        yield
+        return
+    empty = _providers.Constants()
+    _providers._get_local_constants = lambda: empty
+    cache.cache.clear()
+    try:
+        yield
+    finally:
+        _providers._get_local_constants = original
+        cache.cache.clear()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+import pytest
+
 from replicate.verifiers.plain import Items
 from replicate.verifiers.strategies import MAX_LEN, draw, from_hint, from_shape, observe
 
@@ -88,3 +90,29 @@ def test_hints_of_builtin_types() -> None:
 def test_hints_naming_other_types_give_nothing() -> None:
     for text in ("Any", "Box", "list[Box]", "Callable[[int], int]", "Union[int, Box]"):
         assert _hint(text) is None, text
+
+
+def test_draws_ignore_the_constants_hypothesis_harvests_from_loaded_modules(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Which modules are loaded differs between two mints; their literals must not leak in."""
+    from hypothesis import given, settings
+    from hypothesis import strategies as hst
+    from hypothesis.internal.conjecture import providers
+
+    marker = "zq-local-constant-zq"
+    local = providers.Constants(strings=providers.SortedSet([marker]))
+    monkeypatch.setattr(providers, "_get_local_constants", lambda: local)
+    providers.CONSTANTS_CACHE.cache.clear()
+    seen: list[str] = []
+
+    @settings(max_examples=300, database=None, derandomize=True)
+    @given(hst.lists(hst.text(), min_size=5, max_size=5))
+    def plain_hypothesis(values: list[str]) -> None:
+        seen.extend(values)
+
+    plain_hypothesis()
+    assert marker in seen  # positive control: hypothesis mixes the constant in
+    drawn = draw(hst.text(), 1500, seed=7)
+    assert len(drawn) >= 1000 and marker not in drawn
+    providers.CONSTANTS_CACHE.cache.clear()
