@@ -42,6 +42,7 @@ import json.encoder
 import os
 import pathlib
 import pickle
+import random
 import re
 import signal
 import site
@@ -119,6 +120,12 @@ _MISSING = object()
 _UNVERIFIED = "<unverified>"
 _MSG_CAP = 500
 _RECIPE = "replicate-recipe/1"
+# The global random generator is reset before every call to the state `random.seed(0)` gives: a
+# function that draws from it (more_itertools.sample, say) gives the same outcome on every run
+# instead of passing golden runs by chance and failing when graded. `setstate` is captured here,
+# before any candidate code runs, and needs no builtins (a candidate may have patched them).
+_SET_RANDOM_STATE = random.setstate
+_RANDOM_STATE: list[Any] = []
 # Unpickling an input may import the repository's test modules (a function defined in a test file
 # is recorded by reference), and with them pytest: seconds on a busy machine. That is our data,
 # not the candidate's work, so loading gets at least this long; the run's total limit still holds.
@@ -702,6 +709,8 @@ def _call(
             before["args_in"] = [encode(a, lim) for a in shown["args"]]
             before["kwargs_in"] = {k: encode(v, lim) for k, v in _dict_items(shown["kwargs"])}
         try:
+            if _RANDOM_STATE:
+                _SET_RANDOM_STATE(_RANDOM_STATE[0])
             value = fn(*args, **kwargs)
             if _type(value) is _CoroutineType:
                 value = _drive(value)
@@ -768,6 +777,8 @@ def _exc_summary(exc: BaseException) -> str:
 
 
 def _target(module_name: str, qualname: str) -> Callable[..., Any]:
+    random.seed(0)  # before the candidate's module runs
+    _RANDOM_STATE[:] = [random.getstate()]
     owner: Any = _import_module(module_name)
     *owner_path, name = qualname.split(".")
     for part in owner_path:

@@ -692,3 +692,28 @@ def test_shared_structure_does_not_explode() -> None:
     tagged = encode({"root": nodes[0], "all": nodes})
     assert time.perf_counter() - started < 2.0
     assert tagged == {"t": "toolarge"}
+
+
+RANDOM_SOURCE = """
+import random
+
+def draw(n):
+    return [random.random() for _ in range(n)]
+"""
+
+
+def test_the_global_random_generator_is_reseeded_before_each_call(tmp_path: Path) -> None:
+    """A reference that draws from `random` passes golden runs by chance unless reseeded."""
+    outside = [
+        subprocess.run(
+            [sys.executable, "-I", "-c", "import random; print(random.random())"],
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+        for _ in range(2)
+    ]
+    assert outside[0] != outside[1]  # positive control: unseeded processes differ
+    runs = [run_runner(tmp_path, RANDOM_SOURCE, "draw", [_blob([3]), _blob([3])]) for _ in range(2)]
+    values = [run.outcome(i)["value"] for run in runs for i in (0, 1)]
+    assert all(v == values[0] for v in values), values  # across calls and processes
