@@ -74,6 +74,7 @@ def floor(task: LoadedTask, ctx: RepoContext, inputs: list[CallInput], grades: i
         shutil.copytree(ctx.tree, tree, symlinks=True)
         (tree / task.hidden.target.path).unlink()
         (tree / task.hidden.target.path).write_bytes(candidate(task, n))
+        replace(ctx, tree=tree).bytecode(tree, task.hidden.target)  # compiled, as the jail's is
         trees.append(tree)
     settings = task.hidden.grading
 

@@ -10,8 +10,9 @@ channel is parsed, every ``result`` frame that reached the host too late is repl
 
 - more than ``call_timeout_s + SLACK_S`` after the first ``call`` frame of its input, or
 - more than ``call_timeout_s + load allowance + SLACK_S`` after the first ``result`` frame of
-  the input before it (the first input: after the first ``ready`` frame), so a candidate that
-  keeps the runner from announcing its calls still gets no more than one load's allowance.
+  the input before it (the first input: after the first ``loaded`` frame, which the runner
+  writes once every input is unpickled, or the first ``ready`` frame when there is none), so a
+  candidate that keeps the runner from announcing its calls still gets no more than that.
 
 Frames a candidate forges can only make these references earlier (the first frame of each kind
 counts), never later.  Backends that note no arrivals (`plain`) are left to the runner's timer.
@@ -25,6 +26,7 @@ import json
 import re
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 from replicate.harness.sandbox.arrivals import Arrival
 from replicate.verifiers.compare import read_frame
@@ -42,10 +44,21 @@ class CallClock:
     load_allowance_s: float = 2 * LOAD_ALLOWANCE_S
 
 
+_CALL = rb'\{"event":"call","i":(-?\d{1,18})\}'
+
+
 def without_call_frames(channel: bytes, nonce: str) -> bytes:
     """`channel` without the runner's ``call`` frames (as the runner writes them)."""
-    pattern = re.escape(nonce.encode("ascii")) + rb' \{"event":"call","i":-?\d+\}\n?'
+    pattern = re.escape(nonce.encode("ascii")) + b" " + _CALL + b"\n?"
     return re.sub(b"(?m)^" + pattern, b"", channel)
+
+
+def _frame(line: bytes, prefix: bytes, call: re.Pattern[bytes]) -> dict[str, Any] | None:
+    """`read_frame`, with the runner's own ``call`` frames (half the channel) read by pattern."""
+    matched = call.fullmatch(line)
+    if matched is not None:
+        return {"event": "call", "i": int(matched.group(1))}
+    return read_frame(line, prefix)
 
 
 def hold_call_times(
@@ -55,40 +68,61 @@ def hold_call_times(
     ``call`` frames dropped."""
     if not arrivals:
         return without_call_frames(channel, nonce)
+    return b"\n".join(line for line, _ in _held(channel, arrivals, nonce, clock))
+
+
+def timed_frames(
+    channel: bytes, arrivals: Sequence[Arrival], nonce: str, clock: CallClock
+) -> list[dict[str, Any] | None]:
+    """The frames of `hold_call_times`, parsed once (None for a line that is not ours)."""
+    if not arrivals:
+        prefix = nonce.encode("ascii") + b" "
+        held = without_call_frames(channel, nonce)
+        return [read_frame(line, prefix) for line in held.split(b"\n") if line]
+    return [frame for line, frame in _held(channel, arrivals, nonce, clock) if line]
+
+
+def _held(
+    channel: bytes, arrivals: Sequence[Arrival], nonce: str, clock: CallClock
+) -> Iterator[tuple[bytes, dict[str, Any] | None]]:
     prefix = nonce.encode("ascii") + b" "
+    call = re.compile(re.escape(prefix) + _CALL)
     previous = {index: clock.order[n - 1] for n, index in enumerate(clock.order) if n}
     seen_call: dict[int, float] = {}
     seen_result: dict[int, float] = {}
     ready: float | None = None
-    out: list[bytes] = []
+    loaded: float | None = None
     for line, at in _lines(channel, arrivals):
-        frame = read_frame(line, prefix)
+        frame = _frame(line, prefix, call)
         event = frame.get("event") if frame else None
         index = frame.get("i") if frame else None
         if event == "ready" and ready is None:
             ready = at
+        elif event == "loaded" and loaded is None:
+            loaded = at
         elif event == "call" and type(index) is int:
             seen_call.setdefault(index, at)
             continue
         elif event == "result" and type(index) is int:
             late = _late(at, seen_call.get(index), clock.call_timeout_s)
-            before = seen_result.get(previous[index]) if index in previous else ready
+            first = loaded if loaded is not None else ready
+            before = seen_result.get(previous[index]) if index in previous else first
             allowance = clock.call_timeout_s + clock.load_allowance_s
             late = late or _late(at, before, allowance)
             seen_result.setdefault(index, at)
             if late:
-                line = _timeout_frame(prefix, index, at - (seen_call.get(index) or at))
-        out.append(line)
-    return b"\n".join(out)
+                frame = _timeout_frame(index, at - (seen_call.get(index) or at))
+                line = prefix + json.dumps(frame).encode()
+        yield line, frame
 
 
 def _late(at: float, since: float | None, limit_s: float) -> bool:
     return since is not None and at - since > limit_s + SLACK_S
 
 
-def _timeout_frame(prefix: bytes, index: int, seconds: float) -> bytes:
+def _timeout_frame(index: int, seconds: float) -> dict[str, Any]:
     outcome = {"status": "timeout", "t": round(seconds, 6), "host_clock": True}
-    return prefix + json.dumps({"event": "result", "i": index, "outcome": outcome}).encode()
+    return {"event": "result", "i": index, "outcome": outcome}
 
 
 def _lines(channel: bytes, arrivals: Sequence[Arrival]) -> Iterator[tuple[bytes, float]]:

@@ -22,4 +22,5 @@ def context_for(snapshot: RepoSnapshot, cache: Path) -> RepoContext:
         python=env.python,
         env_root=env.path,
         site_packages=env.site_packages,
+        cache=cache,
     )

@@ -16,20 +16,31 @@ import json
 import secrets
 import shutil
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness import runner as runner_module
-from replicate.harness.calltime import CallClock, hold_call_times
+from replicate.harness.bytecode import bytecode_table
+from replicate.harness.calltime import CallClock, timed_frames
 from replicate.harness.sandbox.arrivals import arrivals_of
-from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest, SandboxResult
+from replicate.harness.sandbox.base import (
+    Limits,
+    Mount,
+    Sandbox,
+    SandboxRequest,
+    SandboxResult,
+    StopWhen,
+)
 from replicate.harness.warm import WarmPool
-from replicate.verifiers.compare import ParsedRun, parse_frames
+from replicate.verifiers.compare import ParsedRun, collect_frames, read_frame
 
 RUNNER_PATH = Path(runner_module.__file__).resolve()
 CHANNEL_CAP = 64 * 1024 * 1024  # results of one run; each value is capped by its settings
+# Given a result frame: is the run over? (see `run_calls`)
+Until = Callable[[Mapping[str, Any]], bool]
 
 JAIL_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -79,6 +90,14 @@ class RepoContext:
     python: Path
     env_root: Path
     site_packages: Path
+    cache: Path | None = None  # where compiled bytecode is kept (replicate.harness.bytecode)
+
+    def bytecode(self, tree: Path, target: Target) -> Path | None:
+        """The compiled-code table for a jail running `target` of `tree` (only the snapshot's
+        own tree: a copy made for one run is not worth compiling)."""
+        if self.cache is None or tree != self.tree:
+            return None
+        return bytecode_table(self.cache, tree, self.python, target.path)
 
     def sys_path(self, tree: Path) -> list[str]:
         roots = [str((tree / r).resolve()) for r in (*self.source_roots, *self.extra_paths)]
@@ -134,6 +153,7 @@ def _job(
         "max_bytes": settings.max_bytes,
         "channel_fd": 3,
         "encode_inputs": encode_inputs,
+        "bytecode": str(bytecode) if (bytecode := ctx.bytecode(tree, target)) else None,
     }
     return json.dumps(job).encode()
 
@@ -149,6 +169,9 @@ class _Run:
     clock_shift_days: int
 
     def request(self, tree: Path, mounts: Sequence[Mount], stdin: bytes = b"") -> SandboxRequest:
+        bytecode = self.ctx.bytecode(tree, self.target)
+        if bytecode is not None:  # read-only, and only this target's table (see bytecode.py)
+            mounts = [Mount.same(str(bytecode)), *mounts]
         return SandboxRequest(
             argv=(str(self.ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH)),
             env={
@@ -192,10 +215,13 @@ def run_calls(
     encode_inputs: bool = False,
     clock_shift_days: int = 0,
     pool: WarmPool | None = None,
+    until: Until | None = None,
 ) -> JailRun:
     """Call the target on every input in a fresh jailed process; `override` replaces its file.
 
-    With a warm `pool` (and an isolating sandbox), the jail was started ahead of time.
+    With a warm `pool` (and an isolating sandbox), the jail was started ahead of time; there,
+    `until` sees each input's outcome as it arrives, and once it returns True the run is ended
+    (the inputs after it get no outcome).  Elsewhere `until` is ignored: every input runs.
     """
     nonce = secrets.token_hex(16)
     run = _Run(ctx, target, settings, hash_seed, clock_shift_days)
@@ -207,8 +233,12 @@ def run_calls(
             run.warm_key(),
             lambda candidate: run.request(ctx.tree, [*base, Mount(str(candidate), inside)]),
         )
-        result = slot.run(override, job, settings.total_timeout_s)
-        return _finished(result, nonce, inputs, settings)
+        try:
+            stop = _stop_when(nonce, until) if until is not None else None
+            result = slot.run(override, job, settings.total_timeout_s, stop)
+            return _finished(result, nonce, inputs, settings)
+        finally:
+            slot.replace()
     with tempfile.TemporaryDirectory(prefix="replicate-jail-") as scratch:
         tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
         stdin = _job(ctx, tree, target, inputs, settings, nonce, encode_inputs)
@@ -216,13 +246,31 @@ def run_calls(
     return _finished(result, nonce, inputs, settings)
 
 
+def _stop_when(nonce: str, until: Until) -> StopWhen:
+    """The channel-level test for `until`: complete lines are parsed as they arrive."""
+    prefix = nonce.encode("ascii") + b" "
+    pending = bytearray()
+
+    def stop(chunk: bytes) -> bool:
+        pending.extend(chunk)
+        *lines, rest = bytes(pending).split(b"\n")
+        pending[:] = rest
+        for line in lines:
+            frame = read_frame(line, prefix)
+            if frame is not None and frame.get("event") == "result" and until(frame):
+                return True
+        return False
+
+    return stop
+
+
 def _finished(
     result: SandboxResult, nonce: str, inputs: Sequence[CallInput], settings: GradingSettings
 ) -> JailRun:
     """Parse the channel once every result that reached the host too late is a timeout."""
     clock = CallClock(tuple(item.index for item in inputs), settings.call_timeout_s)
-    held = hold_call_times(result.channel, arrivals_of(result), nonce, clock)
-    return JailRun(parsed=parse_frames(held, nonce), result=result)
+    frames = timed_frames(result.channel, arrivals_of(result), nonce, clock)
+    return JailRun(parsed=collect_frames(frames), result=result)
 
 
 def _view(

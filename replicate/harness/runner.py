@@ -11,10 +11,11 @@ call pickled in ``seed`` (bytes) with those arguments replaced),
 ``call_timeout_s``, ``max_items``, ``max_depth``, ``max_bytes``, ``channel_fd`` and optionally
 ``encode_inputs`` (also report the arguments before the call as ``args_in``/``kwargs_in``).
 
-Frames (fd ``channel_fd`` only, ``<nonce> <json>\n`` each): ``ready`` | ``import_error`` (type,
-msg) | ``call`` (i), just before each call, so the host can time it with its own clock
-(``replicate.harness.calltime``) | ``result`` (i, outcome), written as soon as each call ends |
-``done``.  An outcome is
+Frames (fd ``channel_fd`` only, ``<nonce> <json>\n`` each): ``started`` | ``ready`` (the target
+imported) or ``import_error`` (type, msg) | ``loaded`` (every input unpickled, before any call) |
+``call`` (i), just before each call, so the host can time it with its own clock
+(``replicate.harness.calltime``) | ``result`` (i, outcome), written as soon as each call ends,
+in one write with the next ``call`` frame | ``done``.  An outcome is
 ``returned`` (value) or ``raised`` (exc: type, msg), both with ``args``/``kwargs`` after the call
 and ``t``; or ``timeout``; or ``load_error`` (msg).  Values are encoded by exact type without
 calling the objects' own methods; the trusted side parses and compares them
@@ -30,6 +31,7 @@ more than computing the answer.
 
 from __future__ import annotations
 
+import _signal as _signal_c
 import binascii
 import builtins
 import collections
@@ -37,8 +39,10 @@ import datetime
 import decimal
 import functools
 import importlib
+import importlib.machinery
 import json
 import json.encoder
+import marshal
 import os
 import pathlib
 import pickle
@@ -94,12 +98,16 @@ _pickle_loads = pickle.loads
 _import_module = importlib.import_module
 _addsitedir = site.addsitedir
 _os_write = os.write
+_os_stat = os.stat
+_marshal_loads = marshal.loads
 _os_exit = os._exit
 _getpid = os.getpid
 _perf = time.perf_counter
-_setitimer = signal.setitimer
-_sigmask = signal.pthread_sigmask
-_signal = signal.signal
+# The C functions, not signal.py's wrappers (which convert every mask to a set of enums): the
+# runner arms and disarms the alarm around every call.
+_setitimer = _signal_c.setitimer
+_sigmask = _signal_c.pthread_sigmask
+_signal = _signal_c.signal
 _SIGALRM = signal.SIGALRM
 _ITIMER_REAL = signal.ITIMER_REAL
 _SIG_BLOCK = signal.SIG_BLOCK
@@ -611,10 +619,28 @@ _FUNCTION_TYPES = _table(
 # ---------------------------------------------------------------- JSON out
 
 
+def _no_default(obj: Any) -> Any:
+    raise TypeError("not a JSON value of the runner's frames")
+
+
+# json's C encoder, captured before any candidate code runs: compact separators, no circularity
+# check (frames are trees the runner built), nothing but exact builtin types is accepted. Its text
+# is the same as `_write`'s, which stays as the fallback where `_json` is not compiled in.
+_C_MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODE = (
+    _C_MAKE_ENCODER(None, _no_default, _json_str, None, ":", ",", False, False, True)
+    if _C_MAKE_ENCODER is not None
+    else None
+)
+_str_join = "".join
+
+
 def _dumps(obj: Any) -> str:
+    if _C_ENCODE is not None:
+        return _str_join(_C_ENCODE(obj, 0))
     out: list[str] = []
     _write(obj, out)
-    return "".join(out)
+    return _str_join(out)
 
 
 def _write(obj: Any, out: list[str]) -> None:
@@ -634,12 +660,14 @@ def _write(obj: Any, out: list[str]) -> None:
                 out.append(",")
             _write(item, out)
         out.append("]")
-    else:  # a dict with str keys: the only other shape this module builds
+    elif t is dict:  # with str keys: the only other shape this module builds
         out.append("{")
         for n, (key, value) in enumerate(_dict_items(obj)):
             out.append(("," if n else "") + _json_str(key) + ":")
             _write(value, out)
         out.append("}")
+    else:
+        _no_default(obj)
 
 
 class _Channel:
@@ -647,22 +675,32 @@ class _Channel:
         self.fd = fd
         self.prefix = nonce + " "
 
-    def send(self, frame: dict[str, Any]) -> None:
+    def frame(self, frame: dict[str, Any]) -> str:
+        return self.prefix + _dumps(frame) + "\n"
+
+    def write(self, text: str) -> None:
         if _getpid() != _PID[0]:  # a forked child of the candidate never speaks for us
             _os_exit(0)
-        data = (self.prefix + _dumps(frame) + "\n").encode("ascii")
+        data = text.encode("ascii")
         try:
             while data:
                 data = data[_os_write(self.fd, data) :]
         except OSError:
             _os_exit(3)
 
-    def result(self, index: int, outcome: dict[str, Any]) -> None:
+    def send(self, frame: dict[str, Any]) -> None:
+        self.write(self.frame(frame))
+
+    def call(self, index: int) -> str:
+        return self.prefix + '{"event":"call","i":' + _int_repr(index) + "}\n"
+
+    def result(self, index: int, outcome: dict[str, Any]) -> str:
+        """The frame of one input's outcome (written with the next call frame: one write)."""
         try:
-            self.send({"event": "result", "i": index, "outcome": outcome})
+            return self.frame({"event": "result", "i": index, "outcome": outcome})
         except (RecursionError, MemoryError, TypeError, ValueError):
             outcome = {"status": "runner_error", "msg": "outcome could not be written"}
-            self.send({"event": "result", "i": index, "outcome": outcome})
+            return self.frame({"event": "result", "i": index, "outcome": outcome})
 
 
 # ---------------------------------------------------------------- running
@@ -786,6 +824,52 @@ def _target(module_name: str, qualname: str) -> Callable[..., Any]:
     return getattr(owner, name)
 
 
+# ---------------------------------------------------------------- repository code, compiled
+
+
+_BYTECODE: dict[str, tuple[int, int, bytes]] = {}
+
+
+class _CompiledLoader(importlib.machinery.SourceFileLoader):
+    """A source loader that takes a repository module's code from the host-compiled table
+    (replicate.harness.bytecode) while its source's size and mtime match; the candidate's file
+    and the target's are never in the table, so they always compile from source."""
+
+    def get_code(self, fullname: str) -> Any:
+        entry = _BYTECODE.get(self.path)
+        if entry is not None:
+            st = _os_stat(self.path)
+            if (st.st_size, st.st_mtime_ns) == (entry[0], entry[1]):
+                return _marshal_loads(entry[2])
+        return super().get_code(fullname)
+
+
+def _use_bytecode(table_path: str, roots: list[str]) -> None:
+    """Serve the modules under `roots` from the table at `table_path` (best effort)."""
+    try:
+        with open(table_path, "rb") as handle:
+            table = _marshal_loads(handle.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return
+    if _type(table) is not dict:
+        return
+    _BYTECODE.update(table)
+    machinery = importlib.machinery
+    finder_for = machinery.FileFinder.path_hook(
+        (_CompiledLoader, machinery.SOURCE_SUFFIXES),
+        (machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
+        (machinery.SourcelessFileLoader, machinery.BYTECODE_SUFFIXES),
+    )
+    under = tuple(root.rstrip("/") + "/" for root in roots)
+
+    def hook(entry: str) -> Any:
+        if entry in roots or entry.startswith(under):
+            return finder_for(entry)
+        raise ImportError("not a repository path")
+
+    sys.path_hooks.insert(0, hook)
+
+
 def _prepare(job: dict[str, Any]) -> None:
     _PID[:] = [_getpid()]
     _set_int_digits(0)
@@ -793,7 +877,10 @@ def _prepare(job: dict[str, Any]) -> None:
     for name, mod in list(_sys_modules.items()):
         if _type(mod) is _ModuleType:
             _SNAPSHOT[name] = dict(_module_dict(mod))
-    _sys_path[0:0] = [str(p) for p in job.get("sys_path", ())]
+    roots = [str(p) for p in job.get("sys_path", ())]
+    if _type(job.get("bytecode")) is str:
+        _use_bytecode(job["bytecode"], roots)
+    _sys_path[0:0] = roots
     for site_dir in job.get("site_dirs", ()):
         _addsitedir(str(site_dir))
 
@@ -817,16 +904,26 @@ def run(job: dict[str, Any]) -> None:
         channel.send({"event": "import_error", "type": record["type"], "msg": msg})
         _os_exit(0)
     channel.send({"event": "ready"})
-    for index, blob in inputs:
-        loaded = _timed(_load(blob), load_timeout)
-        if loaded["status"] == "loaded":
-            shown = _timed(_load(blob), load_timeout) if encode_inputs else None
-            work = _call(fn, loaded["args"], loaded["kwargs"], lim, shown)
-            channel.send({"event": "call", "i": index})  # the host times the call from here
-            loaded = _timed(work, timeout)
-        channel.result(index, loaded)
-    channel.send({"event": "done"})
+    loaded = [(index, _load_input(blob, load_timeout, encode_inputs)) for index, blob in inputs]
+    channel.send({"event": "loaded"})  # the host times the first call from here
+    pending = ""  # the previous input's result, written together with the next call frame
+    for index, (item, shown) in loaded:
+        if item["status"] == "loaded":
+            work = _call(fn, item["args"], item["kwargs"], lim, shown)
+            channel.write(pending + channel.call(index))  # the host times the call from here
+            item = _timed(work, timeout)
+        pending = channel.result(index, item)
+    channel.write(pending + channel.frame({"event": "done"}))
     _os_exit(0)
+
+
+def _load_input(
+    blob: str, timeout: float, twice: bool
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """An input's arguments, and a second copy of them when the inputs are to be reported."""
+    loaded = _timed(_load(blob), timeout)
+    shown = _timed(_load(blob), timeout) if twice and loaded["status"] == "loaded" else None
+    return loaded, shown
 
 
 def main() -> None:

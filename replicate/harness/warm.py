@@ -20,7 +20,13 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate.harness.sandbox.base import SandboxRequest, SandboxResult, Started, WarmStart
+from replicate.harness.sandbox.base import (
+    SandboxRequest,
+    SandboxResult,
+    Started,
+    StopWhen,
+    WarmStart,
+)
 
 RequestFor = Callable[[Path], SandboxRequest]  # the request, given the slot's candidate file
 
@@ -32,15 +38,25 @@ class Slot:
     started: Started
     candidate: Path
     scratch: Path
+    after: Callable[[], None] | None = None  # once graded: start the replacement
 
-    def run(self, source: bytes, stdin: bytes, timeout_s: float) -> SandboxResult:
+    def run(
+        self, source: bytes, stdin: bytes, timeout_s: float, stop: StopWhen | None = None
+    ) -> SandboxResult:
         try:
             with self.candidate.open("r+b") as handle:  # same inode: the bind shows it
                 handle.truncate(0)
                 handle.write(source)
-            return self.started.finish(stdin, timeout_s)
+            return self.started.finish(stdin, timeout_s, stop)
         finally:
             shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def replace(self) -> None:
+        """Start this slot's replacement (call once the grade's result is read: the start forks
+        this process and loads a core, so it should not compete with the grade itself)."""
+        after, self.after = self.after, None
+        if after is not None:
+            after()
 
     def discard(self) -> None:
         try:
@@ -82,8 +98,13 @@ class WarmPool:
         with self._lock:
             queue = self._ready.setdefault(key, deque())
             ready = queue.popleft() if queue else None
-            self._refill(key, queue, request_for)
-        return ready.result() if ready is not None else self._start(request_for)
+        slot = ready.result() if ready is not None else self._start(request_for)
+        slot.after = lambda: self._refill_now(key, request_for)
+        return slot
+
+    def _refill_now(self, key: Hashable, request_for: RequestFor) -> None:
+        with self._lock:
+            self._refill(key, self._ready.setdefault(key, deque()), request_for)
 
     def _refill(self, key: Hashable, queue: deque[Future[Slot]], request_for: RequestFor) -> None:
         if self._closed:

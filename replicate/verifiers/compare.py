@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -28,8 +28,10 @@ from replicate.verifiers.render import UNVERIFIED, render, render_exception, ren
 __all__ = [
     "Mismatch",
     "ParsedRun",
+    "collect_frames",
     "compare_outcome",
     "is_gradable",
+    "is_result",
     "parse_frames",
     "render",
     "render_outcome",
@@ -69,14 +71,17 @@ class Mismatch:
 def parse_frames(channel: bytes, nonce: str) -> ParsedRun:
     """Parse `<nonce> <json>` lines; the first frame per input index wins."""
     prefix = nonce.encode("ascii") + b" "
+    return collect_frames(read_frame(line, prefix) for line in channel.split(b"\n") if line)
+
+
+def collect_frames(frames: Iterable[Mapping[str, Any] | None]) -> ParsedRun:
+    """A run from its parsed frames (None: a line that was not one of ours)."""
     ready = done = started = False
     import_error: str | None = None
     outcomes: dict[int, Mapping[str, Any]] = {}
     rejected = 0
-    for line in channel.split(b"\n"):
-        if not line:
-            continue
-        frame = read_frame(line, prefix) or {}
+    for parsed in frames:
+        frame = parsed or {}
         event = frame.get("event")
         if event == "started":
             started = True
@@ -84,9 +89,11 @@ def parse_frames(channel: bytes, nonce: str) -> ParsedRun:
             ready = True
         elif event == "done":
             done = True
+        elif event == "loaded":
+            pass
         elif event == "import_error" and import_error is None and _is_import_error(frame):
             import_error = f"{frame['type']}: {frame['msg']}"
-        elif event == "result" and _is_result(frame) and frame["i"] not in outcomes:
+        elif event == "result" and is_result(frame) and frame["i"] not in outcomes:
             outcomes[frame["i"]] = frame["outcome"]
         else:
             rejected += 1
@@ -108,7 +115,8 @@ def _is_import_error(frame: Any) -> bool:
     return type(frame.get("type")) is str and type(frame.get("msg")) is str
 
 
-def _is_result(frame: Any) -> bool:
+def is_result(frame: Any) -> bool:
+    """Whether a ``result`` frame has an input index and a well-formed outcome."""
     outcome = frame.get("outcome")
     return (
         type(frame.get("i")) is int and type(outcome) is dict and outcome.get("status") in _STATUSES

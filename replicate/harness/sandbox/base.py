@@ -12,7 +12,7 @@ is written there comes back as `SandboxResult.channel`, apart from stdout and st
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -82,10 +82,19 @@ class Sandbox(Protocol):
     def run(self, request: SandboxRequest) -> SandboxResult: ...
 
 
-class Started(Protocol):
-    """A sandboxed command already running, waiting for its stdin."""
+StopWhen = Callable[[bytes], bool]  # given each new chunk of the channel: end the run now?
 
-    def finish(self, stdin: bytes, timeout_s: float) -> SandboxResult: ...
+
+class Started(Protocol):
+    """A sandboxed command already running, waiting for its stdin.
+
+    `stop`, when given, sees every chunk of the results channel as it arrives; once it returns
+    True the command's whole tree is killed and the run ends as if the command had exited (not
+    a timeout): the caller has learnt what it needed (a mutant's first wrong answer)."""
+
+    def finish(
+        self, stdin: bytes, timeout_s: float, stop: StopWhen | None = None
+    ) -> SandboxResult: ...
 
     def cancel(self) -> None: ...
 

@@ -24,6 +24,7 @@ from replicate.harness.sandbox.base import (
     SandboxRequest,
     SandboxResult,
     SandboxUnavailable,
+    StopWhen,
 )
 from replicate.harness.sandbox.process import (
     Pipe,
@@ -114,15 +115,15 @@ class StartedSandbox:
     def __init__(self, started: StartedProcess | ProcessOutcome, status: Pipe) -> None:
         self.started, self.status = started, status
 
-    def finish(self, stdin: bytes, timeout_s: float) -> SandboxResult:
+    def finish(self, stdin: bytes, timeout_s: float, stop: StopWhen | None = None) -> SandboxResult:
         try:
             if isinstance(self.started, ProcessOutcome):
                 outcome = self.started
             else:
-                outcome = self.started.finish(stdin, timeout_s)
+                outcome = self.started.finish(stdin, timeout_s, stop)
         finally:
             self.status.close()
-        if not outcome.timed_out and not _command_ran(outcome.side):
+        if not (outcome.timed_out or outcome.stopped) and not _command_ran(outcome.side):
             raise InfraError(f"sandbox setup failed: {_last_line(outcome.stderr)}")
         return outcome.result()
 

@@ -28,11 +28,12 @@ from dataclasses import dataclass, field
 
 from replicate.errors import InfraError
 from replicate.harness.sandbox.arrivals import Arrival, ArrivalLog, TimedResult
-from replicate.harness.sandbox.base import CHANNEL_FD, Limits
+from replicate.harness.sandbox.base import CHANNEL_FD, Limits, StopWhen
 from replicate.harness.sandbox.cgroup import Cgroup
 
 CHUNK = 1 << 16
 GRACE_S = 2.0
+BATCH_S = 0.0005  # after a lone event, let more output gather before waking again
 SIDE_CAP = 1 << 16
 _HIGH_FD = 10
 _MB = 1 << 20
@@ -64,6 +65,7 @@ class ProcessOutcome:
     channel: bytes = b""
     side: bytes = b""
     channel_arrivals: tuple[Arrival, ...] = ()
+    stopped: bool = False  # ended by the caller's `stop` (the command was running)
 
     def result(self) -> TimedResult:
         """What a sandbox reports of this process (the side channel stays ours)."""
@@ -157,12 +159,14 @@ class StartedProcess:
         self.spec, self.proc, self.channel, self.side, self.group = spec, proc, channel, side, group
         self.done = False
 
-    def finish(self, stdin: bytes, timeout_s: float) -> ProcessOutcome:
+    def finish(
+        self, stdin: bytes, timeout_s: float, stop: StopWhen | None = None
+    ) -> ProcessOutcome:
         assert not self.done, "a started process is finished once"
         self.done = True
         spec = dataclasses.replace(self.spec, stdin=stdin, timeout_s=timeout_s)
         try:
-            return _Supervisor(self.proc, spec, self.group).run(self.channel, self.side)
+            return _Supervisor(self.proc, spec, self.group, stop).run(self.channel, self.side)
         finally:
             _release(self.channel, self.side, self.group)
 
@@ -268,8 +272,16 @@ class _Sink:
 class _Supervisor:
     """One selector loop over the outputs, stdin, the leader's exit (pidfd) and the wall clock."""
 
-    def __init__(self, proc: subprocess.Popen[bytes], spec: ProcessSpec, group: Cgroup) -> None:
+    def __init__(
+        self,
+        proc: subprocess.Popen[bytes],
+        spec: ProcessSpec,
+        group: Cgroup,
+        stop: StopWhen | None = None,
+    ) -> None:
         self.proc, self.group, self.stdin = proc, group, memoryview(spec.stdin)
+        self.stop = stop
+        self.stopped = False
         self.started = time.monotonic()
         self.deadline = self.started + spec.timeout_s
         self.stop_at: float | None = None  # once the tree is gone: stop draining by then
@@ -304,6 +316,7 @@ class _Supervisor:
             channel=bytes(sinks[2].data),
             side=bytes(sinks[3].data),
             channel_arrivals=arrivals.freeze(),
+            stopped=self.stopped,
         )
 
     def _register(self, fds: list[int], sinks: list[_Sink]) -> None:
@@ -327,13 +340,17 @@ class _Supervisor:
         wait = (self.stop_at or self.deadline) - now
         if self.pidfd < 0 and self.ended is None:
             wait = min(wait, 0.02)  # no pidfd: poll for the leader's exit
-        for key, _ in self.sel.select(max(wait, 0.0)):
+        events = self.sel.select(max(wait, 0.0))
+        for key, _ in events:
             if key.fd not in self.sel.get_map():
                 continue  # unregistered by an earlier event of this round (the exit closes stdin)
             if isinstance(key.data, _Sink):
                 chunk = os.read(key.fd, CHUNK)
                 if chunk:
                     key.data.feed(chunk)
+                    if self._stops(key.data, chunk):
+                        self.stopped = True
+                        self._end()
                 else:
                     self.sel.unregister(key.fd)
             elif key.data == "stdin":
@@ -342,7 +359,14 @@ class _Supervisor:
                 self._end()
         if self.pidfd < 0 and self.ended is None and _has_exited(self.proc.pid):
             self._end()
+        if len(events) == 1 and self.ended is None:
+            time.sleep(BATCH_S)
         return True
+
+    def _stops(self, sink: _Sink, chunk: bytes) -> bool:
+        """Whether the caller's `stop` ends the run on this chunk of the results channel."""
+        channel = sink.arrivals is not None
+        return channel and self.stop is not None and self.ended is None and self.stop(chunk)
 
     def _push(self) -> None:
         assert self.proc.stdin is not None

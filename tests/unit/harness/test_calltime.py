@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import json
 
-from replicate.harness.calltime import SLACK_S, CallClock, hold_call_times, without_call_frames
+from replicate.harness.calltime import (
+    SLACK_S,
+    CallClock,
+    hold_call_times,
+    timed_frames,
+    without_call_frames,
+)
 from replicate.harness.jail import RepoContext, run_calls
 from replicate.harness.sandbox import get_sandbox
 from replicate.harness.sandbox.arrivals import ArrivalLog, TimedResult, arrivals_of
 from replicate.harness.sandbox.base import SandboxResult
-from replicate.verifiers.compare import parse_frames
+from replicate.verifiers.compare import collect_frames, parse_frames, read_frame
 from replicate.verifiers.grader import original_source
 from tests.unit.minted import Tiny
 
@@ -75,6 +81,51 @@ def test_forged_or_missing_call_frames_do_not_move_the_clock() -> None:
         (frame(event="result", i=1, outcome=RETURNED), 3.1 + 1.0 + 5.0 + SLACK_S + 0.01),
     )
     assert outcomes(hold_call_times(data, notes, NONCE, CLOCK)) == {0: "timeout", 1: "timeout"}
+
+
+def test_the_first_call_without_a_call_frame_is_timed_from_the_loaded_frame() -> None:
+    # The runner unpickles every input between `ready` and `loaded` (slow when a test module
+    # and pytest get imported): that time is not the first call's. A forged early `loaded`
+    # only moves the reference earlier; a late one counts for nothing.
+    bound = 1.0 + 5.0 + SLACK_S
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="loaded"), 20.0),
+        (frame(event="result", i=0, outcome=RETURNED), 20.0 + bound - 0.01),
+        (frame(event="loaded"), 30.0),
+        (frame(event="result", i=1, outcome=RETURNED), 20.0 + 2 * bound - 0.02),
+    )
+    assert outcomes(hold_call_times(data, notes, NONCE, CLOCK)) == {0: "returned", 1: "returned"}
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="loaded"), 20.0),
+        (frame(event="result", i=0, outcome=RETURNED), 20.0 + bound + 0.01),
+    )
+    assert outcomes(hold_call_times(data, notes, NONCE, CLOCK)) == {0: "timeout"}
+    assert parse_frames(data, NONCE).rejected_frames == 0
+
+
+def test_timed_frames_are_the_held_channel_parsed_once() -> None:
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="call", i=0), 0.1),
+        (frame(event="result", i=0, outcome=RETURNED), 5.0),
+        (b"junk", 5.0),
+        (frame(event="call", i=1), 5.1),
+        (frame(event="result", i=1, outcome=RETURNED), 5.2),
+    )
+    held = hold_call_times(data, notes, NONCE, CLOCK)
+    for arrivals in (notes, []):
+        frames = timed_frames(data, arrivals, NONCE, CLOCK)
+        parsed = [
+            f
+            for line in hold_call_times(data, arrivals, NONCE, CLOCK).split(b"\n")
+            if line
+            for f in [read_frame(line, NONCE.encode() + b" ")]
+        ]
+        assert frames == parsed
+    assert collect_frames(timed_frames(data, notes, NONCE, CLOCK)) == parse_frames(held, NONCE)
+    assert outcomes(held) == {0: "timeout", 1: "returned"}
 
 
 def test_one_arrival_for_many_lines_and_foreign_lines() -> None:

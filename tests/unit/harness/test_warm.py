@@ -7,7 +7,7 @@ import time
 
 from replicate.harness.jail import RepoContext, run_calls
 from replicate.harness.sandbox import get_sandbox
-from replicate.harness.sandbox.base import WarmStart
+from replicate.harness.sandbox.base import SandboxResult, WarmStart
 from replicate.harness.warm import WarmPool
 from replicate.verifiers.grader import original_source
 from tests.unit.minted import Tiny
@@ -80,4 +80,84 @@ def test_closing_the_pool_leaves_no_jail_running(tiny: Tiny, tiny_ctx: RepoConte
         time.sleep(0.05)
     assert _warm_jails(), "the pool should hold started jails for the next candidates"
     pool.close()
+    assert _warm_jails() == []
+
+
+class _Counting:
+    """A warm-start sandbox that only counts starts (its slots finish with an empty result)."""
+
+    def __init__(self) -> None:
+        self.starts = 0
+
+    def start(self, request: object) -> _Started:
+        self.starts += 1
+        return _Started()
+
+
+class _Started:
+    def finish(self, stdin: bytes, timeout_s: float, stop: object = None) -> SandboxResult:
+        return SandboxResult(exit_code=0, timed_out=False, duration_s=0.0)
+
+    def cancel(self) -> None:
+        pass
+
+
+def _settle(pool: WarmPool) -> None:
+    """Until every start the pool has queued has happened."""
+    for queue in list(pool._ready.values()):
+        for future in list(queue):
+            future.result()
+
+
+def test_a_replacement_starts_only_once_the_grade_is_read() -> None:
+    # Starting a jail forks this process and loads a core: done during a grade it slowed the
+    # grade by ~20 ms (a warm grade of 500 calls took 110 ms instead of 65).
+    sandbox = _Counting()
+    with WarmPool(sandbox, per_key=1) as pool:
+        slot = pool.take("key", lambda candidate: None)  # type: ignore[arg-type,return-value]
+        _settle(pool)
+        assert sandbox.starts == 1  # the cold start only
+        slot.run(b"", b"", 1.0)
+        _settle(pool)
+        assert sandbox.starts == 1  # graded, not yet read
+        slot.replace()
+        _settle(pool)
+        assert sandbox.starts == 2  # now the next candidate's jail is started
+        slot.replace()  # once only
+        pool.take("key", lambda candidate: None)  # type: ignore[arg-type,return-value]
+        _settle(pool)
+        assert sandbox.starts == 2  # the warm one was taken; no start until it is read
+
+
+LOOPING = b"\n\ndef clamp(value, low, high):\n    while True:\n        pass\n"
+
+
+def test_until_ends_a_warm_run_at_the_outcome_it_waits_for(
+    tiny: Tiny, tiny_ctx: RepoContext
+) -> None:
+    sandbox = get_sandbox("local")
+    assert isinstance(sandbox, WarmStart)
+    task = tiny.task("tinypkg.core.clamp")
+    target, inputs = task.hidden.target, task.inputs[:8]
+    settings = task.hidden.grading.model_copy(update={"call_timeout_s": 0.3})
+    source = original_source(task) + LOOPING
+
+    def timeout(frame: object) -> bool:
+        return frame["outcome"]["status"] == "timeout"  # type: ignore[index]
+
+    with WarmPool(sandbox, per_key=1) as pool:
+        timings = []
+        for until in (None, timeout):
+            started = time.monotonic()
+            run = run_calls(
+                tiny_ctx, target, inputs, sandbox, settings, override=source, pool=pool, until=until
+            )
+            timings.append(time.monotonic() - started)
+            statuses = [o["status"] for o in run.parsed.outcomes.values()]
+            assert statuses and set(statuses) == {"timeout"} and not run.infra_problem()
+            if until is None:  # control: every input waits out its limit
+                assert len(statuses) == len(inputs) == 8
+            else:
+                assert len(statuses) == 1 and run.result.exit_code != 0
+    assert timings[1] < 0.3 * len(inputs) / 2 < timings[0]
     assert _warm_jails() == []

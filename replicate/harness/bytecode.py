@@ -1,0 +1,117 @@
+"""Compiled code of a repository's modules for the jail, never the target's own.
+
+A jailed run imports the repository's package from source: the tree is history-free (no
+``__pycache__``), mounted read-only, and the runner runs with ``-B``. Compiling the package is a
+large part of grading a small function (samplelib: ~10 ms of a ~25 ms grade), and gen, grading
+and the strength check import the same package thousands of times. So each (tree, interpreter)
+pair is compiled once on the host, with the repository environment's interpreter (code objects
+are version-specific), into a *full* table ``{source path: (size, mtime_ns, marshalled code)}``;
+each target gets its own table **without the target's entry**, and a jail mounts only that one
+file, read-only. The runner serves a module from it when the source's size and mtime still match
+and compiles from source otherwise (the candidate, the target, anything changed).
+
+``PYTHONPYCACHEPREFIX`` would do the same with less code but moves the cache of *every* module,
+the standard library's included: a cold runner then compiled its own imports (+150 ms).
+
+The target's code must never reach a jail: it is the reference implementation. Nor may the full
+table or another target's table (both hold this target's code): they stay in the cache, which is
+not mounted. Compiling runs no repository code (``compile`` only parses). When anything fails
+there is no table and modules compile from source as before.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import marshal
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+COMPILE_TIMEOUT_S = 300.0
+MAX_FILE_BYTES = 4 << 20
+_COMPILE = """
+import marshal, os, sys
+out, tree, cap = sys.argv[1], sys.argv[2], int(sys.argv[3])
+table = {}
+for top, dirs, files in os.walk(tree):
+    dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+    for name in sorted(files):
+        path = os.path.join(top, name)
+        if not name.endswith(".py") or os.path.islink(path):
+            continue
+        st = os.stat(path)
+        if st.st_size > cap:
+            continue
+        with open(path, "rb") as handle:
+            source = handle.read()
+        try:
+            code = compile(source, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        table[path] = (st.st_size, st.st_mtime_ns, marshal.dumps(code))
+with open(out, "wb") as handle:
+    handle.write(marshal.dumps(table))
+"""
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
+
+
+def _publish(data: bytes, final: Path) -> Path:
+    """Write `final` atomically (a concurrent writer writes the same bytes)."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=final.name, dir=final.parent)
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    os.chmod(temp, 0o644)  # the jail may run under another uid
+    os.replace(temp, final)
+    return final
+
+
+def _full_table(root: Path, tree: Path, python: Path) -> bytes:
+    final = root / "full.marshal"
+    if not final.is_file():
+        root.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=root) as scratch:
+            out = Path(scratch) / "table"
+            subprocess.run(
+                [str(python), "-I", "-S", "-c", _COMPILE, str(out), str(tree), str(MAX_FILE_BYTES)],
+                check=True,
+                timeout=COMPILE_TIMEOUT_S,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            _publish(out.read_bytes(), final)
+    return final.read_bytes()
+
+
+def without(table: dict[str, tuple[int, int, bytes]], source: str) -> bytes:
+    """The table with `source`'s entry removed, marshalled."""
+    return marshal.dumps({path: entry for path, entry in table.items() if path != source})
+
+
+@functools.cache
+def bytecode_table(cache: Path, tree: Path, python: Path, target_path: str) -> Path | None:
+    """The table file for jails running `target_path` of `tree`, or None when there is none.
+
+    Built on first use: one compile per tree and interpreter, then one filtered copy per target.
+    """
+    real_tree = os.path.realpath(tree)
+    source = os.path.join(real_tree, target_path)
+    root = cache / "bytecode" / _key(real_tree, str(python))
+    final = root / "targets" / f"{_key(source)}.marshal"
+    try:
+        if not final.is_file():
+            table = marshal.loads(_full_table(root, Path(real_tree), python))
+            if not isinstance(table, dict):
+                return None
+            _publish(without(table, source), final)
+        if source in marshal.loads(final.read_bytes()):
+            return None  # never: the table was written without it; refuse rather than leak
+    except (OSError, ValueError, EOFError, TypeError, subprocess.SubprocessError):
+        return None
+    return final
