@@ -3,8 +3,11 @@
 A degenerate program keeps the target's signature and replaces its body with one statement:
 ``raise NotImplementedError`` (the stub), ``return None``, ``return <first argument>`` (after
 ``self``), ``return <a constant>`` (the most common expected return values) or ``raise <T>``
-(``ValueError`` and every exception type the reference raises).  The best raw reward among them is
-the task's baseline b; rewards are normalised to max(0, (raw - b) / (1 - b)).
+(``ValueError`` and every exception type the reference raises); and, for each of those, a lookup
+table of the calls the agent can see (every traced input: the repository's tests stay in the
+workspace) that behaves like that program on every other input.  The best raw reward among them
+is the task's baseline b; rewards are normalised to max(0, (raw - b) / (1 - b)), so memorising
+the visible tests earns ~0 (catalogue 16) and the reward measures behaviour beyond them.
 
 Most of them need no run of their own: where the stub raised NotImplementedError the body had
 started and done nothing, so ``return None``, ``return <constant>`` and ``raise T`` would have
@@ -36,6 +39,7 @@ STUB_EXCEPTION = "builtins.NotImplementedError"
 STUB_BODY = "raise NotImplementedError"
 CONSTANTS = 5  # the most common expected return values tried as constant programs
 CONSTANT = "return constant"  # how their names start
+VISIBLE = "visible calls, else"  # a lookup table of the traced calls, then another program
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 
 
@@ -145,15 +149,29 @@ def baseline(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> Baseline |
 
 
 def summarise(task: LoadedTask, outcomes: Mapping[str, Mapping[int, Outcome]]) -> Baseline:
+    programs = {**outcomes}
+    for name, got in outcomes.items():
+        programs[f"{VISIBLE} {name}"] = visible_table(task, got)
     scores = [
         DegenerateScore(
             program=name,
             raw_reward=score(task.inputs, task.expected, got, task.hidden.grading).reward,
         )
-        for name, got in outcomes.items()
+        for name, got in programs.items()
     ]
     ranked = _ranked(scores)
     return Baseline(raw_reward=ranked[0].raw_reward if ranked else 0.0, programs=tuple(ranked))
+
+
+def visible_table(task: LoadedTask, otherwise: Mapping[int, Outcome]) -> dict[int, Outcome]:
+    """The outcomes of a lookup table of the calls the agent can see (the repository's tests
+    stay in the workspace: every traced input, with what it should give) that behaves like
+    another degenerate program on every other input (BRIEF §4, catalogue 16)."""
+    got = {i: outcome for i, outcome in otherwise.items()}
+    for item in task.inputs:
+        if item.provenance == "traced":
+            got[item.index] = task.expected[item.index]
+    return got
 
 
 def _ranked(scores: Sequence[DegenerateScore]) -> list[DegenerateScore]:
@@ -163,6 +181,8 @@ def _ranked(scores: Sequence[DegenerateScore]) -> list[DegenerateScore]:
 def too_weak(found: Baseline) -> str | None:
     """Why a degenerate program makes the task too weak to mint, or None."""
     for program in found.programs:  # best first
+        if program.program.startswith(VISIBLE):
+            continue  # bounded by the traced stratum's weight; the baseline takes care of it
         constant = program.program.startswith(CONSTANT)
         limit = MAX_CONSTANT_BASELINE if constant else MAX_BASELINE
         if program.raw_reward > limit:

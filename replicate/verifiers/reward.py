@@ -15,9 +15,10 @@ The reward, per task:
    edge cases and exception types probe behaviour at the margins of a function's contract, where
    a correct re-implementation is most likely to differ by accident, so they count half.
 4. Normalisation: b = the best raw reward of the degenerate programs (return None, return the
-   first argument, return the most common expected value, raise an exception — computed at gen
-   time in the jail and recorded on the hidden task); reward = max(0, (raw - b) / (1 - b)).
-   So every degenerate program earns 0 and the reference 1.  A task is not minted when
+   first argument, return the most common expected value, raise an exception, and each of these
+   behind a lookup table of the visible (traced) calls — computed at gen time and recorded on the
+   hidden task); reward = max(0, (raw - b) / (1 - b)).  So every degenerate program, and a
+   table of the repository's tests, earns 0 and the reference 1.  A task is not minted when
    ``return None``, ``return <first argument>`` or a ``raise`` earns more than 0.5 raw (an
    identity or a validator: too little to replicate), or a constant more than 0.9 (too few inputs
    tell the function from a constant; below that the normalisation handles it: a prime test on

@@ -11,11 +11,13 @@ from replicate.gen.baseline import (
     programs_to_run,
     summarise,
     too_weak,
+    visible_table,
     with_body,
 )
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.grader import grade_text, stubbed_source
+from replicate.verifiers.reward import normalise, score
 from tests.unit.minted import Tiny
 
 
@@ -86,7 +88,12 @@ def test_summary_ranks_programs_and_too_weak_tells_why(tiny: Tiny) -> None:
     task = tiny.task("tinypkg.core.parse_int")
     found = summarise(task, {"return None": {}, "perfect": task.expected})
     assert found.raw_reward == 1.0
-    assert [p.program for p in found.programs] == ["perfect", "return None"]
+    assert [p.program for p in found.programs] == [
+        "perfect",
+        "visible calls, else perfect",
+        "visible calls, else return None",
+        "return None",
+    ]
     weak = Baseline(raw_reward=0.6, programs=(DegenerateScore(program="return x", raw_reward=0.6),))
     assert too_weak(weak) == "a degenerate program (return) scores above 0.5"
     constant = DegenerateScore(program="return constant False", raw_reward=0.7)
@@ -95,6 +102,23 @@ def test_summary_ranks_programs_and_too_weak_tells_why(tiny: Tiny) -> None:
     assert too_weak(Baseline(raw_reward=0.95, programs=(high,))) == (
         "a degenerate program (a constant) scores above 0.9"
     )
+
+
+def test_a_table_of_the_visible_calls_sets_the_baseline(tiny: Tiny) -> None:
+    # Catalogue 16: a lookup table of the repository's tests (in the workspace) answers every
+    # traced input; on the rest it can do no better than a degenerate program.
+    task = tiny.task("tinypkg.core.parse_int")
+    traced = {i.index for i in task.inputs if i.provenance == "traced"}
+    assert traced and len(traced) < len(task.inputs)
+    table = visible_table(task, {})
+    assert set(table) == traced
+    settings = task.hidden.grading
+    table_raw = score(task.inputs, task.expected, table, settings).reward
+    found = summarise(task, {"return None": {}})
+    assert found.raw_reward == table_raw > 0.0
+    assert found.programs[0].program == "visible calls, else return None"
+    assert normalise(table_raw, found.raw_reward) == 0.0
+    assert too_weak(Baseline(raw_reward=0.8, programs=found.programs)) is None
 
 
 def test_with_body_is_the_stub_with_another_statement(tiny: Tiny) -> None:

@@ -108,7 +108,9 @@ def test_partly_wrong_candidate_gets_counts_and_counterexample(
     )
     assert verdict.raw_reward == round(raw_reward(verdict.counts, DEFAULT_WEIGHTS), 6)
     baseline = task.hidden.baseline
-    assert baseline is not None and 0.0 <= baseline.raw_reward <= 0.5
+    assert baseline is not None and 0.0 <= baseline.raw_reward < 1.0
+    plain = [p.raw_reward for p in baseline.programs if not p.program.startswith("visible")]
+    assert max(plain) <= 0.5 and baseline.raw_reward >= max(plain)  # what mint allows
     assert abs(verdict.reward - normalise(verdict.raw_reward, baseline.raw_reward)) < 1e-5
     assert 0.0 < verdict.reward < verdict.raw_reward < 1.0
     example = verdict.counterexample
@@ -244,7 +246,7 @@ COIN_FLIP = """
 import os
 
 def clamp(value, low, high):
-    if os.urandom(1)[0] % 2:
+    if os.urandom(1)[0] % 4 == 0:
         return value
     return max(low, min(value, high))
 """
