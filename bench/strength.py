@@ -41,16 +41,8 @@ from rich.table import Table
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.records import CallInput
-from replicate.gen.strength import (
-    MutantRun,
-    Reference,
-    assess,
-    mutant_settings,
-    reference_run,
-    run_mutants,
-    search,
-    task_mutants,
-)
+from replicate.gen.strength import MutantRun, assess, mutant_settings, run_mutants, task_mutants
+from replicate.gen.survivors import Reference, reference_run, search
 from replicate.harness.context import context_for
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox import get_sandbox

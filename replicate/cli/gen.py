@@ -15,6 +15,7 @@ from replicate.cli.console import err_console
 from replicate.cli.progress import RichProgress
 from replicate.core.records import Funnel
 from replicate.gen.pipeline import GenOptions, GenReport, mint
+from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
 from replicate.harness.sandbox import sandbox_names
 
 
@@ -34,10 +35,16 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--min-kill-rate",
         type=_rate,
-        default=None,
+        default=DEFAULT_MIN_KILL_RATE,
         metavar="RATE",
-        help="grade mutants of each reference, record the kill rate, add inputs that kill "
-        "survivors, drop tasks below RATE (0..1; 0 keeps all); default: no mutant grading",
+        help="mutants of each reference are graded, the kill rate recorded, inputs that kill "
+        f"survivors added; drop tasks below RATE (0..1; 0 keeps all; default "
+        f"{DEFAULT_MIN_KILL_RATE})",
+    )
+    p.add_argument(
+        "--no-strength",
+        action="store_true",
+        help="skip the mutant grading (faster; tasks record no kill rate)",
     )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.set_defaults(handler=handle)
@@ -52,7 +59,7 @@ def handle(args: argparse.Namespace) -> int:
         sandbox=args.sandbox,
         workers=args.workers,
         replace=args.replace,
-        min_kill_rate=args.min_kill_rate,
+        min_kill_rate=None if args.no_strength else args.min_kill_rate,
     )
     with RichProgress(enabled=not args.json) as progress:
         report = mint(options, progress)

@@ -63,7 +63,7 @@ class Golden:
     generated_drops: Counter[str] = field(default_factory=Counter)
 
 
-def _run_resuming(
+def run_resuming(
     ctx: RepoContext,
     target: Target,
     inputs: Sequence[CallInput],
@@ -123,7 +123,7 @@ def _first_problem(first: Outcome | None) -> str | None:
     return None
 
 
-def _generated_problem(outcome: Outcome | None, slow_s: float) -> str | None:
+def generated_problem(outcome: Outcome | None, slow_s: float) -> str | None:
     problem = _first_problem(outcome)
     if problem or outcome is None:
         return problem
@@ -132,7 +132,7 @@ def _generated_problem(outcome: Outcome | None, slow_s: float) -> str | None:
         return "reference blows up (recursion, memory)"
     if float(outcome.get("t", 0.0)) > slow_s:
         return "reference too slow"
-    if len(json.dumps(_strip_inputs(outcome))) > BULKY_BYTES:
+    if len(json.dumps(strip_inputs(outcome))) > BULKY_BYTES:
         return "outcome too large for a generated input"
     return None
 
@@ -162,7 +162,7 @@ def golden(
     budget: Budget | None = None,
 ) -> Golden:
     """Golden outcomes of the traced inputs and, with a `budget`, of generated ones."""
-    first, drops, infra = _run_resuming(ctx, target, inputs, sandbox, seed=1)
+    first, drops, infra = run_resuming(ctx, target, inputs, sandbox, seed=1)
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
     traced = [i for i in inputs if _first_problem(first.get(i.index)) is None]
@@ -175,13 +175,13 @@ def golden(
             return Golden((), {}, 0, drops, 0.0, 0.0, made.infra)
         first = {**first, **made.outcomes}
     rerun = [*traced, *made.kept]
-    second, _, infra = _run_resuming(
+    second, _, infra = run_resuming(
         ctx, target, rerun, sandbox, seed=2, clock_shift_days=CLOCK_SHIFT_DAYS
     )
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
     slow_s = _slow_limit(traced, first, second)
-    kept, expected, times = _keep(target, rerun, (first, second), drops, made.drops, slow_s)
+    kept, expected, times = keep(target, rerun, (first, second), drops, made.drops, slow_s)
     return Golden(
         tuple(kept),
         expected,
@@ -222,8 +222,8 @@ def _generate(
     except Exception as exc:  # noqa: BLE001 - a generator bug costs the widening, not the task
         return _Generated(drops=Counter({f"input generation failed: {type(exc).__name__}": 1}))
     made = widening.inputs
-    outcomes, _, infra = _run_resuming(ctx, target, made, sandbox, seed=1, settings=WIDEN_SETTINGS)
-    kept, drops = _screen(made, outcomes, SLOW_FIRST_RUN * _slow_limit(traced, first, first))
+    outcomes, _, infra = run_resuming(ctx, target, made, sandbox, seed=1, settings=WIDEN_SETTINGS)
+    kept, drops = screen(made, outcomes, SLOW_FIRST_RUN * _slow_limit(traced, first, first))
     return _Generated(tuple(kept), outcomes, drops, widening.generatable, len(made), infra)
 
 
@@ -241,14 +241,14 @@ def _time(item: CallInput, first: Mapping[int, Outcome], second: Mapping[int, Ou
     return min((float(o.get("t", 0.0)) for o in runs), default=0.0)
 
 
-def _screen(
+def screen(
     made: Sequence[CallInput], outcomes: Mapping[int, Outcome], slow_s: float
 ) -> tuple[list[CallInput], Counter[str]]:
     """The generated inputs the reference can be held to, and why the others were dropped."""
     drops: Counter[str] = Counter()
     keep = []
     for item in made:
-        problem = _generated_problem(outcomes.get(item.index), slow_s)
+        problem = generated_problem(outcomes.get(item.index), slow_s)
         if problem:
             drops[problem] += 1
         else:
@@ -264,7 +264,7 @@ def _second_problem(first: Outcome, second: Outcome | None) -> str | None:
     )
 
 
-def _keep(
+def keep(
     target: Target,
     inputs: Sequence[CallInput],
     runs: tuple[Mapping[int, Outcome], Mapping[int, Outcome]],
@@ -288,11 +288,11 @@ def _keep(
         times.append(max(float(a.get("t", 0.0)), float(b.get("t", 0.0))))
         stratum = "raises" if a.get("status") == "raised" else item.provenance
         kept.append(item.model_copy(update={"stratum": stratum, "call": render_call(target, a)}))
-        expected[item.index] = _strip_inputs(a)
+        expected[item.index] = strip_inputs(a)
     return kept, expected, times
 
 
-def _strip_inputs(outcome: Outcome) -> Outcome:
+def strip_inputs(outcome: Outcome) -> Outcome:
     return {k: v for k, v in outcome.items() if k not in ("args_in", "kwargs_in", "t")}
 
 

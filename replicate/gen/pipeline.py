@@ -18,6 +18,7 @@ from replicate.gen.funnel import FunnelCounter
 from replicate.gen.harvest import HarvestResult, run_harvest
 from replicate.gen.mint import Dropped, Minted, mint_target
 from replicate.gen.prepare import PreparedRepo, prepare_repo
+from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
 from replicate.harness.sandbox import get_sandbox
 from replicate.harness.sandbox.base import Sandbox
 
@@ -34,7 +35,8 @@ class GenOptions:
     workers: int = 2
     replace: bool = False
     harvest_timeout_s: float = 900.0
-    min_kill_rate: float | None = None  # None: no strength check (the kill rate is not recorded)
+    # None: no strength check (the kill rate is not recorded); 0 records it and drops nothing
+    min_kill_rate: float | None = DEFAULT_MIN_KILL_RATE
 
 
 @dataclass(frozen=True)

@@ -98,19 +98,22 @@ def plain_slots(seed: Seed, kind: str) -> dict[Slot, Any]:
     return slots
 
 
-def widen(target: Target, seeds: Sequence[Seed], first_index: int, budget: Budget) -> Widening:
-    """Generated inputs for `target`, indexed from `first_index` (widened first, then edge)."""
+def widen(
+    target: Target, seeds: Sequence[Seed], first_index: int, budget: Budget, salt: str = ""
+) -> Widening:
+    """Generated inputs for `target`, indexed from `first_index` (widened first, then edge);
+    another `salt` draws other inputs from the same seeds (the strength check's search)."""
     usable = [s for s in seeds if s.returned and len(_blob(s.item)) <= budget.max_seed_bytes]
     values = [plain_slots(s, target.kind) for s in usable]
     calls = [(s, v) for s, v in zip(usable, values, strict=True) if v]
     if not calls:
         return Widening((), generatable=False)
-    rng = random.Random(task_seed(target))
+    rng = random.Random(task_seed(target, salt))
     relations = infer_relations([v for _, v in calls])
     seen = {_key(s, plain_slots(s, target.kind), {}) for s in seeds}
     # Boundary values first: a widened draw that happens to hit one does not take it from them.
     edge = _take(_edges(calls), budget.edge, relations, seen)
-    widened = _take(_widened(target, calls, rng), budget.widened, relations, seen)
+    widened = _take(_widened(target, calls, rng, salt), budget.widened, relations, seen)
     made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
     return Widening(tuple(made), generatable=True)
 
@@ -132,10 +135,10 @@ def _take(
 
 
 def _widened(
-    target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]], rng: random.Random
+    target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]], rng: random.Random, salt: str
 ) -> Iterator[_Call]:
     yield from _doctest_calls(target, calls)
-    drawn = _drawn(target, calls)
+    drawn = _drawn(target, calls, salt)
     pool = pool_of([*(v for _, vs in calls for v in vs.values()), *doctest_literals(target)])
     for n in itertools.count():
         seed, values = calls[rng.randrange(len(calls))]
@@ -146,7 +149,9 @@ def _widened(
         yield _Call(seed, values, patch, "widened")
 
 
-def _drawn(target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]]) -> dict[Slot, list[Any]]:
+def _drawn(
+    target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]], salt: str
+) -> dict[Slot, list[Any]]:
     """Per slot, values hypothesis drew from the slot's observed shape (and type hint)."""
     signature = parse_signature(target)
     slots = sorted({slot for _, values in calls for slot in values}, key=str)
@@ -160,7 +165,7 @@ def _drawn(target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]]) -> dic
             continue
         parts: list[Strategy] = [s for s in (strategy, hinted) if s is not None]
         merged = parts[0] if len(parts) == 1 else parts[0] | parts[1]
-        drawn[slot] = draw(merged, 30, task_seed(target, str(slot)))
+        drawn[slot] = draw(merged, 30, task_seed(target, salt + str(slot)))
     return drawn
 
 

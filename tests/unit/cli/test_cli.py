@@ -246,16 +246,19 @@ def test_unknown_sandbox_is_an_argparse_error(
     assert "invalid choice: 'nosuch'" in done.stderr and "Traceback" not in done.stderr
 
 
-def test_gen_with_a_kill_rate_records_the_strength(tiny: Tiny, tmp_path: Path) -> None:
+def test_gen_records_the_strength_unless_told_not_to(tiny: Tiny, tmp_path: Path) -> None:
+    # The session's tiny batch was minted with the defaults: every task has its kill rate.
+    for ident in tiny.batch.ids:
+        strength = tiny.batch.load(ident).hidden.strength
+        assert strength is not None and strength.mutants > 0, ident
+        assert 0.0 <= strength.kill_rate <= 1.0 and strength.killed <= strength.mutants
+        assert strength.threshold == 0.5 and strength.kill_rate >= 0.5
     out = tmp_path / "batch"
     done = run_cli(
         "gen", "--repo", str(tiny.repo), "--out", str(out), "--limit", "1", "--json",
-        "--min-kill-rate", "0",
+        "--no-strength",
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-2000:]
     batch = Batch.open(out)
     (ident,) = batch.ids
-    strength = batch.load(ident).hidden.strength
-    assert strength is not None and strength.mutants > 0
-    assert 0.0 <= strength.kill_rate <= 1.0 and strength.killed <= strength.mutants
-    assert all(tiny.batch.load(i).hidden.strength is None for i in tiny.batch.ids)  # default: off
+    assert batch.load(ident).hidden.strength is None

@@ -12,12 +12,12 @@ from replicate.gen import golden
 from replicate.gen.golden import (
     GOLDEN_SETTINGS,
     _first_problem,
-    _generated_problem,
-    _keep,
-    _run_resuming,
     _second_problem,
     _slow_limit,
+    generated_problem,
+    keep,
     render_call,
+    run_resuming,
     timing_settings,
 )
 from replicate.harness.jail import JailRun
@@ -114,16 +114,16 @@ def test_drop_reasons() -> None:
 
 def test_generated_inputs_are_also_dropped_when_the_reference_blows_up_or_is_slow() -> None:
     ok = _returned(_int(1), t=0.01)
-    assert _generated_problem(ok, 0.1) is None
-    assert _generated_problem(_returned(_int(1), t=0.5), 0.1) == "reference too slow"
+    assert generated_problem(ok, 0.1) is None
+    assert generated_problem(_returned(_int(1), t=0.5), 0.1) == "reference too slow"
     deep = {**ok, "status": "raised", "exc": {"type": "builtins.RecursionError", "msg": ""}}
-    assert _generated_problem(deep, 0.1) == "reference blows up (recursion, memory)"
+    assert generated_problem(deep, 0.1) == "reference blows up (recursion, memory)"
     value_error = {**deep, "exc": {"type": "builtins.ValueError", "msg": ""}}
-    assert _generated_problem(value_error, 0.1) is None
-    assert _generated_problem({"status": "timeout", "t": 1.0}, 0.1) == "reference hangs"
+    assert generated_problem(value_error, 0.1) is None
+    assert generated_problem({"status": "timeout", "t": 1.0}, 0.1) == "reference hangs"
     items = [_int(n) for n in range(10_000)]
     bulky = _returned({"t": "iter", "v": items, "truncated": True}, t=0.01)
-    assert _generated_problem(bulky, 0.1) == "outcome too large for a generated input"
+    assert generated_problem(bulky, 0.1) == "outcome too large for a generated input"
 
 
 def _item(index: int, provenance: Provenance) -> CallInput:
@@ -147,7 +147,7 @@ def test_slowness_is_judged_on_the_faster_of_two_runs() -> None:
     second.update({4: _returned(_int(4), t=0.2), 5: _returned(_int(5), t=0.9)})
     drops: Counter[str] = Counter()
     gen_drops: Counter[str] = Counter()
-    kept, expected, times = _keep(
+    kept, expected, times = keep(
         _target("function"), [*traced, *made], (first, second), drops, gen_drops, 0.1
     )
     # 2: slow once only (kept); 3: slow twice (dropped); 4: slow once only; 5: traced, never
@@ -215,7 +215,7 @@ def test_a_run_out_of_time_partway_goes_on_without_dropping(
     # before the limit): drop it; then 3 crashes the process (no time out): drop it too
     runs = _Runs([([0, 1], True), ([], True), ([], False), ([4], False)])
     monkeypatch.setattr(golden, "run_calls", runs)
-    outcomes, drops, infra = _run_resuming(None, None, items, None, seed=1)  # type: ignore[arg-type]
+    outcomes, drops, infra = run_resuming(None, None, items, None, seed=1)  # type: ignore[arg-type]
     assert infra is None and sorted(outcomes) == [0, 1, 4]
     assert runs.asked == [[0, 1, 2, 3, 4], [2, 3, 4], [3, 4], [4]]
     assert drops == Counter({"reference hangs or crashes the process": 2})

@@ -10,10 +10,8 @@ from replicate.core.records import CallInput, Strength
 from replicate.gen.golden import Golden
 from replicate.gen.strength import (
     Assessment,
-    MutantRun,
     assess,
     mutant_settings,
-    pick_killers,
     rejected,
     run_mutants,
     task_mutants,
@@ -22,7 +20,6 @@ from replicate.gen.strength import (
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.inputs import Budget
-from replicate.verifiers.mutants import Mutant
 from tests.unit.minted import Tiny
 
 NO_SEARCH = Budget(widened=0, edge=0)
@@ -90,18 +87,6 @@ def test_mutants_of_a_method_are_graded(
     found = assess(task, tiny_ctx, local_sandbox, budget=NO_SEARCH)
     assert not isinstance(found, str)
     assert found.strength.mutants >= 3 and found.strength.kill_rate == 1.0
-
-
-def _run(n: int, differing: set[int]) -> MutantRun:
-    mutant = Mutant(n, "swap Add->Sub", 1, "def f(): pass\n")
-    return MutantRun(mutant, "survived", frozenset(differing))
-
-
-def test_pick_killers_prefers_inputs_that_kill_many() -> None:
-    runs = [_run(0, {10, 11}), _run(1, {11, 12}), _run(2, set()), _run(3, {13})]
-    assert pick_killers(runs, [10, 11, 12, 13], per_survivor=1, limit=5) == [11, 13]
-    assert pick_killers(runs, [10, 11, 12, 13], per_survivor=2, limit=5) == [11, 10, 12, 13]
-    assert pick_killers(runs, [10, 11, 12, 13], per_survivor=2, limit=2) == [11, 10]
 
 
 def _strength(mutants: int, killed: int) -> Strength:

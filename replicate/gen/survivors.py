@@ -1,0 +1,164 @@
+"""Inputs that kill the mutants a task's hidden inputs let through (the strength check's step 2).
+
+More inputs are generated from the traced calls (`replicate.verifiers.inputs.widen` with a bigger
+budget and another salt), screened and run twice exactly as golden outputs are
+(`replicate.gen.golden`: hash seeds 1 and 2, the clock moved ahead; only deterministic,
+comparable, quick, compact outcomes are kept). The surviving mutants run on them; a few inputs
+that kill the most survivors (greedily, `per_survivor` each, `limit` in all) are re-checked against
+the reference under hash seed 0, as a candidate is graded, and join the hidden inputs.
+"""
+
+from __future__ import annotations
+
+import time
+from collections import Counter
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from replicate.batch.store import LoadedTask
+from replicate.core.records import CallInput
+from replicate.gen.golden import (
+    CLOCK_SHIFT_DAYS,
+    SLOW_S,
+    WIDEN_SETTINGS,
+    keep,
+    run_resuming,
+    screen,
+)
+from replicate.harness.jail import RepoContext, run_calls
+from replicate.harness.sandbox.base import Sandbox
+from replicate.verifiers.compare import compare_outcome
+from replicate.verifiers.inputs import Budget, Seed, widen
+
+Outcome = Mapping[str, Any]
+SALT = "strength"
+
+
+@dataclass(frozen=True)
+class Search:
+    """Deterministic generated inputs and the reference's outcomes on them."""
+
+    inputs: tuple[CallInput, ...]
+    expected: Mapping[int, Outcome]
+    times: Mapping[int, float]
+    tried: int
+
+
+NOTHING = Search((), {}, {}, 0)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """The reference's run on the hidden inputs: seeds to generate from, and its timing."""
+
+    seeds: tuple[Seed, ...]
+    wall_s: float  # the whole jailed run
+    slowest_s: float  # the slowest single call
+
+
+def reference_run(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> Reference | str:
+    """Run the reference on the hidden inputs, reporting the arguments as the runner saw them
+    (the traced ones become seeds); a str on infrastructure trouble."""
+    target = task.hidden.target
+    started = time.monotonic()
+    run = run_calls(
+        ctx, target, task.inputs, sandbox, task.hidden.grading, hash_seed=1, encode_inputs=True
+    )
+    elapsed = time.monotonic() - started
+    problem = run.infra_problem() or run.parsed.import_error
+    if problem:
+        return problem
+    seeds = []
+    outcomes = run.parsed.outcomes
+    for item in task.inputs:
+        outcome = outcomes.get(item.index)
+        if item.provenance != "traced" or outcome is None or "args_in" not in outcome:
+            continue
+        returned = outcome.get("status") == "returned"
+        args = tuple(outcome.get("args_in") or ())
+        seeds.append(Seed(item, args, dict(outcome.get("kwargs_in") or {}), returned))
+    slowest = max((float(o.get("t", 0.0)) for o in outcomes.values()), default=0.0)
+    return Reference(tuple(seeds), elapsed, slowest)
+
+
+def search(
+    task: LoadedTask,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    reference: Reference,
+    budget: Budget,
+    salt: str = SALT,
+    first_index: int | None = None,
+) -> Search:
+    """Generate inputs with a salted seed and keep those golden outputs could be made of."""
+    target = task.hidden.target
+    start = first_index if first_index is not None else _next_index(task)
+    made = widen(target, reference.seeds, start, budget, salt=salt).inputs
+    known = {i.pickle_b64 for i in task.inputs}
+    made = tuple(i for i in made if i.pickle_b64 not in known)
+    if not made:
+        return NOTHING
+    slow_s = max(SLOW_S, 3 * reference.slowest_s)
+    first, _, infra = run_resuming(ctx, target, made, sandbox, 1, settings=WIDEN_SETTINGS)
+    fine, _ = screen(made, first, slow_s)
+    if infra or not fine:
+        return Search((), {}, {}, len(made))
+    second, _, infra = run_resuming(
+        ctx, target, fine, sandbox, 2, CLOCK_SHIFT_DAYS, settings=WIDEN_SETTINGS
+    )
+    if infra:
+        return Search((), {}, {}, len(made))
+    kept, expected, times = keep(target, fine, (first, second), Counter(), Counter(), slow_s)
+    by_index = {item.index: t for item, t in zip(kept, times, strict=True)}
+    return Search(tuple(kept), expected, by_index, len(made))
+
+
+def _next_index(task: LoadedTask) -> int:
+    return max((i.index for i in task.inputs), default=-1) + 1
+
+
+def pick_killers(
+    differing: Sequence[frozenset[int]], order: Sequence[int], per_survivor: int, limit: int
+) -> list[int]:
+    """Input indices that kill the survivors (`differing`: per survivor, the inputs it gets
+    wrong): greedily the input killing most survivors not yet killed `per_survivor` times, ties
+    broken by `order` (the generation order)."""
+    need = {n: per_survivor for n, wrong in enumerate(differing) if wrong}
+    rank = {index: n for n, index in enumerate(order)}
+    chosen: list[int] = []
+    while need and len(chosen) < limit:
+        gains: dict[int, int] = {}
+        for n in need:
+            for index in differing[n] - set(chosen):
+                gains[index] = gains.get(index, 0) + 1
+        if not gains:
+            break
+        best = min(gains, key=lambda i: (-gains[i], rank.get(i, len(rank))))
+        chosen.append(best)
+        for n in [n for n in need if best in differing[n]]:
+            need[n] -= 1
+            if need[n] == 0:
+                del need[n]
+    return chosen
+
+
+def confirmed(
+    task: LoadedTask,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    searched: Search,
+    chosen: Sequence[int],
+) -> list[CallInput]:
+    """The chosen inputs on which the reference also matches itself under hash seed 0."""
+    picked = [i for i in searched.inputs if i.index in set(chosen)]
+    if not picked:
+        return []
+    target = task.hidden.target
+    run = run_calls(ctx, target, picked, sandbox, WIDEN_SETTINGS, hash_seed=0)
+    got = run.parsed.outcomes
+    return [
+        i
+        for i in picked
+        if compare_outcome(searched.expected[i.index], got.get(i.index), WIDEN_SETTINGS) is None
+    ]
