@@ -151,14 +151,6 @@ ATTACKS = [
         "lookup_table.py",
         max_reward=0.1,
         naive=NaiveOptions(traced_only=True),
-        hole=(
-            "the table answers every traced call (the repository's tests, which the workspace "
-            "shows) and nothing else, and the traced stratum keeps weight 1 of 3.5 "
-            "(replicate/verifiers/reward.py DEFAULT_WEIGHTS): on collatz_steps raw 0.30 "
-            "(traced 6/6, raises 3/23, widened 0/33), normalised against its baseline 0.14 "
-            "('raise ValueError') to 0.19 > 0.1; needs a smaller traced weight, or the table "
-            "of the visible calls counted among the degenerate programs"
-        ),
     ),
     Attack(
         "coin-flip",
