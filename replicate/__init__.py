@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 __version__ = "0.1.0"
-GRADER_VERSION = "replicate-grader/1"
+# Recorded on every minted task and verdict; rewards of different versions are not comparable.
+# /2: strata weighted, normalised against degenerate programs and a table of the visible calls;
+#     mutant kill rate recorded; the runner unpickles all inputs before the first call.
+GRADER_VERSION = "replicate-grader/2"
 
 __all__ = ["GRADER_VERSION", "__version__"]
