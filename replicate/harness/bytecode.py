@@ -60,6 +60,20 @@ def _key(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
 
 
+def _fingerprint(tree: str) -> str:
+    """Every source file's path, size and mtime: a tree checked out again gets a new table
+    (an old table would still be correct, every entry stale, and no faster than none)."""
+    found = []
+    for top, dirs, files in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        for name in sorted(files):
+            path = os.path.join(top, name)
+            if name.endswith(".py") and not os.path.islink(path):
+                st = os.stat(path)
+                found.append(f"{path}\0{st.st_size}\0{st.st_mtime_ns}")
+    return _key(*found)
+
+
 def _publish(data: bytes, final: Path) -> Path:
     """Write `final` atomically (a concurrent writer writes the same bytes)."""
     final.parent.mkdir(parents=True, exist_ok=True)
@@ -102,7 +116,7 @@ def bytecode_table(cache: Path, tree: Path, python: Path, target_path: str) -> P
     """
     real_tree = os.path.realpath(tree)
     source = os.path.join(real_tree, target_path)
-    root = cache / "bytecode" / _key(real_tree, str(python))
+    root = cache / "bytecode" / _key(real_tree, str(python), _fingerprint(real_tree))
     final = root / "targets" / f"{_key(source)}.marshal"
     try:
         if not final.is_file():

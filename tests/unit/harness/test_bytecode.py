@@ -117,3 +117,18 @@ def test_a_candidate_cannot_recover_the_target_from_the_table(
     monkeypatch.undo()
     held = _graded(tiny, tiny_ctx)
     assert held and not any(held.values())
+
+
+def test_a_tree_checked_out_again_gets_a_fresh_table(tiny_ctx: RepoContext, tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    (tree / "pkg/a.py").write_text("A = 1\n")
+    (tree / "pkg/b.py").write_text("B = 2\n")
+    first = bytecode_table(tmp_path / "cache", tree, tiny_ctx.python, "pkg/a.py")
+    assert first is not None and set(_table(first)) == {str(tree.resolve() / "pkg/b.py")}
+    os.utime(tree / "pkg/b.py", ns=(1, 1))  # as a new checkout leaves it
+    bytecode_table.cache_clear()  # a new process
+    second = bytecode_table(tmp_path / "cache", tree, tiny_ctx.python, "pkg/a.py")
+    assert second is not None and second != first
+    ((size, mtime_ns, _),) = _table(second).values()
+    assert (size, mtime_ns) == (6, 1)  # entries match the files as they are now
