@@ -14,6 +14,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
 from replicate.core.records import Target
+from replicate.verifiers.signature import parse
 
 MIN_STATEMENTS = 3
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
@@ -70,7 +71,7 @@ def functions(tree: ast.AST) -> Iterator[FunctionNode]:
 def needle_for(source: bytes, target: Target) -> tuple[Needle, int] | None:
     """The needle of a target's reference body, with the line its def starts on (to skip itself)."""
     try:
-        tree = ast.parse(source)
+        tree = parse(source)
     except (SyntaxError, ValueError):
         return None
     lines = range(target.def_span.start_line, target.def_span.end_line + 1)
@@ -92,7 +93,7 @@ def hits_in_text(
     if not possible:
         return []
     try:
-        tree = ast.parse(text)
+        tree = parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
         return []
     wanted = {n.fingerprint: k for k, n in possible.items()}

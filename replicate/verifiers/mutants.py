@@ -16,6 +16,8 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
+from replicate.verifiers.signature import parse
+
 _SWAPS: dict[type, type] = {
     ast.Add: ast.Sub,
     ast.Sub: ast.Add,
@@ -177,7 +179,7 @@ def _apply(func: ast.FunctionDef | ast.AsyncFunctionDef, site: tuple[str, int, i
 
 def mutants(definition: str, limit: int = 30, seed: int = 0) -> list[Mutant]:
     """Up to `limit` distinct mutants of one function definition (source text of the def)."""
-    tree = ast.parse(definition)
+    tree = parse(definition)
     func = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
     original = ast.unparse(func)
     sites = _sites(func)

@@ -20,9 +20,10 @@ Slot = int | str
 _PROMPT = (">>> ", "... ")
 
 
-def parse(text: str) -> ast.Module:
+def parse(text: str | bytes) -> ast.Module:
     """`ast.parse` under the lock every threaded parse shares (see `replicate.core.splice`:
-    CPython before 3.11.8 keeps the parser's recursion depth per interpreter)."""
+    CPython before 3.11.8 keeps the parser's recursion depth per interpreter). Every `ast.parse`
+    that can run on a worker thread (gen mints on threads) goes through here."""
     with _PARSE_LOCK:
         return ast.parse(text)
 
