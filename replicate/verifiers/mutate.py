@@ -92,6 +92,8 @@ def pool_of(values: Iterable[Any], limit: int = 200) -> Pool:
             stack.extend(value)
         elif kind is Items:
             stack.extend(value.items)
+        elif kind is slice:
+            stack.extend((value.start, value.stop, value.step))
         elif kind is dict:
             stack.extend(value.keys())
             stack.extend(value.values())
@@ -208,6 +210,23 @@ def _range(value: range, rng: random.Random, pool: Pool, depth: int) -> range:
     return range(start, stop, value.step)
 
 
+_SLICE_FIELDS = (-3, -1, 0, 1, 2, 5)
+
+
+def _slice(value: slice, rng: random.Random, pool: Pool, depth: int) -> slice:
+    """One of start, stop, step moved: an int a step away or dropped, a missing one set."""
+    fields = [value.start, value.stop, value.step]
+    at = rng.randrange(3)
+    old = fields[at]
+    if old is None:
+        fields[at] = rng.choice(_SLICE_FIELDS if at < 2 else (-1, 2))
+    else:
+        fields[at] = rng.choice([None, _int(old, rng, pool, depth)])
+    if fields[2] == 0:
+        fields[2] = None  # ValueError, whatever the function does: not worth an input
+    return slice(*fields)
+
+
 _MUTATORS: dict[type, Callable[[Any, random.Random, Pool, int], Any]] = {
     bool: _bool,
     int: _int,
@@ -220,6 +239,7 @@ _MUTATORS: dict[type, Callable[[Any, random.Random, Pool, int], Any]] = {
     frozenset: _set,
     dict: _dict,
     range: _range,
+    slice: _slice,
     Items: lambda v, rng, pool, depth: Items(tuple(_items(list(v.items), rng, pool, depth))),
 }
 
@@ -246,7 +266,18 @@ def boundaries(value: Any) -> list[Any]:
         return [kind(), kind(sorted(value, key=repr)[:1])]
     if kind is range:
         return [range(0), range(value.start, value.start)]
+    if kind is slice:
+        return _slice_edges(value)
     return []
+
+
+def _slice_edges(value: slice) -> list[slice]:
+    edges = [slice(None), slice(0, 0), slice(None, None, -1), slice(-1, None), slice(None, -1)]
+    edges += [slice(value.start, None), slice(None, value.stop)]
+    if value.step not in (None, 1):
+        edges.append(slice(value.start, value.stop))
+    unique = {(e.start, e.stop, e.step): e for e in edges}  # slices hash from Python 3.12 only
+    return [e for e in unique.values() if e != value]
 
 
 def _sequence_edges(items: list[Any], kind: type) -> list[Any]:

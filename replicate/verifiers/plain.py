@@ -2,7 +2,8 @@
 
 The runner reports the arguments of every traced call in its tagged encoding (``args_in``).  This
 module turns the plain part of that encoding back into Python values — none, bool, int, float, str,
-bytes, list, tuple, dict, set, frozenset, range, and an iterator's items — and encodes such values
+bytes, list, tuple, dict, set, frozenset, range, slice (of ints and None), and an iterator's
+items — and encodes such values
 the way the runner would, so generated inputs can be compared with, and rendered like, traced
 ones.  Pure: JSON in, values out; nothing is unpickled, evaluated or imported.
 
@@ -105,6 +106,13 @@ def _range(node: Tagged, depth: int) -> range:
     return range(start, stop, step)
 
 
+def _slice(node: Tagged, depth: int) -> slice:
+    parts = _seq(node, depth)
+    if len(parts) != 3 or any(p is not None and type(p) is not int for p in parts):
+        raise NotPlain("a slice of other than ints and None")
+    return slice(*parts)
+
+
 _READERS: dict[str, Any] = {
     "none": lambda node, depth: None,
     "bool": lambda node, depth: node["v"] is True,
@@ -119,6 +127,7 @@ _READERS: dict[str, Any] = {
     "dict": _dict,
     "iter": _iter,
     "range": _range,
+    "slice": _slice,
 }
 
 
@@ -139,6 +148,8 @@ def encode(value: Any) -> dict[str, Any]:
         return {"t": "bytes", "v": base64.b64encode(value).decode("ascii")}
     if kind is range:
         return {"t": "range", "v": [str(value.start), str(value.stop), str(value.step)]}
+    if kind is slice:
+        return {"t": "slice", "v": [encode(value.start), encode(value.stop), encode(value.step)]}
     if kind in (list, tuple):
         return {"t": kind.__name__, "v": [encode(item) for item in value]}
     if kind in (set, frozenset):

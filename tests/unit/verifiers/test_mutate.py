@@ -69,3 +69,17 @@ def test_boundaries_of_each_type() -> None:
     assert boundaries(Items((1,)))[0] == Items(())
     assert boundaries({"a": 1}) == [{}, {"a": 1}]
     assert boundaries(None) == [] and boundaries(True) == [False]
+
+
+def test_slices_move_one_field_and_have_edges() -> None:
+    # more_itertools._islice_helper is traced only with slice(-4, None): widening stayed there
+    # while slices were not plain, and half its mutants survived (bench/strength.py).
+    seen = slice(-4, None)
+    rng = random.Random(3)
+    moved = [mutate(seen, rng, POOL) for _ in range(60)]
+    assert all(type(m) is slice and m.step != 0 for m in moved)
+    fields = {(m.start, m.stop, m.step) for m in moved}
+    assert len(fields) > 6 and any(f[1] is not None for f in fields)
+    assert any(f[0] != -4 and f[1] is None for f in fields)  # the start moved
+    edges = boundaries(seen)
+    assert slice(None) in edges and slice(None, None, -1) in edges and seen not in edges

@@ -26,6 +26,8 @@ VALUES: list[Any] = [
     {3, 1, 2},
     frozenset({"a", "b"}),
     range(2, 10, 3),
+    slice(-4, None),
+    slice(1, 9, 2),
 ]
 
 
@@ -59,6 +61,7 @@ def test_iterator_items_read_as_items() -> None:
         {"t": "iter", "v": [], "truncated": True},
         {"t": "list", "v": [{"t": "int", "v": "1"}, {"t": "obj", "type": "m.B", "fields": {}}]},
         {"t": "set", "v": [{"t": "list", "v": []}]},  # an unhashable member
+        {"t": "slice", "v": [{"t": "str", "v": "a"}, {"t": "none"}, {"t": "none"}]},
         {"t": "int", "v": "1" * 5000},
         {"t": "bytes", "v": "not base64!"},
         "not a node",
