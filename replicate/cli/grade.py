@@ -12,6 +12,12 @@ from replicate.errors import ReplicateError
 from replicate.harness.context import context_for
 from replicate.harness.sandbox import get_sandbox, sandbox_names
 from replicate.verifiers.grader import grade_text
+from replicate.verifiers.repo_tests import candidate_repo_tests
+
+REPO_TESTS_HELP = (
+    "also run the repository's tests that called the target with the candidate in place "
+    "(reported in the verdict; not part of the reward)"
+)
 
 
 def register(sub: Any) -> None:
@@ -20,6 +26,7 @@ def register(sub: Any) -> None:
     p.add_argument("--task", required=True, help="task id")
     p.add_argument("--candidate", required=True, type=Path, help="a whole target file or a def")
     p.add_argument("--sandbox", default="local", choices=sandbox_names())
+    p.add_argument("--repo-tests", action="store_true", help=REPO_TESTS_HELP)
     p.set_defaults(handler=handle)
 
 
@@ -32,6 +39,10 @@ def handle(args: argparse.Namespace) -> int:
         raise ReplicateError(f"cannot read candidate {args.candidate}: {exc.strerror}") from None
     text = data.decode("utf-8", errors="replace")
     sandbox = get_sandbox(args.sandbox)
-    verdict = grade_text(task, text, context_for(task.repo, cache_root()), sandbox)
+    ctx = context_for(task.repo, cache_root())
+    verdict = grade_text(task, text, ctx, sandbox)
+    if args.repo_tests and verdict.status == "graded":
+        found = candidate_repo_tests(task, text, ctx, sandbox)
+        verdict = verdict.model_copy(update={"repo_tests": found})
     print(verdict.model_dump_json(indent=2))
     return 3 if verdict.status == "infra_error" else 0

@@ -11,6 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from replicate.cli.console import err_console
+from replicate.cli.grade import REPO_TESTS_HELP
 from replicate.cli.progress import RichProgress
 from replicate.core.records import ResultRow
 from replicate.errors import ReplicateError
@@ -40,6 +41,7 @@ def register(sub: Any) -> None:
     p.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
     p.add_argument("--limit", type=int, help="only the first N tasks")
     p.add_argument("--keep-workspaces", action="store_true", help="keep workspaces in RUN_DIR")
+    p.add_argument("--repo-tests", action="store_true", help=REPO_TESTS_HELP)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.set_defaults(handler=handle)
 
@@ -86,11 +88,12 @@ def handle(args: argparse.Namespace) -> int:
         task_ids=tuple(args.task),
         limit=args.limit,
         keep_workspaces=args.keep_workspaces,
+        repo_tests=args.repo_tests,
     )
     with RichProgress(enabled=not args.json) as progress:
         summary = run_batch(options, progress)
     if args.json:
-        rows = [row.model_dump(mode="json", exclude={"verdict"}) for row in summary.rows]
+        rows = [_json_row(row) for row in summary.rows]
         print(json.dumps({"mean_reward": summary.mean_reward, "rows": rows}, indent=2))
     else:
         err_console().print(results_table(summary))
@@ -104,12 +107,32 @@ def results_table(summary: RunSummary) -> Table:
     table.add_column("status")
     table.add_column("agent")
     table.add_column("s", justify="right")
+    repo_tests = any(row.verdict.repo_tests is not None for row in summary.rows)
+    if repo_tests:
+        table.add_column("repo tests", justify="right")
     table.add_column("reason", overflow="fold")
     for row in summary.rows:
-        table.add_row(summary.symbols.get(row.task_id, row.task_id), *_cells(row))
+        cells = _cells(row)
+        if repo_tests:
+            cells = (*cells[:-1], _repo_tests(row), cells[-1])
+        table.add_row(summary.symbols.get(row.task_id, row.task_id), *cells)
     if summary.resumed:
         table.caption = f"{summary.resumed} attempt(s) kept from an earlier run of this RUN_DIR"
     return table
+
+
+def _json_row(row: ResultRow) -> dict[str, Any]:
+    data = row.model_dump(mode="json", exclude={"verdict"})
+    if row.verdict.repo_tests is not None:
+        data["repo_tests"] = row.verdict.repo_tests.model_dump(mode="json")
+    return data
+
+
+def _repo_tests(row: ResultRow) -> str:
+    found = row.verdict.repo_tests
+    if found is None:
+        return "-"
+    return f"{found.passed}/{found.selected}" + (" (timeout)" if found.timed_out else "")
 
 
 def _cells(row: ResultRow) -> tuple[str, ...]:

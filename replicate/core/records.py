@@ -231,6 +231,15 @@ class Counterexample(Record):
     )
 
 
+class RepoTestsCount(Record):
+    """The repository's own tests that exercise the target, run with the candidate in place."""
+
+    selected: int = Field(description="Test node ids that produced the task's traced inputs.")
+    passed: int
+    failed: int = Field(description="Failed or errored (skipped tests count as neither).")
+    timed_out: bool = False
+
+
 class Verdict(Record):
     schema_version: str = SCHEMA_VERSION
     task_id: str
@@ -244,6 +253,12 @@ class Verdict(Record):
     counterexample: Counterexample | None = None
     grader_version: str
     duration_s: float = 0.0
+    repo_tests: RepoTestsCount | None = Field(
+        default=None,
+        description="With --repo-tests: the repository's tests that called the target, run on "
+        "the pristine tree with only the candidate's file in place. Reported only, never part "
+        "of the reward (the candidate runs inside that pytest process and could forge it).",
+    )
 
 
 class ResultRow(Record):

@@ -27,6 +27,7 @@ from replicate.scoring.results import (
     load_rows,
 )
 from replicate.verifiers.grader import grade_text
+from replicate.verifiers.repo_tests import candidate_repo_tests
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,7 @@ class RunOptions:
     limit: int | None = None
     samples: int = 1
     keep_workspaces: bool = False
+    repo_tests: bool = False  # also run the repository's tests of each target (reported only)
 
 
 @dataclass(frozen=True)
@@ -151,7 +153,11 @@ def _grade_workspace(
     kept = options.out / "candidates" / task.id / f"{sample}.py"
     kept.parent.mkdir(parents=True, exist_ok=True)
     kept.write_text(read.text, encoding="utf-8")
-    return grade_text(task, read.text, ctx, options.agent.sandbox)
+    verdict = grade_text(task, read.text, ctx, options.agent.sandbox)
+    if options.repo_tests and verdict.status == "graded":
+        found = candidate_repo_tests(task, read.text, ctx, options.agent.sandbox)
+        verdict = verdict.model_copy(update={"repo_tests": found})
+    return verdict
 
 
 def _verdict(ident: str, reward: float | None, status: VerdictStatus, reason: str) -> Verdict:

@@ -15,11 +15,15 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate.core.records import CallInput, Target
+from replicate.batch.store import LoadedTask
+from replicate.core.records import CallInput, RepoTestsCount, Target
+from replicate.core.splice import SpliceError, splice
 from replicate.harness.jail import JAIL_ENV, RepoContext
 from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
+from replicate.verifiers.grader import stubbed_source
 
 MAX_NODE_IDS = 200
+GRADE_TIMEOUT_S = 120.0  # for the tests of one candidate beside its grade
 
 
 @dataclass(frozen=True)
@@ -74,6 +78,26 @@ def run_repo_tests(
     if result.timed_out or passed + failed == 0:
         return RepoTestsOutcome(selected, passed, selected - passed, result.timed_out)
     return RepoTestsOutcome(selected, passed, max(failed, selected - passed))
+
+
+def candidate_repo_tests(
+    task: LoadedTask, candidate: str, ctx: RepoContext, sandbox: Sandbox
+) -> RepoTestsCount | None:
+    """The task's repo tests on the candidate text spliced as grading splices it (None when it
+    does not splice: the verdict already says why)."""
+    target = task.hidden.target
+    try:
+        spliced = splice(stubbed_source(task), candidate, target)
+    except SpliceError:
+        return None
+    ids = node_ids(task.inputs)
+    found = run_repo_tests(ctx, target, spliced, ids, sandbox, GRADE_TIMEOUT_S)
+    return RepoTestsCount(
+        selected=found.selected,
+        passed=found.passed,
+        failed=found.failed,
+        timed_out=found.timed_out,
+    )
 
 
 def _counts(report: Path) -> tuple[int, int]:

@@ -13,7 +13,14 @@ from replicate.cli import main as cli_main
 from replicate.cli import progress as cli_progress
 from replicate.cli.gen import funnel_table
 from replicate.cli.run import results_table
-from replicate.core.records import Funnel, FunnelStage, ResultRow, Verdict, VerdictStatus
+from replicate.core.records import (
+    Funnel,
+    FunnelStage,
+    RepoTestsCount,
+    ResultRow,
+    Verdict,
+    VerdictStatus,
+)
 from replicate.errors import ReplicateError
 from replicate.scoring.session import RunSummary
 
@@ -53,6 +60,16 @@ def test_results_table_and_mean_reward() -> None:
     assert "pkg.mod.f" in text and "1.000" in text and "infra_error" in text
     assert "2 attempt(s) kept from an earlier run" in text
     assert RunSummary(rows=(), resumed=0, symbols={}).mean_reward == 0.0
+
+
+def test_results_table_shows_repo_tests_only_when_run() -> None:
+    assert "repo tests" not in _text(results_table(RunSummary((_row("a", 1.0),), 0, {})))
+    tested = _row("a", 0.5)
+    counts = RepoTestsCount(selected=4, passed=3, failed=1)
+    verdict = tested.verdict.model_copy(update={"repo_tests": counts})
+    tested = tested.model_copy(update={"verdict": verdict})
+    text = _text(results_table(RunSummary((tested, _row("b", 0.0)), 0, {})))
+    assert "repo tests" in text and "3/4" in text
 
 
 def test_funnel_table() -> None:
