@@ -155,9 +155,10 @@ ATTACKS = [
     Attack(
         "coin-flip",
         17,
-        "samplelib.numeric.gcd_list",  # baseline 0.36: one grading of 80% right pays ~0.7
+        # baseline 0.695 ('visible calls, else return 1'): one grading of 95% right pays ~0.8
+        "samplelib.numeric.gcd_list",
         "coin_flip.py",
-        ("0.8",),
+        ("0.95",),
         naive_min=0.6,
         max_reward=0.1,
     ),
