@@ -12,7 +12,7 @@ from replicate.errors import ReplicateError
 from replicate.harness.context import context_for
 from replicate.harness.sandbox import get_sandbox, sandbox_names
 from replicate.verifiers.grader import grade_text
-from replicate.verifiers.repo_tests import candidate_repo_tests
+from replicate.verifiers.repo_tests import with_repo_tests
 
 REPO_TESTS_HELP = (
     "also run the repository's tests that called the target with the candidate in place "
@@ -41,8 +41,7 @@ def handle(args: argparse.Namespace) -> int:
     sandbox = get_sandbox(args.sandbox)
     ctx = context_for(task.repo, cache_root())
     verdict = grade_text(task, text, ctx, sandbox)
-    if args.repo_tests and verdict.status == "graded":
-        found = candidate_repo_tests(task, text, ctx, sandbox)
-        verdict = verdict.model_copy(update={"repo_tests": found})
+    if args.repo_tests:
+        verdict = with_repo_tests(verdict, task, text, ctx, sandbox)
     print(verdict.model_dump_json(indent=2))
     return 3 if verdict.status == "infra_error" else 0

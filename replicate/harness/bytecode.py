@@ -60,6 +60,7 @@ def _key(*parts: str) -> str:
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
 
 
+@functools.cache
 def _fingerprint(tree: str) -> str:
     """Every source file's path, size and mtime: a tree checked out again gets a new table
     (an old table would still be correct, every entry stale, and no faster than none)."""

@@ -138,6 +138,7 @@ def _job(
     settings: GradingSettings,
     nonce: str,
     encode_inputs: bool,
+    bytecode: Path | None,
 ) -> bytes:
     job = {
         "nonce": nonce,
@@ -153,7 +154,7 @@ def _job(
         "max_bytes": settings.max_bytes,
         "channel_fd": 3,
         "encode_inputs": encode_inputs,
-        "bytecode": str(bytecode) if (bytecode := ctx.bytecode(tree, target)) else None,
+        "bytecode": str(bytecode) if bytecode is not None else None,
     }
     return json.dumps(job).encode()
 
@@ -168,8 +169,9 @@ class _Run:
     hash_seed: int
     clock_shift_days: int
 
-    def request(self, tree: Path, mounts: Sequence[Mount], stdin: bytes = b"") -> SandboxRequest:
-        bytecode = self.ctx.bytecode(tree, self.target)
+    def request(
+        self, tree: Path, mounts: Sequence[Mount], bytecode: Path | None, stdin: bytes = b""
+    ) -> SandboxRequest:
         if bytecode is not None:  # read-only, and only this target's table (see bytecode.py)
             mounts = [Mount.same(str(bytecode)), *mounts]
         return SandboxRequest(
@@ -226,12 +228,15 @@ def run_calls(
     nonce = secrets.token_hex(16)
     run = _Run(ctx, target, settings, hash_seed, clock_shift_days)
     if pool is not None and override is not None and sandbox.isolated:
-        job = _job(ctx, ctx.tree, target, inputs, settings, nonce, encode_inputs)
+        bytecode = ctx.bytecode(ctx.tree, target)
+        job = _job(ctx, ctx.tree, target, inputs, settings, nonce, encode_inputs, bytecode)
         inside = str(ctx.tree / target.path)
         base = [*ctx.mounts(), Mount.same(str(ctx.tree))]
         slot = pool.take(
             run.warm_key(),
-            lambda candidate: run.request(ctx.tree, [*base, Mount(str(candidate), inside)]),
+            lambda candidate: run.request(
+                ctx.tree, [*base, Mount(str(candidate), inside)], bytecode
+            ),
         )
         try:
             stop = _stop_when(nonce, until) if until is not None else None
@@ -241,8 +246,9 @@ def run_calls(
             slot.replace()
     with tempfile.TemporaryDirectory(prefix="replicate-jail-") as scratch:
         tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
-        stdin = _job(ctx, tree, target, inputs, settings, nonce, encode_inputs)
-        result = sandbox.run(run.request(tree, mounts, stdin))
+        bytecode = ctx.bytecode(tree, target)
+        stdin = _job(ctx, tree, target, inputs, settings, nonce, encode_inputs, bytecode)
+        result = sandbox.run(run.request(tree, mounts, bytecode, stdin))
     return _finished(result, nonce, inputs, settings)
 
 

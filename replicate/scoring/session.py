@@ -27,7 +27,7 @@ from replicate.scoring.results import (
     load_rows,
 )
 from replicate.verifiers.grader import grade_text
-from replicate.verifiers.repo_tests import candidate_repo_tests
+from replicate.verifiers.repo_tests import with_repo_tests
 
 
 @dataclass(frozen=True)
@@ -154,9 +154,8 @@ def _grade_workspace(
     kept.parent.mkdir(parents=True, exist_ok=True)
     kept.write_text(read.text, encoding="utf-8")
     verdict = grade_text(task, read.text, ctx, options.agent.sandbox)
-    if options.repo_tests and verdict.status == "graded":
-        found = candidate_repo_tests(task, read.text, ctx, options.agent.sandbox)
-        verdict = verdict.model_copy(update={"repo_tests": found})
+    if options.repo_tests:
+        verdict = with_repo_tests(verdict, task, read.text, ctx, options.agent.sandbox)
     return verdict
 
 

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replicate.batch.store import LoadedTask
-from replicate.core.records import CallInput, RepoTestsCount, Target
+from replicate.core.records import CallInput, RepoTestsCount, Target, Verdict
 from replicate.core.splice import SpliceError, splice
 from replicate.harness.jail import JAIL_ENV, RepoContext
 from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
@@ -98,6 +98,17 @@ def candidate_repo_tests(
         failed=found.failed,
         timed_out=found.timed_out,
     )
+
+
+def with_repo_tests(
+    verdict: Verdict, task: LoadedTask, candidate: str, ctx: RepoContext, sandbox: Sandbox
+) -> Verdict:
+    """`verdict` with the repo tests' count of the candidate beside it (a graded verdict only:
+    a violation or an infrastructure error has nothing the tests could add)."""
+    if verdict.status != "graded":
+        return verdict
+    found = candidate_repo_tests(task, candidate, ctx, sandbox)
+    return verdict.model_copy(update={"repo_tests": found})
 
 
 def _counts(report: Path) -> tuple[int, int]:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from replicate.harness import jail
-from replicate.harness.bytecode import bytecode_table
+from replicate.harness.bytecode import _fingerprint, bytecode_table
 from replicate.harness.jail import RepoContext, run_calls
 from replicate.harness.sandbox import get_sandbox
 from replicate.verifiers.grader import original_source
@@ -119,6 +119,18 @@ def test_a_candidate_cannot_recover_the_target_from_the_table(
     assert held and not any(held.values())
 
 
+def test_the_tree_is_walked_once_per_process(tiny_ctx: RepoContext, tmp_path: Path) -> None:
+    tree = tmp_path / "tree"
+    (tree / "pkg").mkdir(parents=True)
+    for name in ("a", "b", "c"):
+        (tree / f"pkg/{name}.py").write_text(f"{name.upper()} = 1\n")
+    _fingerprint.cache_clear()
+    for name in ("a", "b", "c"):
+        assert bytecode_table(tmp_path / "cache", tree, tiny_ctx.python, f"pkg/{name}.py")
+    info = _fingerprint.cache_info()
+    assert (info.misses, info.hits) == (1, 2)
+
+
 def test_a_tree_checked_out_again_gets_a_fresh_table(tiny_ctx: RepoContext, tmp_path: Path) -> None:
     tree = tmp_path / "tree"
     (tree / "pkg").mkdir(parents=True)
@@ -128,6 +140,7 @@ def test_a_tree_checked_out_again_gets_a_fresh_table(tiny_ctx: RepoContext, tmp_
     assert first is not None and set(_table(first)) == {str(tree.resolve() / "pkg/b.py")}
     os.utime(tree / "pkg/b.py", ns=(1, 1))  # as a new checkout leaves it
     bytecode_table.cache_clear()  # a new process
+    _fingerprint.cache_clear()
     second = bytecode_table(tmp_path / "cache", tree, tiny_ctx.python, "pkg/a.py")
     assert second is not None and second != first
     ((size, mtime_ns, _),) = _table(second).values()

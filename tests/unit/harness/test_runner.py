@@ -717,3 +717,27 @@ def test_the_global_random_generator_is_reseeded_before_each_call(tmp_path: Path
     runs = [run_runner(tmp_path, RANDOM_SOURCE, "draw", [_blob([3]), _blob([3])]) for _ in range(2)]
     values = [run.outcome(i)["value"] for run in runs for i in (0, 1)]
     assert all(v == values[0] for v in values), values  # across calls and processes
+
+
+def test_the_pure_python_writer_matches_the_c_encoder() -> None:
+    # The runner writes frames with json's C encoder and keeps `_write` for interpreters built
+    # without `_json` (a repo's environment may bring any CPython); both must give the same text.
+    assert runner._C_ENCODE is not None
+    values = [
+        1,
+        -0.0,
+        float("nan"),
+        "é\u2028\x00\"",
+        b"\xff",
+        {3, 1},
+        {"k": [1, (2, None)], "deep": [[[True]]]},
+        ValueError("boom"),
+        collections.OrderedDict(a=1),
+        decimal.Decimal("1.5"),
+    ]
+    for value in values:
+        frame = {"event": "result", "i": 7, "outcome": {"status": "ok", "value": encode(value)}}
+        written: list[str] = []
+        runner._write(frame, written)
+        assert "".join(written) == runner._dumps(frame)
+        assert json.loads(runner._dumps(frame)) == json.loads(json.dumps(frame))

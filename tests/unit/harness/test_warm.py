@@ -5,9 +5,10 @@ from __future__ import annotations
 import os
 import time
 
+from replicate.batch.store import LoadedTask
 from replicate.harness.jail import RepoContext, run_calls
 from replicate.harness.sandbox import get_sandbox
-from replicate.harness.sandbox.base import SandboxResult, WarmStart
+from replicate.harness.sandbox.base import Sandbox, SandboxResult, WarmStart
 from replicate.harness.warm import WarmPool
 from replicate.verifiers.grader import original_source
 from tests.unit.minted import Tiny
@@ -23,6 +24,13 @@ STATEFUL = (
 )
 
 
+def _local_clamp(tiny: Tiny) -> tuple[Sandbox, LoadedTask]:
+    """The local sandbox (which starts warm jails) and the task both real-jail tests grade."""
+    sandbox = get_sandbox("local")
+    assert isinstance(sandbox, WarmStart)
+    return sandbox, tiny.task("tinypkg.core.clamp")
+
+
 def _values(run: object) -> list[object]:
     outcomes = run.parsed.outcomes  # type: ignore[attr-defined]
     return [outcomes[i]["value"] for i in sorted(outcomes)]
@@ -31,9 +39,7 @@ def _values(run: object) -> list[object]:
 def test_warm_runs_give_the_cold_results_and_never_share_a_jail(
     tiny: Tiny, tiny_ctx: RepoContext
 ) -> None:
-    sandbox = get_sandbox("local")
-    assert isinstance(sandbox, WarmStart)
-    task = tiny.task("tinypkg.core.clamp")
+    sandbox, task = _local_clamp(tiny)
     target, inputs, settings = task.hidden.target, task.inputs, task.hidden.grading
     cold = run_calls(tiny_ctx, target, inputs, sandbox, settings, override=original_source(task))
     stateful = original_source(task) + STATEFUL
@@ -135,9 +141,7 @@ LOOPING = b"\n\ndef clamp(value, low, high):\n    while True:\n        pass\n"
 def test_until_ends_a_warm_run_at_the_outcome_it_waits_for(
     tiny: Tiny, tiny_ctx: RepoContext
 ) -> None:
-    sandbox = get_sandbox("local")
-    assert isinstance(sandbox, WarmStart)
-    task = tiny.task("tinypkg.core.clamp")
+    sandbox, task = _local_clamp(tiny)
     target, inputs = task.hidden.target, task.inputs[:8]
     settings = task.hidden.grading.model_copy(update={"call_timeout_s": 0.3})
     source = original_source(task) + LOOPING

@@ -8,7 +8,7 @@ from replicate.core.records import Verdict
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.grader import original_source, stubbed_source
-from replicate.verifiers.repo_tests import node_ids, run_repo_tests
+from replicate.verifiers.repo_tests import node_ids, run_repo_tests, with_repo_tests
 from tests.unit.minted import Tiny, run_cli
 
 
@@ -62,3 +62,17 @@ def test_grade_reports_the_repo_tests_beside_the_reward(tiny: Tiny, tmp_path: Pa
     plain = run_cli(*args, "--candidate", str(tmp_path / "wrong.py"))
     unreported = Verdict.model_validate_json(plain.stdout)
     assert unreported.reward == wrong_verdict.reward and unreported.repo_tests is None
+
+
+def test_only_a_graded_verdict_gets_the_tests_run(
+    tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
+) -> None:
+    task = tiny.task("tinypkg.core.clamp")
+    right = original_source(task).decode()
+    base = {"task_id": task.id, "grader_version": "g", "reason": ""}
+    violation = Verdict(reward=0.0, status="violation", **base)
+    assert with_repo_tests(violation, task, right, tiny_ctx, local_sandbox) is violation
+    graded = Verdict(reward=1.0, status="graded", **base)
+    counted = with_repo_tests(graded, task, right, tiny_ctx, local_sandbox)
+    assert counted.repo_tests is not None and counted.repo_tests.passed > 0
+    assert counted.reward == 1.0 and counted.status == "graded"
