@@ -21,7 +21,6 @@ The runner's own ``call`` frames are consumed here: the parsed run never sees th
 
 from __future__ import annotations
 
-import bisect
 import json
 import re
 from collections.abc import Iterator, Sequence
@@ -45,20 +44,13 @@ class CallClock:
 
 
 _CALL = rb'\{"event":"call","i":(-?\d{1,18})\}'
+_CALL_HEAD = b'{"event":"call","i":'
 
 
 def without_call_frames(channel: bytes, nonce: str) -> bytes:
     """`channel` without the runner's ``call`` frames (as the runner writes them)."""
     pattern = re.escape(nonce.encode("ascii")) + b" " + _CALL + b"\n?"
     return re.sub(b"(?m)^" + pattern, b"", channel)
-
-
-def _frame(line: bytes, prefix: bytes, call: re.Pattern[bytes]) -> dict[str, Any] | None:
-    """`read_frame`, with the runner's own ``call`` frames (half the channel) read by pattern."""
-    matched = call.fullmatch(line)
-    if matched is not None:
-        return {"event": "call", "i": int(matched.group(1))}
-    return read_frame(line, prefix)
 
 
 def hold_call_times(
@@ -85,35 +77,93 @@ def timed_frames(
 def _held(
     channel: bytes, arrivals: Sequence[Arrival], nonce: str, clock: CallClock
 ) -> Iterator[tuple[bytes, dict[str, Any] | None]]:
-    prefix = nonce.encode("ascii") + b" "
-    call = re.compile(re.escape(prefix) + _CALL)
-    previous = {index: clock.order[n - 1] for n, index in enumerate(clock.order) if n}
-    seen_call: dict[int, float] = {}
-    seen_result: dict[int, float] = {}
-    ready: float | None = None
-    loaded: float | None = None
+    held = HeldClock(nonce, clock)
     for line, at in _lines(channel, arrivals):
-        frame = _frame(line, prefix, call)
+        kept = held.line(line, at)
+        if kept is not None:
+            yield kept
+
+
+class HeldClock:
+    """The per-call limit applied line by line, in channel order (see the module docstring)."""
+
+    def __init__(self, nonce: str, clock: CallClock) -> None:
+        self.prefix = nonce.encode("ascii") + b" "
+        self.call_head = self.prefix + _CALL_HEAD  # half the channel: by pattern, not as JSON
+        self.call = re.compile(re.escape(self.prefix) + _CALL)
+        self.clock = clock
+        self.previous = {index: clock.order[n - 1] for n, index in enumerate(clock.order) if n}
+        self.seen_call: dict[int, float] = {}
+        self.seen_result: dict[int, float] = {}
+        self.ready: float | None = None
+        self.loaded: float | None = None
+
+    def line(self, line: bytes, at: float) -> tuple[bytes, dict[str, Any] | None] | None:
+        """The line as kept (a late result replaced) and its frame; None for a call frame."""
+        matched = self.call.fullmatch(line) if line.startswith(self.call_head) else None
+        if matched is not None:
+            self.seen_call.setdefault(int(matched.group(1)), at)
+            return None
+        frame = read_frame(line, self.prefix)
         event = frame.get("event") if frame else None
         index = frame.get("i") if frame else None
-        if event == "ready" and ready is None:
-            ready = at
-        elif event == "loaded" and loaded is None:
-            loaded = at
+        if event == "ready" and self.ready is None:
+            self.ready = at
+        elif event == "loaded" and self.loaded is None:
+            self.loaded = at
         elif event == "call" and type(index) is int:
-            seen_call.setdefault(index, at)
-            continue
-        elif event == "result" and type(index) is int:
-            late = _late(at, seen_call.get(index), clock.call_timeout_s)
-            first = loaded if loaded is not None else ready
-            before = seen_result.get(previous[index]) if index in previous else first
-            allowance = clock.call_timeout_s + clock.load_allowance_s
-            late = late or _late(at, before, allowance)
-            seen_result.setdefault(index, at)
-            if late:
-                frame = _timeout_frame(index, at - (seen_call.get(index) or at))
-                line = prefix + json.dumps(frame).encode()
-        yield line, frame
+            self.seen_call.setdefault(index, at)
+            return None
+        elif event == "result" and type(index) is int and self._late(index, at):
+            frame = _timeout_frame(index, at - (self.seen_call.get(index) or at))
+            line = self.prefix + json.dumps(frame).encode()
+        return line, frame
+
+    def _late(self, index: int, at: float) -> bool:
+        clock = self.clock
+        late = _late(at, self.seen_call.get(index), clock.call_timeout_s)
+        first = self.loaded if self.loaded is not None else self.ready
+        before = self.seen_result.get(self.previous[index]) if index in self.previous else first
+        late = late or _late(at, before, clock.call_timeout_s + clock.load_allowance_s)
+        self.seen_result.setdefault(index, at)
+        return late
+
+
+class LiveFrames:
+    """`timed_frames`, computed while the channel arrives (fed each chunk with its arrival time,
+    as the backends note it), so a grade's parsing overlaps the run instead of following it."""
+
+    def __init__(self, nonce: str, clock: CallClock) -> None:
+        self.held = HeldClock(nonce, clock)
+        self.frames: list[dict[str, Any] | None] = []
+        self.partial = b""
+        self.size = 0
+        self.at = 0.0
+
+    def feed(self, chunk: bytes, at: float) -> list[dict[str, Any] | None]:
+        """The frames this chunk completed."""
+        self.size += len(chunk)
+        self.at = at
+        *lines, self.partial = (self.partial + chunk).split(b"\n")
+        return self._add(lines, at)
+
+    def result(self, channel: bytes, arrivals: Sequence[Arrival]) -> list[dict[str, Any] | None]:
+        """The frames of the whole run: what was fed, when it is exactly the channel as kept
+        (with the same arrival notes), else the channel parsed afresh."""
+        if self.size != len(channel) or not arrivals or self.at != arrivals[-1][1]:
+            return timed_frames(channel, arrivals, self.held.prefix[:-1].decode(), self.held.clock)
+        if self.partial:  # a last, unended line
+            self._add([self.partial], self.at)
+            self.partial = b""
+        return self.frames
+
+    def _add(self, lines: list[bytes], at: float) -> list[dict[str, Any] | None]:
+        start = len(self.frames)
+        for line in lines:
+            kept = self.held.line(line, at) if line else None
+            if kept is not None:
+                self.frames.append(kept[1])
+        return self.frames[start:]
 
 
 def _late(at: float, since: float | None, limit_s: float) -> bool:
@@ -126,11 +176,13 @@ def _timeout_frame(index: int, seconds: float) -> dict[str, Any]:
 
 
 def _lines(channel: bytes, arrivals: Sequence[Arrival]) -> Iterator[tuple[bytes, float]]:
-    """Each line of the channel (the separator dropped) with the time its last byte arrived."""
-    totals = [total for total, _ in arrivals]
-    offset = 0
+    """Each line of the channel (the separator dropped) with the time its last byte arrived
+    (the first note whose running total covers the line's newline; the last note at worst)."""
+    size, last = len(channel), len(arrivals) - 1
+    note, offset = 0, 0
     for line in channel.split(b"\n"):
-        end = offset + len(line) + 1  # its newline (past the end for a last, unended line)
-        slot = min(bisect.bisect_left(totals, min(end, len(channel))), len(arrivals) - 1)
-        yield line, arrivals[slot][1]
-        offset = end
+        offset += len(line) + 1  # past its newline (past the end for a last, unended line)
+        covered = offset if offset < size else size
+        while note < last and arrivals[note][0] < covered:
+            note += 1
+        yield line, arrivals[note][1]

@@ -24,7 +24,7 @@ from typing import Any
 from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness import runner as runner_module
 from replicate.harness.bytecode import bytecode_table
-from replicate.harness.calltime import CallClock, timed_frames
+from replicate.harness.calltime import CallClock, LiveFrames, timed_frames
 from replicate.harness.sandbox.arrivals import arrivals_of
 from replicate.harness.sandbox.base import (
     Limits,
@@ -35,7 +35,7 @@ from replicate.harness.sandbox.base import (
     StopWhen,
 )
 from replicate.harness.warm import WarmPool
-from replicate.verifiers.compare import ParsedRun, collect_frames, read_frame
+from replicate.verifiers.compare import ParsedRun, collect_frames
 
 RUNNER_PATH = Path(runner_module.__file__).resolve()
 CHANNEL_CAP = 64 * 1024 * 1024  # results of one run; each value is capped by its settings
@@ -131,19 +131,14 @@ class JailRun:
 
 
 def _job(
-    ctx: RepoContext,
-    tree: Path,
     target: Target,
     inputs: Sequence[CallInput],
     settings: GradingSettings,
     nonce: str,
     encode_inputs: bool,
-    bytecode: Path | None,
 ) -> bytes:
     job = {
         "nonce": nonce,
-        "sys_path": ctx.sys_path(tree),
-        "site_dirs": [str(ctx.site_packages)],
         "module": target.module,
         "qualname": target.qualname,
         "kind": target.kind,
@@ -154,9 +149,18 @@ def _job(
         "max_bytes": settings.max_bytes,
         "channel_fd": 3,
         "encode_inputs": encode_inputs,
-        "bytecode": str(bytecode) if bytecode is not None else None,
     }
     return json.dumps(job).encode()
+
+
+def _setup(ctx: RepoContext, tree: Path, bytecode: Path | None) -> str:
+    """The runner's setup argument: what it prepares before its job arrives."""
+    setup = {
+        "sys_path": ctx.sys_path(tree),
+        "site_dirs": [str(ctx.site_packages)],
+        "bytecode": str(bytecode) if bytecode is not None else None,
+    }
+    return json.dumps(setup)
 
 
 @dataclass(frozen=True)
@@ -175,7 +179,10 @@ class _Run:
         if bytecode is not None:  # read-only, and only this target's table (see bytecode.py)
             mounts = [Mount.same(str(bytecode)), *mounts]
         return SandboxRequest(
-            argv=(str(self.ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH)),
+            argv=(
+                *(str(self.ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH)),
+                _setup(self.ctx, tree, bytecode),
+            ),
             env={
                 **JAIL_ENV,
                 "PYTHONHASHSEED": str(self.hash_seed),
@@ -229,7 +236,7 @@ def run_calls(
     run = _Run(ctx, target, settings, hash_seed, clock_shift_days)
     if pool is not None and override is not None and sandbox.isolated:
         bytecode = ctx.bytecode(ctx.tree, target)
-        job = _job(ctx, ctx.tree, target, inputs, settings, nonce, encode_inputs, bytecode)
+        job = _job(target, inputs, settings, nonce, encode_inputs)
         inside = str(ctx.tree / target.path)
         base = [*ctx.mounts(), Mount.same(str(ctx.tree))]
         slot = pool.take(
@@ -239,31 +246,30 @@ def run_calls(
             ),
         )
         try:
-            stop = _stop_when(nonce, until) if until is not None else None
-            result = slot.run(override, job, settings.total_timeout_s, stop)
-            return _finished(result, nonce, inputs, settings)
+            live = LiveFrames(nonce, _clock(inputs, settings))
+            result = slot.run(override, job, settings.total_timeout_s, _stop_when(live, until))
+            return _finished(result, nonce, inputs, settings, live)
         finally:
             slot.replace()
     with tempfile.TemporaryDirectory(prefix="replicate-jail-") as scratch:
         tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
         bytecode = ctx.bytecode(tree, target)
-        stdin = _job(ctx, tree, target, inputs, settings, nonce, encode_inputs, bytecode)
+        stdin = _job(target, inputs, settings, nonce, encode_inputs)
         result = sandbox.run(run.request(tree, mounts, bytecode, stdin))
     return _finished(result, nonce, inputs, settings)
 
 
-def _stop_when(nonce: str, until: Until) -> StopWhen:
-    """The channel-level test for `until`: complete lines are parsed as they arrive."""
-    prefix = nonce.encode("ascii") + b" "
-    pending = bytearray()
+def _stop_when(live: LiveFrames, until: Until | None) -> StopWhen:
+    """The channel-level test that ends a warm run, parsing the channel as it arrives: at the
+    runner's ``done`` frame (its last write: killing the jail there saves waiting for the
+    process and its namespaces to wind down), or once `until` holds for a ``result`` frame."""
 
-    def stop(chunk: bytes) -> bool:
-        pending.extend(chunk)
-        *lines, rest = bytes(pending).split(b"\n")
-        pending[:] = rest
-        for line in lines:
-            frame = read_frame(line, prefix)
-            if frame is not None and frame.get("event") == "result" and until(frame):
+    def stop(chunk: bytes, at: float) -> bool:
+        for frame in live.feed(chunk, at):
+            event = frame.get("event") if frame is not None else None
+            if event == "done":
+                return True
+            if event == "result" and until is not None and frame is not None and until(frame):
                 return True
         return False
 
@@ -271,12 +277,22 @@ def _stop_when(nonce: str, until: Until) -> StopWhen:
 
 
 def _finished(
-    result: SandboxResult, nonce: str, inputs: Sequence[CallInput], settings: GradingSettings
+    result: SandboxResult,
+    nonce: str,
+    inputs: Sequence[CallInput],
+    settings: GradingSettings,
+    live: LiveFrames | None = None,
 ) -> JailRun:
     """Parse the channel once every result that reached the host too late is a timeout."""
-    clock = CallClock(tuple(item.index for item in inputs), settings.call_timeout_s)
-    frames = timed_frames(result.channel, arrivals_of(result), nonce, clock)
+    if live is not None:
+        frames = live.result(result.channel, arrivals_of(result))
+    else:
+        frames = timed_frames(result.channel, arrivals_of(result), nonce, _clock(inputs, settings))
     return JailRun(parsed=collect_frames(frames), result=result)
+
+
+def _clock(inputs: Sequence[CallInput], settings: GradingSettings) -> CallClock:
+    return CallClock(tuple(item.index for item in inputs), settings.call_timeout_s)
 
 
 def _view(

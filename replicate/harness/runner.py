@@ -3,11 +3,14 @@
 Shipped as source into the sandbox and run as ``python -I -S runner.py`` (or ``-P -s -S`` where
 PYTHONHASHSEED must be honoured); standard library only, nothing from ``replicate``.
 
-Job (stdin, one JSON object): ``nonce``, ``sys_path`` (prepended in order), ``site_dirs`` (each
-through ``site.addsitedir``), ``module``, ``qualname`` (``func`` or ``Cls.meth``), ``kind``,
-``inputs`` (``[{"i", "pickle_b64"}]``, each a pickled ``(args, kwargs)``, self first for methods,
-or a pickled recipe ``("replicate-recipe/1", seed, {position: value}, {keyword: value})``: the
-call pickled in ``seed`` (bytes) with those arguments replaced),
+Setup (``argv[1]``, optional, one JSON object): ``sys_path`` (prepended in order), ``site_dirs``
+(each through ``site.addsitedir``), ``bytecode`` (a compiled-code table, see `_use_bytecode`),
+applied before stdin is read, so a jail started ahead of its candidate has done it already; without
+it, the job's own fields of those names are used.
+Job (stdin, one JSON object): ``nonce``, ``module``, ``qualname`` (``func`` or ``Cls.meth``),
+``kind``, ``inputs`` (``[{"i", "pickle_b64"}]``, each a pickled ``(args, kwargs)``, self first
+for methods, or a pickled recipe ``("replicate-recipe/1", seed, {position: value}, {keyword:
+value})``: the call pickled in ``seed`` (bytes) with those arguments replaced),
 ``call_timeout_s``, ``max_items``, ``max_depth``, ``max_bytes``, ``channel_fd`` and optionally
 ``encode_inputs`` (also report the arguments before the call as ``args_in``/``kwargs_in``).
 
@@ -708,23 +711,40 @@ class _Channel:
 
 def _timed(work: Callable[[], dict[str, Any]], timeout: float) -> dict[str, Any]:
     """Run `work` with SIGALRM armed; its result with elapsed `t`, or a timeout outcome."""
+    with _AlarmRegion():
+        return _armed(work, timeout)
+
+
+class _AlarmRegion:
+    """SIGALRM unblocked (our handler installed) inside, blocked and disarmed outside: no
+    timeout is ever raised in the runner's own code between inputs.  The timer is left running
+    on the way out (one syscall fewer per call): an alarm it raises later stays pending while
+    blocked and meets our handler, disarmed, when the next region opens; each `_armed` sets
+    the timer afresh."""
+
+    def __enter__(self) -> None:
+        _signal(_SIGALRM, _on_alarm)  # first: an alarm pending from candidate code hits ours,
+        _Alarm.armed = False  # disarmed, and is dropped
+        _sigmask(_SIG_UNBLOCK, _ALRM)
+
+    def __exit__(self, *exc: object) -> None:
+        _sigmask(_SIG_BLOCK, _ALRM)
+        _Alarm.armed = False
+
+
+def _armed(work: Callable[[], dict[str, Any]], timeout: float) -> dict[str, Any]:
+    """`_timed` inside an alarm region (several of these share one region's two mask calls)."""
     start = _perf()
     result: dict[str, Any] | None = None
     try:
-        _signal(_SIGALRM, _on_alarm)
+        _signal(_SIGALRM, _on_alarm)  # again each time: the candidate may have replaced it
         _Alarm.fired = False
         _Alarm.armed = True
         _setitimer(_ITIMER_REAL, timeout, 0.05)  # re-fires if the candidate swallows it
-        try:
-            _sigmask(_SIG_UNBLOCK, _ALRM)
-            result = work()
-        finally:
-            _sigmask(_SIG_BLOCK, _ALRM)
-            _Alarm.armed = False
-            _setitimer(_ITIMER_REAL, 0, 0)
+        result = work()
+        _Alarm.armed = False  # a late alarm from here on is ignored by the handler
     except _Timeout:
         _Alarm.armed = False
-        _setitimer(_ITIMER_REAL, 0, 0)
     elapsed = round(_perf() - start, 6)
     if result is None or _Alarm.fired or elapsed > timeout:  # SIGALRM may have been ignored
         return {"status": "timeout", "t": elapsed}
@@ -885,7 +905,7 @@ def _prepare(job: dict[str, Any]) -> None:
         _addsitedir(str(site_dir))
 
 
-def run(job: dict[str, Any]) -> None:
+def run(job: dict[str, Any], prepared: bool = False) -> None:
     """Run one parsed job, writing frames to its `channel_fd`; ends the process."""
     channel = _Channel(int(job.get("channel_fd", 3)), str(job["nonce"]))
     lim = EncodeLimits(int(job["max_items"]), int(job["max_depth"]), int(job["max_bytes"]))
@@ -894,7 +914,8 @@ def run(job: dict[str, Any]) -> None:
     encode_inputs = job.get("encode_inputs") is True
     inputs = [(int(item["i"]), str(item["pickle_b64"])) for item in job["inputs"]]
     module_name, qualname = str(job["module"]), str(job["qualname"])
-    _prepare(job)
+    if not prepared:
+        _prepare(job)
     channel.send({"event": "started"})  # before any code of the repository runs
     try:
         fn = _target(module_name, qualname)
@@ -904,7 +925,8 @@ def run(job: dict[str, Any]) -> None:
         channel.send({"event": "import_error", "type": record["type"], "msg": msg})
         _os_exit(0)
     channel.send({"event": "ready"})
-    loaded = [(index, _load_input(blob, load_timeout, encode_inputs)) for index, blob in inputs]
+    with _AlarmRegion():  # one region for all the loads: two mask calls, not two per input
+        loaded = [(i, _load_input(blob, load_timeout, encode_inputs)) for i, blob in inputs]
     channel.send({"event": "loaded"})  # the host times the first call from here
     pending = ""  # the previous input's result, written together with the next call frame
     for index, (item, shown) in loaded:
@@ -921,13 +943,16 @@ def _load_input(
     blob: str, timeout: float, twice: bool
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """An input's arguments, and a second copy of them when the inputs are to be reported."""
-    loaded = _timed(_load(blob), timeout)
-    shown = _timed(_load(blob), timeout) if twice and loaded["status"] == "loaded" else None
+    loaded = _armed(_load(blob), timeout)
+    shown = _armed(_load(blob), timeout) if twice and loaded["status"] == "loaded" else None
     return loaded, shown
 
 
 def main() -> None:
-    run(_json_loads(sys.stdin.buffer.read()))
+    setup = _json_loads(sys.argv[1]) if len(sys.argv) > 1 else None
+    if _type(setup) is dict:
+        _prepare(setup)
+    run(_json_loads(sys.stdin.buffer.read()), prepared=_type(setup) is dict)
 
 
 if __name__ == "__main__":

@@ -39,10 +39,11 @@ class ArrivalLog:
         self.total = 0
         self.notes: list[Arrival] = []
 
-    def note(self, size: int) -> None:
+    def note(self, size: int, at: float | None = None) -> None:
+        """`size` more bytes arrived, at `at` (host monotonic time; now by default)."""
         if size > 0:
             self.total += size
-            self.notes.append((self.total, time.monotonic()))
+            self.notes.append((self.total, time.monotonic() if at is None else at))
 
     def freeze(self) -> tuple[Arrival, ...]:
         return tuple(self.notes)

@@ -82,7 +82,8 @@ class Sandbox(Protocol):
     def run(self, request: SandboxRequest) -> SandboxResult: ...
 
 
-StopWhen = Callable[[bytes], bool]  # given each new chunk of the channel: end the run now?
+# given each new chunk of the channel and its host arrival time (monotonic): end the run now?
+StopWhen = Callable[[bytes, float], bool]
 
 
 class Started(Protocol):

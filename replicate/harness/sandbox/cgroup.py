@@ -82,17 +82,18 @@ class Cgroup:
         self.kill_members()
 
     def kill_members(self) -> None:
-        """Until the group is empty (a pid namespace's init may still be exiting), ~5 s at most."""
-        pause = 0.0002
-        for _ in range(600):
+        """Until the group is empty (a pid namespace's init may still be exiting), ~5 s at most.
+
+        A killed jail is gone ~1.5-2.5 ms later here: polled finely that long (each poll reads
+        one small file), then less and less often."""
+        for attempt in range(640):
             pids = self.members()
             if not pids:
                 return
             for pid in pids:
                 with contextlib.suppress(OSError):
                     os.kill(pid, signal.SIGKILL)
-            time.sleep(pause)
-            pause = min(pause * 2, 0.01)
+            time.sleep(0.0001 if attempt < 40 else min(0.0002 * 2 ** (attempt - 40), 0.01))
 
     def remove(self) -> None:
         self.close_join_fds()

@@ -35,6 +35,7 @@ CHUNK = 1 << 16
 GRACE_S = 2.0
 BATCH_S = 0.0005  # after a lone event, let more output gather before waking again
 SIDE_CAP = 1 << 16
+CHANNEL_PIPE_BYTES = 1 << 20
 _HIGH_FD = 10
 _MB = 1 << 20
 
@@ -83,10 +84,13 @@ class ProcessOutcome:
 class Pipe:
     """A pipe whose ends sit at fd >= 10 (never fd 3), close-on-exec until passed on."""
 
-    def __init__(self) -> None:
+    def __init__(self, size: int = 0) -> None:
         read_fd, write_fd = os.pipe()
         self.read_fd = _move_high(read_fd)
         self.write_fd = _move_high(write_fd)
+        if size:  # best effort: the kernel caps it (fs.pipe-max-size) and may refuse
+            with contextlib.suppress(OSError):
+                fcntl.fcntl(self.write_fd, fcntl.F_SETPIPE_SZ, size)
 
     def close_write(self) -> None:
         if self.write_fd >= 0:
@@ -120,7 +124,8 @@ def start_process(spec: ProcessSpec, side: Pipe | None = None) -> StartedProcess
     """
     if spec.channel:
         _hold_channel_fd()  # first, before this run's own fds can take the number
-    channel = Pipe() if spec.channel else None
+    # room for a whole grade's frames: the runner never waits on the host reading (or parsing)
+    channel = Pipe(CHANNEL_PIPE_BYTES) if spec.channel else None
     group = Cgroup.create(spec.limits, spec.pids_overhead, track=spec.track_tree)
     started: StartedProcess | None = None
     try:
@@ -261,12 +266,12 @@ class _Sink:
         self.data = bytearray()
         self.arrivals = arrivals
 
-    def feed(self, chunk: bytes) -> None:
+    def feed(self, chunk: bytes, at: float) -> None:
         room = self.cap - len(self.data)
         if room > 0:
             self.data += chunk[:room]
             if self.arrivals is not None:
-                self.arrivals.note(min(room, len(chunk)))
+                self.arrivals.note(min(room, len(chunk)), at)
 
 
 class _Supervisor:
@@ -347,8 +352,9 @@ class _Supervisor:
             if isinstance(key.data, _Sink):
                 chunk = os.read(key.fd, CHUNK)
                 if chunk:
-                    key.data.feed(chunk)
-                    if self._stops(key.data, chunk):
+                    at = time.monotonic()
+                    key.data.feed(chunk, at)
+                    if self._stops(key.data, chunk, at):
                         self.stopped = True
                         self._end()
                 else:
@@ -363,10 +369,10 @@ class _Supervisor:
             time.sleep(BATCH_S)
         return True
 
-    def _stops(self, sink: _Sink, chunk: bytes) -> bool:
+    def _stops(self, sink: _Sink, chunk: bytes, at: float) -> bool:
         """Whether the caller's `stop` ends the run on this chunk of the results channel."""
         channel = sink.arrivals is not None
-        return channel and self.stop is not None and self.ended is None and self.stop(chunk)
+        return channel and self.stop is not None and self.ended is None and self.stop(chunk, at)
 
     def _push(self) -> None:
         assert self.proc.stdin is not None

@@ -7,6 +7,7 @@ import json
 from replicate.harness.calltime import (
     SLACK_S,
     CallClock,
+    LiveFrames,
     hold_call_times,
     timed_frames,
     without_call_frames,
@@ -126,6 +127,54 @@ def test_timed_frames_are_the_held_channel_parsed_once() -> None:
         assert frames == parsed
     assert collect_frames(timed_frames(data, notes, NONCE, CLOCK)) == parse_frames(held, NONCE)
     assert outcomes(held) == {0: "timeout", 1: "returned"}
+
+
+def _chunked(
+    data: bytes, notes: list[tuple[int, float]], cuts: list[int]
+) -> tuple[LiveFrames, list[tuple[int, float]]]:
+    """Feed `data` as a backend would, read in pieces cut at `cuts` (inside lines too) and at
+    the notes' bounds, each piece at the time of the note that covers it; the backend's notes."""
+    live, fed = LiveFrames(NONCE, CLOCK), []
+    bounds = [0, *sorted(set(cuts) | {total for total, _ in notes}), len(data)]
+    for start, end in zip(bounds, bounds[1:], strict=False):
+        if end > start:
+            at = next(when for total, when in notes if total >= end)
+            live.feed(data[start:end], at)
+            fed.append((end, at))
+    return live, fed
+
+
+def test_frames_parsed_while_the_channel_arrives_are_the_frames_parsed_after() -> None:
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="call", i=0), 0.1),
+        (frame(event="result", i=0, outcome=RETURNED), 5.0),  # late: becomes a timeout
+        (b"junk", 5.0),
+        (frame(event="call", i=1), 5.1),
+        (frame(event="result", i=1, outcome=RETURNED), 5.2),
+        (frame(event="done"), 5.3),
+    )
+    after = timed_frames(data, notes, NONCE, CLOCK)
+    assert collect_frames(after).outcomes[0]["status"] == "timeout"
+    for cuts in ([], [3], [17, 40, 41, 90], list(range(1, len(data), 7))):
+        live, fed = _chunked(data, notes, cuts)
+        assert live.result(data, fed) is live.frames  # no second parse
+        assert live.frames == after == timed_frames(data, fed, NONCE, CLOCK)
+    unended = data + b"junk without a newline"
+    live, fed = _chunked(unended, [*notes, (len(unended), 6.0)], [len(data) + 2])
+    assert live.result(unended, fed) == timed_frames(unended, fed, NONCE, CLOCK) == [*after, None]
+
+
+def test_live_frames_fall_back_to_a_fresh_parse_when_the_channel_was_capped() -> None:
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="result", i=0, outcome=RETURNED), 0.5),
+    )
+    live = LiveFrames(NONCE, CLOCK)
+    live.feed(data + frame(event="result", i=1, outcome=RETURNED) + b"\n", 0.5)  # past the cap
+    kept = live.result(data, notes)
+    assert kept == timed_frames(data, notes, NONCE, CLOCK) and kept is not live.frames
+    assert sorted(collect_frames(kept).outcomes) == [0]
 
 
 def test_one_arrival_for_many_lines_and_foreign_lines() -> None:

@@ -76,7 +76,9 @@ def test_reference_run_reports_inputs_and_outcomes(tiny: Tiny, tiny_ctx: RepoCon
     assert run.parsed.outcomes[2]["exc"]["type"] == "builtins.ValueError"
 
     request = sandbox.requests[0]
-    assert request.argv == (str(tiny_ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH))
+    *argv, setup = request.argv
+    assert argv == [str(tiny_ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH)]
+    assert json.loads(setup)["sys_path"][0] == str(tiny_ctx.tree / "src")  # prepared before stdin
     assert dict(request.env) == {**JAIL_ENV, "PYTHONHASHSEED": "0"}
     assert request.channel and not request.network
     assert request.cwd == str(tiny_ctx.tree)
@@ -86,7 +88,7 @@ def test_reference_run_reports_inputs_and_outcomes(tiny: Tiny, tiny_ctx: RepoCon
     assert [i["i"] for i in job["inputs"]] == [0, 1, 2, 3]
     assert job["call_timeout_s"] == task.hidden.grading.call_timeout_s
     assert len(job["nonce"]) == 32 and job["channel_fd"] == 3
-    assert job["sys_path"][0] == str(tiny_ctx.tree / "src")
+    assert job["nonce"] not in setup  # the nonce only reaches the runner's stdin
 
 
 def test_generated_inputs_run_as_recipes(tiny: Tiny, tiny_ctx: RepoContext) -> None:

@@ -727,7 +727,7 @@ def test_the_pure_python_writer_matches_the_c_encoder() -> None:
         1,
         -0.0,
         float("nan"),
-        "é\u2028\x00\"",
+        'é\u2028\x00"',
         b"\xff",
         {3, 1},
         {"k": [1, (2, None)], "deep": [[[True]]]},
@@ -741,3 +741,29 @@ def test_the_pure_python_writer_matches_the_c_encoder() -> None:
         runner._write(frame, written)
         assert "".join(written) == runner._dumps(frame)
         assert json.loads(runner._dumps(frame)) == json.loads(json.dumps(frame))
+
+
+def test_one_alarm_region_times_each_load_on_its_own() -> None:
+    # The loads share one region (the signal mask is set twice, not twice per input); each
+    # still gets its own limit, and nothing fires once the region is left.
+    import signal
+    import time
+
+    before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    previous = signal.getsignal(signal.SIGALRM)
+    try:
+        with runner._AlarmRegion():
+            slow = runner._armed(lambda: time.sleep(0.5) or {"status": "loaded"}, 0.1)
+            quick = runner._armed(lambda: {"status": "loaded"}, 0.1)
+            late = runner._armed(lambda: time.sleep(0.15) or {"status": "loaded"}, 0.1)
+        time.sleep(0.3)  # the timer fires meanwhile: blocked, pending, nothing raised here
+        with runner._AlarmRegion():  # and delivered here, disarmed: dropped
+            again = runner._armed(lambda: {"status": "loaded"}, 0.1)
+        assert again["status"] == "loaded"
+        assert slow["status"] == "timeout" and slow["t"] < 0.4
+        assert quick["status"] == "loaded" and late["status"] == "timeout"
+        assert signal.SIGALRM in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0, 0)  # the runner leaves its timer running
+        signal.pthread_sigmask(signal.SIG_SETMASK, before)
+        signal.signal(signal.SIGALRM, previous)
