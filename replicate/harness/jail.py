@@ -131,14 +131,11 @@ class JailRun:
 
 
 def _job(
-    target: Target,
-    inputs: Sequence[CallInput],
-    settings: GradingSettings,
-    nonce: str,
-    encode_inputs: bool,
+    target: Target, inputs: Sequence[CallInput], settings: GradingSettings, encode_inputs: bool
 ) -> bytes:
+    """The first line of the runner's stdin; the run's nonce follows it (see runner.main), so a
+    warm jail can take and parse its job before the candidate and the nonce exist."""
     job = {
-        "nonce": nonce,
         "module": target.module,
         "qualname": target.qualname,
         "kind": target.kind,
@@ -150,7 +147,7 @@ def _job(
         "channel_fd": 3,
         "encode_inputs": encode_inputs,
     }
-    return json.dumps(job).encode()
+    return json.dumps(job).encode() + b"\n"
 
 
 def _setup(ctx: RepoContext, tree: Path, bytecode: Path | None) -> str:
@@ -200,8 +197,11 @@ class _Run:
             ),
         )
 
-    def warm_key(self) -> tuple[object, ...]:
+    def warm_key(self, job: bytes) -> tuple[object, ...]:
+        """What a warm jail was started for: the same tree and limits, and the same job (sent
+        to it at its start)."""
         return (
+            job,
             str(self.ctx.tree),
             str(self.ctx.env_root),
             self.ctx.extra_paths,
@@ -236,25 +236,26 @@ def run_calls(
     run = _Run(ctx, target, settings, hash_seed, clock_shift_days)
     if pool is not None and override is not None and sandbox.isolated:
         bytecode = ctx.bytecode(ctx.tree, target)
-        job = _job(target, inputs, settings, nonce, encode_inputs)
+        job = _job(target, inputs, settings, encode_inputs)
         inside = str(ctx.tree / target.path)
         base = [*ctx.mounts(), Mount.same(str(ctx.tree))]
         slot = pool.take(
-            run.warm_key(),
+            run.warm_key(job),
             lambda candidate: run.request(
-                ctx.tree, [*base, Mount(str(candidate), inside)], bytecode
+                ctx.tree, [*base, Mount(str(candidate), inside)], bytecode, job
             ),
         )
         try:
             live = LiveFrames(nonce, _clock(inputs, settings))
-            result = slot.run(override, job, settings.total_timeout_s, _stop_when(live, until))
+            stop = _stop_when(live, until)
+            result = slot.run(override, nonce.encode(), settings.total_timeout_s, stop)
             return _finished(result, nonce, inputs, settings, live)
         finally:
             slot.replace()
     with tempfile.TemporaryDirectory(prefix="replicate-jail-") as scratch:
         tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
         bytecode = ctx.bytecode(tree, target)
-        stdin = _job(target, inputs, settings, nonce, encode_inputs)
+        stdin = _job(target, inputs, settings, encode_inputs) + nonce.encode()
         result = sandbox.run(run.request(tree, mounts, bytecode, stdin))
     return _finished(result, nonce, inputs, settings)
 

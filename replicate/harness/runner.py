@@ -7,7 +7,8 @@ Setup (``argv[1]``, optional, one JSON object): ``sys_path`` (prepended in order
 (each through ``site.addsitedir``), ``bytecode`` (a compiled-code table, see `_use_bytecode`),
 applied before stdin is read, so a jail started ahead of its candidate has done it already; without
 it, the job's own fields of those names are used.
-Job (stdin, one JSON object): ``nonce``, ``module``, ``qualname`` (``func`` or ``Cls.meth``),
+Job (stdin: one JSON object on the first line, then the run's nonce, unless the object holds
+it): ``nonce``, ``module``, ``qualname`` (``func`` or ``Cls.meth``),
 ``kind``, ``inputs`` (``[{"i", "pickle_b64"}]``, each a pickled ``(args, kwargs)``, self first
 for methods, or a pickled recipe ``("replicate-recipe/1", seed, {position: value}, {keyword:
 value})``: the call pickled in ``seed`` (bytes) with those arguments replaced),
@@ -952,7 +953,12 @@ def main() -> None:
     setup = _json_loads(sys.argv[1]) if len(sys.argv) > 1 else None
     if _type(setup) is dict:
         _prepare(setup)
-    run(_json_loads(sys.stdin.buffer.read()), prepared=_type(setup) is dict)
+    stdin = sys.stdin.buffer
+    job = _json_loads(stdin.readline())  # a warm jail parses it before its candidate exists
+    nonce = stdin.read().strip()  # the rest, up to the end the host makes once it may start
+    if nonce:
+        job["nonce"] = nonce.decode("ascii", "replace")
+    run(job, prepared=_type(setup) is dict)
 
 
 if __name__ == "__main__":

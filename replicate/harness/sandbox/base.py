@@ -87,7 +87,8 @@ StopWhen = Callable[[bytes, float], bool]
 
 
 class Started(Protocol):
-    """A sandboxed command already running, waiting for its stdin.
+    """A sandboxed command already running, waiting for its stdin: the request's `stdin` was
+    sent when it started, `finish`'s `stdin` follows it, then the stdin is closed.
 
     `stop`, when given, sees every chunk of the results channel as it arrives; once it returns
     True the command's whole tree is killed and the run ends as if the command had exited (not

@@ -66,10 +66,11 @@ class BwrapSandbox:
         self.binary = found
 
     def run(self, request: SandboxRequest) -> SandboxResult:
-        return self.start(request).finish(request.stdin, request.timeout_s)
+        return self.start(request).finish(b"", request.timeout_s)  # start sends the stdin
 
     def start(self, request: SandboxRequest) -> StartedSandbox:
-        """Set the sandbox up and start the command now; its stdin arrives with `finish`."""
+        """Set the sandbox up and start the command now, sending it `request.stdin`; more of its
+        stdin arrives with `finish`."""
         check_mounts(request.mounts)
         status = Pipe()
         spec = ProcessSpec(
@@ -81,6 +82,7 @@ class BwrapSandbox:
             channel=request.channel,
             pids_overhead=BWRAP_PROCESSES,
             track_tree=False,  # the pid namespace dies with its init: nothing escapes
+            stdin=request.stdin,
             stdin_later=True,
         )
         try:

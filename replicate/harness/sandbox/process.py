@@ -36,6 +36,7 @@ GRACE_S = 2.0
 BATCH_S = 0.0005  # after a lone event, let more output gather before waking again
 SIDE_CAP = 1 << 16
 CHANNEL_PIPE_BYTES = 1 << 20
+STDIN_AHEAD_BYTES = 1 << 20
 _HIGH_FD = 10
 _MB = 1 << 20
 
@@ -51,7 +52,9 @@ class ProcessSpec:
     channel: bool = False
     pids_overhead: int = 0  # processes the backend itself adds to the tree (bwrap: 2)
     track_tree: bool = True  # a cgroup even without limits, to find escaped descendants
-    stdin_later: bool = False  # keep stdin open for `StartedProcess.finish`
+    # keep stdin open for `StartedProcess.finish`; `stdin` is then sent at the start (as much as
+    # the pipe takes at once) and `finish`'s input after it
+    stdin_later: bool = False
 
 
 @dataclass(frozen=True)
@@ -137,6 +140,8 @@ def start_process(spec: ProcessSpec, side: Pipe | None = None) -> StartedProcess
         if isinstance(proc, ProcessOutcome):
             return proc
         started = StartedProcess(spec, proc, channel, side, group)
+        if spec.stdin_later:
+            started.send_ahead()
         return started
     finally:
         if started is None:
@@ -163,13 +168,28 @@ class StartedProcess:
     ) -> None:
         self.spec, self.proc, self.channel, self.side, self.group = spec, proc, channel, side, group
         self.done = False
+        self.unsent = b""  # of what `send_ahead` was to send
+
+    def send_ahead(self) -> None:
+        """Write what the pipe takes of `spec.stdin` now (never blocking); the rest goes first
+        when the run is finished."""
+        self.unsent = self.spec.stdin
+        if self.proc.stdin is None or not self.unsent:
+            return
+        fd = self.proc.stdin.fileno()
+        with contextlib.suppress(OSError):
+            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, STDIN_AHEAD_BYTES)
+        os.set_blocking(fd, False)
+        # a full pipe, or a command already gone: `finish` sees to it
+        with contextlib.suppress(BlockingIOError, BrokenPipeError):
+            self.unsent = self.unsent[os.write(fd, self.unsent) :]
 
     def finish(
         self, stdin: bytes, timeout_s: float, stop: StopWhen | None = None
     ) -> ProcessOutcome:
         assert not self.done, "a started process is finished once"
         self.done = True
-        spec = dataclasses.replace(self.spec, stdin=stdin, timeout_s=timeout_s)
+        spec = dataclasses.replace(self.spec, stdin=self.unsent + stdin, timeout_s=timeout_s)
         try:
             return _Supervisor(self.proc, spec, self.group, stop).run(self.channel, self.side)
         finally:

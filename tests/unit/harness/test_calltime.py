@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 
 from replicate.harness.calltime import (
@@ -136,7 +137,7 @@ def _chunked(
     the notes' bounds, each piece at the time of the note that covers it; the backend's notes."""
     live, fed = LiveFrames(NONCE, CLOCK), []
     bounds = [0, *sorted(set(cuts) | {total for total, _ in notes}), len(data)]
-    for start, end in zip(bounds, bounds[1:], strict=False):
+    for start, end in itertools.pairwise(bounds):
         if end > start:
             at = next(when for total, when in notes if total >= end)
             live.feed(data[start:end], at)

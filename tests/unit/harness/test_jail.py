@@ -82,13 +82,14 @@ def test_reference_run_reports_inputs_and_outcomes(tiny: Tiny, tiny_ctx: RepoCon
     assert dict(request.env) == {**JAIL_ENV, "PYTHONHASHSEED": "0"}
     assert request.channel and not request.network
     assert request.cwd == str(tiny_ctx.tree)
-    job = json.loads(request.stdin)
+    line, nonce = request.stdin.split(b"\n")
+    job = json.loads(line)
     assert job["module"] == "tinypkg.core" and job["qualname"] == "parse_int"
     assert job["kind"] == "function" and job["encode_inputs"] is True
     assert [i["i"] for i in job["inputs"]] == [0, 1, 2, 3]
     assert job["call_timeout_s"] == task.hidden.grading.call_timeout_s
-    assert len(job["nonce"]) == 32 and job["channel_fd"] == 3
-    assert job["nonce"] not in setup  # the nonce only reaches the runner's stdin
+    assert len(nonce) == 32 and job["channel_fd"] == 3 and "nonce" not in job
+    assert nonce.decode() not in setup  # the nonce only reaches the runner's stdin, last
 
 
 def test_generated_inputs_run_as_recipes(tiny: Tiny, tiny_ctx: RepoContext) -> None:
@@ -119,8 +120,8 @@ def test_nonce_is_fresh_per_run(tiny: Tiny, tiny_ctx: RepoContext) -> None:
     sandbox = Recording(get_sandbox("local"))
     for _ in range(2):
         run_calls(tiny_ctx, task.hidden.target, task.inputs[:1], sandbox, task.hidden.grading)
-    nonces = {json.loads(r.stdin)["nonce"] for r in sandbox.requests}
-    assert len(nonces) == 2
+    nonces = {r.stdin.split(b"\n")[1] for r in sandbox.requests}
+    assert len(nonces) == 2 and all(len(n) == 32 for n in nonces)
 
 
 @pytest.mark.parametrize("backend", ["local", "plain"])

@@ -168,3 +168,19 @@ def test_until_ends_a_warm_run_at_the_outcome_it_waits_for(
                 assert len(statuses) == 1 and run.result.exit_code != 0
     assert timings[1] < 0.3 * len(inputs) / 2 < timings[0]
     assert _warm_jails() == []
+
+
+def test_a_warm_jail_runs_the_job_it_was_started_with_only(
+    tiny: Tiny, tiny_ctx: RepoContext
+) -> None:
+    # A warm jail gets its job (the inputs) when it starts: a grade of other inputs of the same
+    # file must get a jail started for them, not one holding the previous grade's inputs.
+    sandbox, task = _local_clamp(tiny)
+    target, settings, source = task.hidden.target, task.hidden.grading, original_source(task)
+    first, second = task.inputs[:2], task.inputs[2:5]
+    with WarmPool(sandbox, per_key=1) as pool:
+        for inputs in (first, second, first, second):
+            run = run_calls(tiny_ctx, target, inputs, sandbox, settings, override=source, pool=pool)
+            cold = run_calls(tiny_ctx, target, inputs, sandbox, settings, override=source)
+            assert sorted(run.parsed.outcomes) == [i.index for i in inputs]
+            assert _values(run) == _values(cold)

@@ -14,7 +14,14 @@ from replicate.errors import InfraError
 from replicate.harness.sandbox import cgroup
 from replicate.harness.sandbox.base import Limits
 from replicate.harness.sandbox.cgroup import Cgroup, cgroup_parent
-from replicate.harness.sandbox.process import Pipe, ProcessOutcome, ProcessSpec, run_process
+from replicate.harness.sandbox.process import (
+    Pipe,
+    ProcessOutcome,
+    ProcessSpec,
+    StartedProcess,
+    run_process,
+    start_process,
+)
 
 needs_cgroup = pytest.mark.skipif(cgroup_parent("pids") is None, reason="no writable pids cgroup")
 DAEMON = (
@@ -188,3 +195,16 @@ def test_escaped_daemon_survives_a_group_kill_but_not_the_cgroup(
 def test_process_count_is_capped_for_root() -> None:
     done = sh("for i in $(seq 1 60); do sleep 3 & done; wait", limits=Limits(pids=10))
     assert b"fork" in done.stderr.lower() and not done.timed_out
+
+
+def test_a_started_process_gets_its_stdin_ahead_and_the_rest_at_finish() -> None:
+    # The warm path: the job goes in when the process starts (it can read and parse it while
+    # nothing else is known), the nonce when it is finished; then stdin is closed.
+    for head in (b"job\n", b"y" * 300_000):
+        spec = ProcessSpec(("/bin/sh", "-c", "cat"), {}, "/", 10, stdin=head, stdin_later=True)
+        started = start_process(spec)
+        assert isinstance(started, StartedProcess)
+        assert started.unsent == b""  # all of it is in the pipe already, before `finish`
+        assert started.finish(b"nonce", 10).stdout == head + b"nonce"
+    later = ProcessSpec(("/bin/sh", "-c", "cat"), {}, "/", 10, stdin=b"all", stdin_later=False)
+    assert run_process(later).stdout == b"all"  # sent once, not ahead and again
