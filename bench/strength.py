@@ -116,13 +116,14 @@ def sdist_repo(root: Path, spec: str) -> Path:
 
 
 def mint(repo: Path, out: Path) -> float:
-    """`replicate gen` as it stands (once per work dir; the funnel is kept in gen.json beside
-    the batch): its wall time."""
+    """`replicate gen --no-strength` as it stands (once per work dir; the funnel is kept in
+    gen.json beside the batch): its wall time."""
     saved = out.parent / "gen.json"
     if saved.exists():
         return float(json.loads(saved.read_text())["wall_s"])
     started = time.monotonic()
     cmd = [sys.executable, "-m", "replicate", "gen", "--repo", str(repo), "--out", str(out)]
+    cmd += ["--no-strength"]  # measured before any strength filtering (gen filters by default)
     done = subprocess.run([*cmd, "--json"], capture_output=True, text=True, check=False)
     if done.returncode != 0:
         sys.exit(f"gen failed on {repo}: {done.stderr[-2000:]}")
