@@ -125,8 +125,6 @@ def start_process(spec: ProcessSpec, side: Pipe | None = None) -> StartedProcess
     Everything up to the exec (cgroups, limits, fd 3) happens now, so a warm start costs
     nothing when the work arrives; the wall-clock limit counts from `finish`.
     """
-    if spec.channel:
-        _hold_channel_fd()  # first, before this run's own fds can take the number
     # room for a whole grade's frames: the runner never waits on the host reading (or parsing)
     channel = Pipe(CHANNEL_PIPE_BYTES) if spec.channel else None
     group = Cgroup.create(spec.limits, spec.pids_overhead, track=spec.track_tree)
@@ -215,8 +213,6 @@ class StartedProcess:
 def _spawn(
     spec: ProcessSpec, channel: Pipe | None, side: Pipe | None, group: Cgroup
 ) -> subprocess.Popen[bytes] | ProcessOutcome:
-    keep = [p.write_fd for p in (side,) if p is not None]
-    keep += [CHANNEL_FD] if channel is not None else []
     limits = spec.limits
     if limits.address_space_mb is None and not group.controls("memory"):
         limits = dataclasses.replace(limits, address_space_mb=limits.memory_mb)
@@ -224,9 +220,13 @@ def _spawn(
         _child_setup,
         limits=limits,
         channel_fd=channel.write_fd if channel else -1,
+        side_fd=side.write_fd if side else -1,
         join_fds=group.join_fds,
     )
     try:
+        # no `pass_fds` (and so no `close_fds`): the child would first mark the parent's fd
+        # numbers inheritable, and fd 3 may be another thread's, closed at that very moment
+        # (EBADF in stop 8's CI); `_child_setup` places fd 3 and closes everything else at exec
         return subprocess.Popen(
             spec.argv,
             stdin=subprocess.PIPE if spec.stdin or spec.stdin_later else subprocess.DEVNULL,
@@ -235,7 +235,7 @@ def _spawn(
             env=dict(spec.env),
             cwd=spec.cwd,
             start_new_session=True,
-            pass_fds=tuple(keep),
+            close_fds=False,
             preexec_fn=setup,
         )
     except (FileNotFoundError, PermissionError) as exc:
@@ -248,23 +248,10 @@ def _spawn(
         raise InfraError(f"cannot start {spec.argv[0]!r}: {exc}") from exc
 
 
-def _hold_channel_fd() -> None:
-    """Keep fd 3 open in this process from now on (/dev/null, close-on-exec, never closed).
-
-    With fd 3 in `pass_fds`, the child marks this process's fd 3 inheritable before
-    `_child_setup` replaces it, so Popen fails with EBADF when fd 3 is closed at fork time, as
-    when it was another thread's pipe that closed just then (`run --workers 2`, gen's pool).
-    """
-    with contextlib.suppress(OSError):
-        fcntl.fcntl(CHANNEL_FD, fcntl.F_GETFD)
-        return  # open: ours already, or another thread's for now (then a later call takes it)
-    fd = os.open(os.devnull, os.O_RDONLY | os.O_CLOEXEC)  # the lowest free fd: 3 if still free
-    if fd != CHANNEL_FD:
-        os.close(fd)  # another thread took fd 3 meanwhile
-
-
-def _child_setup(limits: Limits, channel_fd: int, join_fds: tuple[int, ...]) -> None:
-    """Runs in the child between fork and exec: join the cgroups, set limits, place fd 3."""
+def _child_setup(limits: Limits, channel_fd: int, side_fd: int, join_fds: tuple[int, ...]) -> None:
+    """Runs in the child between fork and exec: join the cgroups, set limits, place fd 3, and
+    mark every other fd above 2 close-on-exec (what `close_fds` does, without closing the pipe
+    that reports a failed exec)."""
     for fd in join_fds:
         os.write(fd, b"0")
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
@@ -274,8 +261,14 @@ def _child_setup(limits: Limits, channel_fd: int, join_fds: tuple[int, ...]) -> 
     ):
         if megabytes is not None:
             resource.setrlimit(limit, (megabytes * _MB, megabytes * _MB))
+    keep = {side_fd}
     if channel_fd >= 0:
         os.dup2(channel_fd, CHANNEL_FD)
+        keep.add(CHANNEL_FD)
+    for fd in map(int, os.listdir("/proc/self/fd")):
+        if fd > 2:
+            with contextlib.suppress(OSError):  # the listing's own fd, closed by now
+                os.set_inheritable(fd, fd in keep)
 
 
 class _Sink:

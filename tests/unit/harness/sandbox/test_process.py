@@ -3,6 +3,7 @@ from __future__ import annotations
 import os
 import resource
 import signal
+import subprocess
 import sys
 import time
 import uuid
@@ -208,3 +209,46 @@ def test_a_started_process_gets_its_stdin_ahead_and_the_rest_at_finish() -> None
         assert started.finish(b"nonce", 10).stdout == head + b"nonce"
     later = ProcessSpec(("/bin/sh", "-c", "cat"), {}, "/", 10, stdin=b"all", stdin_later=False)
     assert run_process(later).stdout == b"all"  # sent once, not ahead and again
+
+
+FD_3_CLOSES = """
+import os, subprocess, sys
+from replicate.harness.sandbox.process import ProcessSpec, run_process
+r, w = os.pipe()
+assert r == 3  # another thread's pipe holds fd 3 ...
+real = subprocess._fork_exec
+def fork_exec(*args):
+    os.close(3)  # ... and closes it after Popen made its pipes, just before the fork
+    return real(*args)
+subprocess._fork_exec = fork_exec
+if sys.argv[1] == "control":  # what a run with `pass_fds=(3,)` did
+    try:
+        subprocess.Popen(["/bin/true"], pass_fds=(3,))
+    except OSError as exc:
+        print("EBADF" if exc.errno == 9 else exc)
+else:
+    spec = ProcessSpec(("/bin/sh", "-c", "printf ok >&3"), {}, "/", 10, channel=True)
+    print(run_process(spec).channel.decode())
+"""
+
+
+@pytest.mark.parametrize(("way", "expected"), [("control", "EBADF"), ("run", "ok")])
+def test_the_parents_fd_3_may_close_at_fork_time(way: str, expected: str) -> None:
+    """Stop 8's CI: gen failed with EBADF when a thread's fd 3 closed as a run started."""
+    argv = [sys.executable, "-c", FD_3_CLOSES, way]
+    done = subprocess.run(argv, capture_output=True, text=True, check=False)
+    assert done.stdout.strip() == expected, done.stderr
+
+
+def test_only_the_channel_and_the_side_pipe_are_passed() -> None:
+    stray = os.open(os.devnull, os.O_RDONLY)
+    os.set_inheritable(stray, True)  # inheritable in this process, yet not the child's
+    side = Pipe()
+    listing = "import os; print(sorted(int(f) for f in os.listdir('/proc/self/fd')))"
+    spec = ProcessSpec((sys.executable, "-I", "-S", "-c", listing), {}, "/", 10, channel=True)
+    try:
+        side_fd = side.write_fd
+        fds = run_process(spec, side=side).stdout.decode().strip()
+    finally:
+        os.close(stray)
+    assert fds == str(sorted([0, 1, 2, 3, side_fd, 4 if side_fd != 4 else 5]))
