@@ -23,7 +23,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -60,7 +60,9 @@ def hold_call_times(
     ``call`` frames dropped."""
     if not arrivals:
         return without_call_frames(channel, nonce)
-    return b"\n".join(line for line, _ in _held(channel, arrivals, nonce, clock))
+    live = _replayed(channel, arrivals, nonce, clock, keep_lines=True)
+    live.finish()
+    return b"\n".join(live.lines or ())
 
 
 def timed_frames(
@@ -71,17 +73,26 @@ def timed_frames(
         prefix = nonce.encode("ascii") + b" "
         held = without_call_frames(channel, nonce)
         return [read_frame(line, prefix) for line in held.split(b"\n") if line]
-    return [frame for line, frame in _held(channel, arrivals, nonce, clock) if line]
+    return _replayed(channel, arrivals, nonce, clock).finish()
 
 
-def _held(
-    channel: bytes, arrivals: Sequence[Arrival], nonce: str, clock: CallClock
-) -> Iterator[tuple[bytes, dict[str, Any] | None]]:
-    held = HeldClock(nonce, clock)
-    for line, at in _lines(channel, arrivals):
-        kept = held.line(line, at)
-        if kept is not None:
-            yield kept
+def _replayed(
+    channel: bytes,
+    arrivals: Sequence[Arrival],
+    nonce: str,
+    clock: CallClock,
+    keep_lines: bool = False,
+) -> LiveFrames:
+    """`channel` fed as it arrived: cut at each note's running total, with the note's time (a
+    line's time is that of the note that brought its newline; the last note's at worst)."""
+    live = LiveFrames(nonce, clock, keep_lines)
+    start = 0
+    for total, at in arrivals:
+        live.feed(channel[start:total], at)
+        start = max(start, total)
+    if start < len(channel):
+        live.feed(channel[start:], arrivals[-1][1])
+    return live
 
 
 class HeldClock:
@@ -133,9 +144,11 @@ class LiveFrames:
     """`timed_frames`, computed while the channel arrives (fed each chunk with its arrival time,
     as the backends note it), so a grade's parsing overlaps the run instead of following it."""
 
-    def __init__(self, nonce: str, clock: CallClock) -> None:
+    def __init__(self, nonce: str, clock: CallClock, keep_lines: bool = False) -> None:
+        self.nonce, self.clock = nonce, clock
         self.held = HeldClock(nonce, clock)
         self.frames: list[dict[str, Any] | None] = []
+        self.lines: list[bytes] | None = [] if keep_lines else None  # as kept, when asked
         self.partial = b""
         self.size = 0
         self.at = 0.0
@@ -151,8 +164,12 @@ class LiveFrames:
         """The frames of the whole run: what was fed, when it is exactly the channel as kept
         (with the same arrival notes), else the channel parsed afresh."""
         if self.size != len(channel) or not arrivals or self.at != arrivals[-1][1]:
-            return timed_frames(channel, arrivals, self.held.prefix[:-1].decode(), self.held.clock)
-        if self.partial:  # a last, unended line
+            return timed_frames(channel, arrivals, self.nonce, self.clock)
+        return self.finish()
+
+    def finish(self) -> list[dict[str, Any] | None]:
+        """The frames of everything fed (a last, unended line included)."""
+        if self.partial or self.lines is not None:  # kept lines: a last "" after a last newline
             self._add([self.partial], self.at)
             self.partial = b""
         return self.frames
@@ -160,8 +177,10 @@ class LiveFrames:
     def _add(self, lines: list[bytes], at: float) -> list[dict[str, Any] | None]:
         start = len(self.frames)
         for line in lines:
-            kept = self.held.line(line, at) if line else None
-            if kept is not None:
+            kept = self.held.line(line, at) if line else (line, None)
+            if kept is not None and self.lines is not None:
+                self.lines.append(kept[0])
+            if kept is not None and line:
                 self.frames.append(kept[1])
         return self.frames[start:]
 
@@ -173,16 +192,3 @@ def _late(at: float, since: float | None, limit_s: float) -> bool:
 def _timeout_frame(index: int, seconds: float) -> dict[str, Any]:
     outcome = {"status": "timeout", "t": round(seconds, 6), "host_clock": True}
     return {"event": "result", "i": index, "outcome": outcome}
-
-
-def _lines(channel: bytes, arrivals: Sequence[Arrival]) -> Iterator[tuple[bytes, float]]:
-    """Each line of the channel (the separator dropped) with the time its last byte arrived
-    (the first note whose running total covers the line's newline; the last note at worst)."""
-    size, last = len(channel), len(arrivals) - 1
-    note, offset = 0, 0
-    for line in channel.split(b"\n"):
-        offset += len(line) + 1  # past its newline (past the end for a last, unended line)
-        covered = offset if offset < size else size
-        while note < last and arrivals[note][0] < covered:
-            note += 1
-        yield line, arrivals[note][1]

@@ -5,8 +5,7 @@ PYTHONHASHSEED must be honoured); standard library only, nothing from ``replicat
 
 Setup (``argv[1]``, optional, one JSON object): ``sys_path`` (prepended in order), ``site_dirs``
 (each through ``site.addsitedir``), ``bytecode`` (a compiled-code table, see `_use_bytecode`),
-applied before stdin is read, so a jail started ahead of its candidate has done it already; without
-it, the job's own fields of those names are used.
+applied before stdin is read, so a jail started ahead of its candidate has done it already.
 Job (stdin: one JSON object on the first line, then the run's nonce, unless the object holds
 it): ``nonce``, ``module``, ``qualname`` (``func`` or ``Cls.meth``),
 ``kind``, ``inputs`` (``[{"i", "pickle_b64"}]``, each a pickled ``(args, kwargs)``, self first
@@ -891,22 +890,22 @@ def _use_bytecode(table_path: str, roots: list[str]) -> None:
     sys.path_hooks.insert(0, hook)
 
 
-def _prepare(job: dict[str, Any]) -> None:
+def _prepare(setup: dict[str, Any]) -> None:
     _PID[:] = [_getpid()]
     _set_int_digits(0)
     _sigmask(_SIG_BLOCK, _ALRM)
     for name, mod in list(_sys_modules.items()):
         if _type(mod) is _ModuleType:
             _SNAPSHOT[name] = dict(_module_dict(mod))
-    roots = [str(p) for p in job.get("sys_path", ())]
-    if _type(job.get("bytecode")) is str:
-        _use_bytecode(job["bytecode"], roots)
+    roots = [str(p) for p in setup.get("sys_path", ())]
+    if _type(setup.get("bytecode")) is str:
+        _use_bytecode(setup["bytecode"], roots)
     _sys_path[0:0] = roots
-    for site_dir in job.get("site_dirs", ()):
+    for site_dir in setup.get("site_dirs", ()):
         _addsitedir(str(site_dir))
 
 
-def run(job: dict[str, Any], prepared: bool = False) -> None:
+def run(job: dict[str, Any]) -> None:
     """Run one parsed job, writing frames to its `channel_fd`; ends the process."""
     channel = _Channel(int(job.get("channel_fd", 3)), str(job["nonce"]))
     lim = EncodeLimits(int(job["max_items"]), int(job["max_depth"]), int(job["max_bytes"]))
@@ -915,8 +914,6 @@ def run(job: dict[str, Any], prepared: bool = False) -> None:
     encode_inputs = job.get("encode_inputs") is True
     inputs = [(int(item["i"]), str(item["pickle_b64"])) for item in job["inputs"]]
     module_name, qualname = str(job["module"]), str(job["qualname"])
-    if not prepared:
-        _prepare(job)
     channel.send({"event": "started"})  # before any code of the repository runs
     try:
         fn = _target(module_name, qualname)
@@ -951,14 +948,13 @@ def _load_input(
 
 def main() -> None:
     setup = _json_loads(sys.argv[1]) if len(sys.argv) > 1 else None
-    if _type(setup) is dict:
-        _prepare(setup)
+    _prepare(setup if _type(setup) is dict else {})  # before any job or candidate exists
     stdin = sys.stdin.buffer
     job = _json_loads(stdin.readline())  # a warm jail parses it before its candidate exists
     nonce = stdin.read().strip()  # the rest, up to the end the host makes once it may start
     if nonce:
         job["nonce"] = nonce.decode("ascii", "replace")
-    run(job, prepared=_type(setup) is dict)
+    run(job)
 
 
 if __name__ == "__main__":

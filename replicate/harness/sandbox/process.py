@@ -91,9 +91,8 @@ class Pipe:
         read_fd, write_fd = os.pipe()
         self.read_fd = _move_high(read_fd)
         self.write_fd = _move_high(write_fd)
-        if size:  # best effort: the kernel caps it (fs.pipe-max-size) and may refuse
-            with contextlib.suppress(OSError):
-                fcntl.fcntl(self.write_fd, fcntl.F_SETPIPE_SZ, size)
+        if size:
+            _grow_pipe(self.write_fd, size)
 
     def close_write(self) -> None:
         if self.write_fd >= 0:
@@ -105,6 +104,12 @@ class Pipe:
         if self.read_fd >= 0:
             os.close(self.read_fd)
             self.read_fd = -1
+
+
+def _grow_pipe(fd: int, size: int) -> None:
+    """Best effort: the kernel caps a pipe's size (fs.pipe-max-size) and may refuse."""
+    with contextlib.suppress(OSError):
+        fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
 
 
 def run_process(spec: ProcessSpec, side: Pipe | None = None) -> ProcessOutcome:
@@ -175,8 +180,7 @@ class StartedProcess:
         if self.proc.stdin is None or not self.unsent:
             return
         fd = self.proc.stdin.fileno()
-        with contextlib.suppress(OSError):
-            fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, STDIN_AHEAD_BYTES)
+        _grow_pipe(fd, STDIN_AHEAD_BYTES)
         os.set_blocking(fd, False)
         # a full pipe, or a command already gone: `finish` sees to it
         with contextlib.suppress(BlockingIOError, BrokenPipeError):

@@ -81,8 +81,6 @@ def run_runner(
     read_fd, write_fd = os.pipe()
     job = {
         "nonce": nonce,
-        "sys_path": [str(tmp_path)],
-        "site_dirs": [],
         "module": module,
         "qualname": qualname,
         "kind": kind,
@@ -94,6 +92,7 @@ def run_runner(
         "channel_fd": write_fd,
         "encode_inputs": encode_inputs,
     }
+    setup = {"sys_path": [str(tmp_path)], "site_dirs": []}  # argv[1], as the jail passes it
     chunks: list[bytes] = []
 
     def drain() -> None:
@@ -104,7 +103,7 @@ def run_runner(
     reader.start()
     try:
         proc = subprocess.run(
-            [sys.executable, *flags, str(RUNNER)],
+            [sys.executable, *flags, str(RUNNER), json.dumps(setup)],
             input=json.dumps(job).encode(),
             capture_output=True,
             pass_fds=(write_fd,),
