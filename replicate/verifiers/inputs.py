@@ -28,6 +28,7 @@ import base64
 import hashlib
 import io
 import itertools
+import json
 import pickle
 import pickletools
 import random
@@ -110,16 +111,21 @@ def widen(
         return Widening((), generatable=False)
     rng = random.Random(task_seed(target, salt))
     relations = infer_relations([v for _, v in calls])
-    seen = {_key(s, plain_slots(s, target.kind), {}) for s in seeds}
+    keys = _Keys()
+    seen = {keys.of(s, {}) for s in seeds}
     # Boundary values first: a widened draw that happens to hit one does not take it from them.
-    edge = _take(_edges(calls), budget.edge, relations, seen)
-    widened = _take(_widened(target, calls, rng, salt), budget.widened, relations, seen)
+    edge = _take(_edges(calls), budget.edge, relations, keys, seen)
+    widened = _take(_widened(target, calls, rng, salt), budget.widened, relations, keys, seen)
     made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
     return Widening(tuple(made), generatable=True)
 
 
 def _take(
-    candidates: Iterator[_Call], limit: int, relations: Sequence[Relation], seen: set[str]
+    candidates: Iterator[_Call],
+    limit: int,
+    relations: Sequence[Relation],
+    keys: _Keys,
+    seen: set[str],
 ) -> list[_Call]:
     taken: list[_Call] = []
     for call in itertools.islice(candidates, limit * 6):
@@ -127,7 +133,7 @@ def _take(
             break
         if not call.patch or not holds(relations, {**call.values, **call.patch}):
             continue
-        key = _key(call.seed, call.values, call.patch)
+        key = keys.of(call.seed, call.patch)
         if key not in seen:
             seen.add(key)
             taken.append(call)
@@ -225,10 +231,25 @@ def _edges(calls: Sequence[tuple[Seed, dict[Slot, Any]]]) -> Iterator[_Call]:
                 yield _Call(seed, values, {slot: edge}, "edge")
 
 
-def _key(seed: Seed, values: Mapping[Slot, Any], patch: Mapping[Slot, Any]) -> str:
-    args = [plain.encode(patch[n]) if n in patch else node for n, node in enumerate(seed.args)]
-    kwargs = {k: plain.encode(patch[k]) if k in patch else v for k, v in seed.kwargs.items()}
-    return plain.canonical({"a": args, "k": kwargs})
+class _Keys:
+    """A call's identity: the canonical encoding of its arguments.  A seed's own arguments are
+    canonicalised once, not per generated call (a method's `self` can be a large structure)."""
+
+    def __init__(self) -> None:
+        self.seeds: dict[int, tuple[Seed, list[str], dict[str, str]]] = {}
+
+    def of(self, seed: Seed, patch: Mapping[Slot, Any]) -> str:
+        entry = self.seeds.get(id(seed))
+        if entry is None or entry[0] is not seed:
+            args = [plain.canonical(node) for node in seed.args]
+            entry = (seed, args, {k: plain.canonical(v) for k, v in seed.kwargs.items()})
+            self.seeds[id(seed)] = entry
+        _, base_args, base_kwargs = entry
+        args = [plain.canonical_of(patch[n]) if n in patch else c for n, c in enumerate(base_args)]
+        kwargs = {
+            k: plain.canonical_of(patch[k]) if k in patch else c for k, c in base_kwargs.items()
+        }
+        return json.dumps([args, sorted(kwargs.items())])
 
 
 def _input(call: _Call, index: int) -> CallInput:
