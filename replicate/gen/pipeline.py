@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TypeVar
 
 from replicate.batch.schemas import write_schemas
 from replicate.batch.store import write_repo, write_task
@@ -23,6 +24,8 @@ from replicate.harness.sandbox import get_sandbox
 from replicate.harness.sandbox.base import Sandbox
 
 PYTEST_FALLBACKS = ("pytest<9", "pytest<8", "pytest<7")
+T = TypeVar("T")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -135,19 +138,19 @@ def _mint_all(
 ) -> list[Minted]:
     show.stage("computing golden outputs and validating tasks", total=len(traced))
     minted: list[Minted] = []
-    chunk = max(1, options.workers) * 4
     with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
-        for start in range(0, len(traced), chunk):
+        results = _in_order(
+            pool,
+            lambda t: _mint_one(prepared, t, harvest, sandbox, options),
+            traced,
+            max(1, options.workers) * 2,
+        )
+        for n, result in enumerate(results):
             if options.limit is not None and len(minted) >= options.limit:
-                counter.drop("encodable", "not processed (--limit reached)", len(traced) - start)
+                counter.drop("encodable", "not processed (--limit reached)", len(traced) - n)
                 break
-            batch = traced[start : start + chunk]
-            results = pool.map(
-                lambda t: _mint_one(prepared, t, harvest, sandbox, options.min_kill_rate), batch
-            )
-            for result in results:
-                show.advance()
-                _tally(result, counter, minted)
+            show.advance()
+            _tally(result, counter, minted)
     if options.limit is not None:
         for _ in minted[options.limit :]:
             counter.revoke("validated", "over --limit")
@@ -155,12 +158,36 @@ def _mint_all(
     return minted
 
 
+def _in_order(
+    pool: ThreadPoolExecutor, work: Callable[[T], R], items: Sequence[T], running: int
+) -> Iterator[R]:
+    """`work` of each item, in the items' order, with up to `running` items at work at once:
+    a slow item holds back the results after it, never the work on them."""
+    futures: list[Future[R]] = []
+    queue = iter(items)
+    taken = 0
+    try:
+        while taken < len(items):
+            busy = [f for f in futures[taken:] if not f.done()]
+            while len(busy) < running and len(futures) < len(items):
+                futures.append(pool.submit(work, next(queue)))
+                busy.append(futures[-1])
+            while taken < len(futures) and futures[taken].done():
+                taken += 1
+                yield futures[taken - 1].result()
+            if taken < len(items):
+                wait([f for f in futures[taken:] if not f.done()], return_when=FIRST_COMPLETED)
+    finally:
+        for future in futures[taken:]:
+            future.cancel()
+
+
 def _mint_one(
     prepared: PreparedRepo,
     target: Target,
     harvest: HarvestResult,
     sandbox: Sandbox,
-    min_kill_rate: float | None,
+    options: GenOptions,
 ) -> Minted | Dropped:
     return mint_target(
         prepared.context,
@@ -169,7 +196,7 @@ def _mint_one(
         target,
         harvest.calls[target.symbol],
         sandbox,
-        min_kill_rate=min_kill_rate,
+        min_kill_rate=options.min_kill_rate,
     )
 
 
