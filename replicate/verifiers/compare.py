@@ -239,7 +239,11 @@ _WHOLE = object()  # marks a difference best shown on the enclosing node
 
 
 def _eq(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
-    return None if _canonical(e) == _canonical(g) else (path, _WHOLE, None)
+    if type(e) is str:  # most leaves: a scalar's text, equal exactly when its JSON is
+        same = type(g) is str and e == g
+    else:
+        same = _canonical(e) == _canonical(g)
+    return None if same else (path, _WHOLE, None)
 
 
 def _name(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
