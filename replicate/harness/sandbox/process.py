@@ -17,9 +17,7 @@ from __future__ import annotations
 import contextlib
 import dataclasses
 import fcntl
-import functools
 import os
-import resource
 import selectors
 import subprocess
 import time
@@ -28,8 +26,9 @@ from dataclasses import dataclass, field
 
 from replicate.errors import InfraError
 from replicate.harness.sandbox.arrivals import Arrival, ArrivalLog, TimedResult
-from replicate.harness.sandbox.base import CHANNEL_FD, Limits, StopWhen
+from replicate.harness.sandbox.base import Limits, StopWhen
 from replicate.harness.sandbox.cgroup import Cgroup
+from replicate.harness.sandbox.spawn import spawn
 
 CHUNK = 1 << 16
 GRACE_S = 2.0
@@ -220,27 +219,16 @@ def _spawn(
     limits = spec.limits
     if limits.address_space_mb is None and not group.controls("memory"):
         limits = dataclasses.replace(limits, address_space_mb=limits.memory_mb)
-    setup = functools.partial(
-        _child_setup,
-        limits=limits,
-        channel_fd=channel.write_fd if channel else -1,
-        side_fd=side.write_fd if side else -1,
-        join_fds=group.join_fds,
-    )
     try:
-        # no `pass_fds` (and so no `close_fds`): the child would first mark the parent's fd
-        # numbers inheritable, and fd 3 may be another thread's, closed at that very moment
-        # (EBADF in stop 8's CI); `_child_setup` places fd 3 and closes everything else at exec
-        return subprocess.Popen(
+        return spawn(
             spec.argv,
-            stdin=subprocess.PIPE if spec.stdin or spec.stdin_later else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            env=dict(spec.env),
-            cwd=spec.cwd,
-            start_new_session=True,
-            close_fds=False,
-            preexec_fn=setup,
+            dict(spec.env),
+            spec.cwd,
+            subprocess.PIPE if spec.stdin or spec.stdin_later else subprocess.DEVNULL,
+            limits,
+            channel.write_fd if channel else -1,
+            (side.write_fd,) if side else (),
+            group.join_fds,
         )
     except (FileNotFoundError, PermissionError) as exc:
         if exc.filename == spec.cwd:
@@ -250,29 +238,6 @@ def _spawn(
         return ProcessOutcome(exit_code=code, timed_out=False, duration_s=0.0, stderr=message)
     except (OSError, subprocess.SubprocessError) as exc:
         raise InfraError(f"cannot start {spec.argv[0]!r}: {exc}") from exc
-
-
-def _child_setup(limits: Limits, channel_fd: int, side_fd: int, join_fds: tuple[int, ...]) -> None:
-    """Runs in the child between fork and exec: join the cgroups, set limits, place fd 3, and
-    mark every other fd above 2 close-on-exec (what `close_fds` does, without closing the pipe
-    that reports a failed exec)."""
-    for fd in join_fds:
-        os.write(fd, b"0")
-    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-    for limit, megabytes in (
-        (resource.RLIMIT_AS, limits.address_space_mb),
-        (resource.RLIMIT_FSIZE, limits.file_size_mb),
-    ):
-        if megabytes is not None:
-            resource.setrlimit(limit, (megabytes * _MB, megabytes * _MB))
-    keep = {side_fd}
-    if channel_fd >= 0:
-        os.dup2(channel_fd, CHANNEL_FD)
-        keep.add(CHANNEL_FD)
-    for fd in map(int, os.listdir("/proc/self/fd")):
-        if fd > 2:
-            with contextlib.suppress(OSError):  # the listing's own fd, closed by now
-                os.set_inheritable(fd, fd in keep)
 
 
 class _Sink:

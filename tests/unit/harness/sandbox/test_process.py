@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from replicate.errors import InfraError
-from replicate.harness.sandbox import cgroup
+from replicate.harness.sandbox import cgroup, spawn
 from replicate.harness.sandbox.base import Limits
 from replicate.harness.sandbox.cgroup import Cgroup, cgroup_parent
 from replicate.harness.sandbox.process import (
@@ -24,14 +24,27 @@ from replicate.harness.sandbox.process import (
     start_process,
 )
 
+
+@pytest.fixture(autouse=True, params=["stub", "preexec"])
+def setup_way(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> str:
+    """Every test here runs with the child's setup in the bash stub and in `preexec_fn`."""
+    if request.param == "preexec":
+        monkeypatch.setattr(spawn, "stub_available", lambda: False)
+    else:
+        assert spawn.stub_available()
+    return str(request.param)
+
+
 needs_cgroup = pytest.mark.skipif(cgroup_parent("pids") is None, reason="no writable pids cgroup")
-DAEMON = (
+DAEMON = (  # the leader exits once the daemon exists (its parent, which made it, is gone)
     "import os, time\n"
-    "if os.fork() == 0:\n"
+    "child = os.fork()\n"
+    "if child == 0:\n"
     "    os.setsid()\n"
     "    if os.fork() == 0:\n"
     "        time.sleep(60)\n"
     "    os._exit(0)\n"
+    "os.waitpid(child, 0)\n"
 )
 
 
