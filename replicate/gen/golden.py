@@ -40,6 +40,9 @@ SLOW_S = 0.1  # a generated input on which the reference takes longer (and 3x th
 # is far beyond the limit.  So a passing hiccup does not change which inputs a batch keeps.
 SLOW_FIRST_RUN = 5.0
 BULKY_BYTES = 20_000  # a generated input whose expected outcome is larger is not worth its storage
+# All of a task's expected outcomes together: every grade (and every mutant at gen time) sends
+# and compares them all.  Past it, the inputs with the largest outcomes go first.
+TASK_EXPECTED_BYTES = 2_000_000
 BLOW_UPS = frozenset({"builtins.RecursionError", "builtins.MemoryError", "builtins.SystemError"})
 # The second run also moves the wall clock ahead, so an output that depends on "now" (a
 # doctest's `datetime.utcnow()` compared with the current time, say) shows as nondeterministic.
@@ -289,7 +292,24 @@ def keep(
         stratum = "raises" if a.get("status") == "raised" else item.provenance
         kept.append(item.model_copy(update={"stratum": stratum, "call": render_call(target, a)}))
         expected[item.index] = strip_inputs(a)
-    return kept, expected, times
+    over = _over_budget(expected)
+    for item in (i for i in kept if i.index in over):
+        (drops if item.provenance == "traced" else gen_drops)["outcome too large for the task"] += 1
+    times = [t for item, t in zip(kept, times, strict=True) if item.index not in over]
+    kept = [item for item in kept if item.index not in over]
+    return kept, {i: o for i, o in expected.items() if i not in over}, times
+
+
+def _over_budget(expected: Mapping[int, Outcome]) -> set[int]:
+    """The inputs to drop, largest outcome first, so the rest fit `TASK_EXPECTED_BYTES`."""
+    sizes = {index: len(json.dumps(outcome)) for index, outcome in expected.items()}
+    total, over = sum(sizes.values()), set()
+    for index in sorted(sizes, key=lambda i: (-sizes[i], i)):
+        if total <= TASK_EXPECTED_BYTES:
+            break
+        total -= sizes[index]
+        over.add(index)
+    return over
 
 
 def strip_inputs(outcome: Outcome) -> Outcome:

@@ -314,16 +314,26 @@ def _mapping(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -
     """Unordered [key, value] pairs: keys by canonical encoding, values compared deep."""
     if not _are_pairs(g):
         return path, _WHOLE, None
-    e_map = {_canonical(key): value for key, value in e}
-    g_map = {_canonical(key): value for key, value in g}
+    e_map = {_key_of(key): value for key, value in e}
+    g_map = {_key_of(key): value for key, value in g}
     if len(g_map) != len(g) or set(e_map) != set(g_map):
         return path, _WHOLE, None
     for key, e_value in e:
         sub = f"{path}[{render(key, 60)}]"
-        found = _diff(e_value, g_map[_canonical(key)], sub, settings, depth)
+        found = _diff(e_value, g_map[_key_of(key)], sub, settings, depth)
         if found is not None:
             return found
     return None
+
+
+def _key_of(node: Any) -> tuple[str, str] | str:
+    """A mapping key's identity: (tag, text) for a scalar node, else its canonical encoding (a
+    tuple never equals a string, and equal canonical encodings are equal nodes)."""
+    if type(node) is dict and len(node) == 2:
+        tag, text = node.get("t"), node.get("v")
+        if type(tag) is str and type(text) is str:
+            return tag, text
+    return _canonical(node)
 
 
 def _are_pairs(value: Any) -> bool:

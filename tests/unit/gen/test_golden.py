@@ -157,6 +157,25 @@ def test_slowness_is_judged_on_the_faster_of_two_runs() -> None:
     assert times == pytest.approx([0.2, 0.001, 0.5, 0.2, 0.9])  # limits use the slower run
 
 
+def test_a_tasks_outcomes_stay_within_its_budget_largest_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = {n: {"t": "str", "v": "x" * size} for n, size in enumerate([100, 900, 500, 50])}
+    runs = {n: _returned(value, t=0.001) for n, value in text.items()}
+    items = [_item(0, "traced"), _item(1, "traced"), _item(2, "widened"), _item(3, "traced")]
+    drops: Counter[str] = Counter()
+    gen_drops: Counter[str] = Counter()
+    monkeypatch.setattr(golden, "TASK_EXPECTED_BYTES", 1000)
+    kept, expected, times = keep(_target("function"), items, (runs, runs), drops, gen_drops, 0.1)
+    # each outcome is its string plus ~80 bytes of JSON: without the 900, ~1000 are left
+    assert [i.index for i in kept] == [0, 2, 3] and sorted(expected) == [0, 2, 3]
+    assert drops == Counter({"outcome too large for the task": 1}) and not gen_drops
+    assert len(times) == 3
+    monkeypatch.setattr(golden, "TASK_EXPECTED_BYTES", 450)  # then the 500 goes too
+    kept, expected, _ = keep(_target("function"), items, (runs, runs), drops, gen_drops, 0.1)
+    assert [i.index for i in kept] == [0, 3] and gen_drops["outcome too large for the task"] == 1
+
+
 def test_minted_inputs_carry_rendered_calls_and_strata(tiny: Tiny) -> None:
     parse = tiny.task("tinypkg.core.parse_int")
     traced = [i for i in parse.inputs if i.provenance == "traced"]
