@@ -239,10 +239,8 @@ _WHOLE = object()  # marks a difference best shown on the enclosing node
 
 
 def _eq(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
-    if type(e) is str:  # most leaves: a scalar's text, equal exactly when its JSON is
-        same = type(g) is str and e == g
-    else:
-        same = _canonical(e) == _canonical(g)
+    # most leaves hold a scalar's text, equal exactly when its JSON is
+    same = (type(g) is str and e == g) if type(e) is str else _canonical(e) == _canonical(g)
     return None if same else (path, _WHOLE, None)
 
 
