@@ -27,6 +27,7 @@ TEST_DIR_NAMES = ("tests", "test", "testing")
 class HarvestedCall:
     pickle_b64: str
     origin: str
+    rebuilt: bool = False  # `self` did not pickle: the input builds it afresh from its class call
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,19 @@ def _attempt(
         timed_out=result.timed_out,
         configured=parsed.configured,
         log_tail="\n".join(tail),
+        notes=_rebuilt_note(parsed.calls),
+    )
+
+
+def _rebuilt_note(calls: Mapping[str, Sequence[HarvestedCall]]) -> tuple[str, ...]:
+    """How many traced calls of how many methods build `self` afresh from its class call."""
+    counts = [sum(c.rebuilt for c in found) for found in calls.values()]
+    total, methods = sum(counts), sum(1 for n in counts if n)
+    if not total:
+        return ()
+    return (
+        f"{total} traced calls of {methods} methods rebuild `self` from the class call that"
+        " built it (it did not pickle)",
     )
 
 
@@ -160,7 +174,9 @@ def _parse(out: Path, work: Path) -> HarvestResult:
         configured = True
         try:
             if kind == "call":
-                calls[rec["key"]].append(HarvestedCall(rec["pickle_b64"], rec.get("origin", "")))
+                rebuilt = rec.get("rebuilt") is True
+                call = HarvestedCall(rec["pickle_b64"], rec.get("origin", ""), rebuilt)
+                calls[rec["key"]].append(call)
             elif kind == "drop":
                 drops[rec["key"]][rec["reason"]] += int(rec["count"])
             elif kind == "wrap" and not rec["ok"]:

@@ -6,10 +6,15 @@ loaded module that refers to them, methods in their class) before collection, so
 modules, doctests and the library itself all pass through the recorder.  Each call's arguments are
 pickled BEFORE the call (a copy of their state); the call then runs unchanged.
 
+A method's `self` that does not pickle (it holds a lock its `__init__` made, say) is rebuilt: the
+classes of method targets remember, per live instance (weakly, bounded), the arguments of the
+class call that built it, pickled then; the call is recorded with `self` replaced by a pickle
+whose loading calls `Class(*args, **kwargs)` (real class and stdlib only: the jail has no plugin).
+
 Configuration: a JSON file named by $REPLICATE_HARVEST (see `HarvestConfig` on the trusted side).
 Output: JSON lines appended to the configured file, flushed per record, so a crash keeps what was
 recorded:
-  {"rec": "call", "key": ..., "pickle_b64": ..., "origin": <test node id>}
+  {"rec": "call", "key": ..., "pickle_b64": ..., "origin": <test node id>, "rebuilt": bool}
   {"rec": "drop", "key": ..., "reason": ..., "count": n}          (at session end)
   {"rec": "wrap", "key": ..., "ok": bool, "reason": ...}
   {"rec": "paths", "sys_path": [...]}                              (at session end)
@@ -27,6 +32,7 @@ import pickle
 import re
 import sys
 import types
+import weakref
 from collections import Counter
 from typing import Any
 
@@ -47,6 +53,7 @@ class _Harvest:
         self.drops: Counter[tuple[str, str]] = Counter()
         self.busy = False
         self.origin = ""
+        self.memory = _Memory(self.max_bytes, self.budget)
 
     def emit(self, record: dict[str, Any]) -> None:
         if self.out.closed:
@@ -57,7 +64,10 @@ class _Harvest:
         except OSError:  # disk full or file-size limit: keep what is written, record no more
             self.out.close()
 
-    def record(self, key: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+    def record(
+        self, key: str, args: tuple[Any, ...], kwargs: dict[str, Any], rebuild: bool = False
+    ) -> None:
+        """Record one call; with `rebuild`, `args[0]` is a `self` that may be rebuilt."""
         if self.counts[key] >= self.max_per_target:
             return
         self.attempts[key] += 1
@@ -66,11 +76,15 @@ class _Harvest:
         if _looks_large(args, kwargs):
             self.drops[(key, "argument too large")] += 1
             return
+        rebuilt = False
         try:
             data = pickle.dumps((args, kwargs), protocol=4)
         except Exception as exc:  # noqa: BLE001 - any pickling failure is a drop reason
-            self.drops[(key, "unpicklable argument: " + _short(exc))] += 1
-            return
+            found = self.memory.rebuilt(args, kwargs) if rebuild else None
+            if found is None:
+                self.drops[(key, "unpicklable argument: " + _short(exc))] += 1
+                return
+            data, rebuilt = found, True
         if len(data) > self.max_bytes or self.spent[key] + len(data) > self.budget:
             self.drops[(key, "argument too large")] += 1
             return
@@ -86,6 +100,7 @@ class _Harvest:
                 "key": key,
                 "pickle_b64": base64.b64encode(data).decode("ascii"),
                 "origin": self.origin,
+                "rebuilt": rebuilt,
             }
         )
 
@@ -116,7 +131,93 @@ def _short(exc: BaseException) -> str:
     return text.splitlines()[0][:120] if text else type(exc).__name__
 
 
-def _recorder(key: str, fn: Any, skip_first: bool) -> Any:
+CTOR_ATTEMPTS = 20_000  # constructions of one class pickled at most (each costs a pickling)
+
+
+class _Rebuild:
+    """Pickles as the class call `cls(*args, **kwargs)`: loading builds a fresh instance."""
+
+    __slots__ = ("args", "cls", "kwargs")
+
+    def __init__(self, cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.cls, self.args, self.kwargs = cls, args, kwargs
+
+    def __reduce__(self) -> Any:
+        if self.kwargs:
+            return (functools.partial(self.cls, **self.kwargs), self.args)
+        return (self.cls, self.args)
+
+
+class _Memory:
+    """The pickled class call that built each live instance, by `id`, guarded by a weakref.
+
+    Never keeps an instance alive (nor hashes it: a dict subclass has no hash); the bytes held
+    for one class's live instances stay within `budget`; the first call per instance wins."""
+
+    def __init__(self, max_bytes: int, budget: int) -> None:
+        self.max_bytes = max_bytes
+        self.budget = budget
+        self.entries: dict[int, tuple[weakref.ref[Any], type, bytes]] = {}
+        self.spent: Counter[str] = Counter()
+        self.attempts: Counter[str] = Counter()
+
+    def remember(self, name: str, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if self.lookup(obj, type(obj)) is not None or self.attempts[name] >= CTOR_ATTEMPTS:
+            return
+        self.attempts[name] += 1
+        if _looks_large(args, kwargs):
+            return
+        try:
+            data = pickle.dumps((args, kwargs), protocol=4)
+        except Exception:  # noqa: BLE001 - this instance cannot be rebuilt
+            return
+        if len(data) > self.max_bytes or self.spent[name] + len(data) > self.budget:
+            return
+        key = id(obj)
+
+        def forget(ref: weakref.ref[Any]) -> None:
+            entry = self.entries.get(key)
+            if entry is not None and entry[0] is ref:
+                del self.entries[key]
+                self.spent[name] -= len(entry[2])
+
+        try:
+            ref = weakref.ref(obj, forget)
+        except TypeError:  # instances without a weakref slot
+            return
+        self.entries[key] = (ref, type(obj), data)
+        self.spent[name] += len(data)
+
+    def lookup(self, obj: Any, cls: type) -> bytes | None:
+        """The pickled `(args, kwargs)` that built `obj`, if it was built as exactly `cls`."""
+        entry = self.entries.get(id(obj))
+        if entry is None or entry[0]() is not obj or entry[1] is not cls:
+            return None
+        return entry[2]
+
+    def rebuilt(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes | None:
+        """The call pickled with `self` (`args[0]`) replaced by its rebuild, when `self` is
+        what fails to pickle and its class call is remembered; None otherwise."""
+        me = args[0] if args else None
+        cls = type(me)
+        data = self.lookup(me, cls)
+        if data is None:
+            return None
+        try:
+            pickle.dumps(me, protocol=4)
+        except Exception:  # noqa: BLE001 - expected: `self` is what fails
+            pass
+        else:
+            return None  # `self` pickles: another argument is at fault
+        try:
+            cargs, ckwargs = pickle.loads(data)  # our own pickle of the constructor call
+            rebuild = _Rebuild(cls, cargs, ckwargs)
+            return pickle.dumps(((rebuild, *args[1:]), kwargs), protocol=4)
+        except Exception:  # noqa: BLE001 - the class itself is not importable, say
+            return None
+
+
+def _recorder(key: str, fn: Any, skip_first: bool, rebuild: bool = False) -> Any:
     """A plain function that records and then calls `fn`."""
 
     @functools.wraps(fn)
@@ -125,7 +226,7 @@ def _recorder(key: str, fn: Any, skip_first: bool) -> Any:
         if state is not None and not state.busy:
             state.busy = True
             try:
-                state.record(key, args[1:] if skip_first else args, kwargs)
+                state.record(key, args[1:] if skip_first else args, kwargs, rebuild)
             finally:
                 state.busy = False
         return fn(*args, **kwargs)
@@ -195,10 +296,53 @@ def _wrap_method(key: str, owner: type, name: str, kind: str) -> str:
     elif kind == "classmethod" and isinstance(raw, classmethod):
         setattr(owner, name, classmethod(_recorder(key, raw.__func__, True)))
     elif kind == "method" and isinstance(raw, types.FunctionType):
-        setattr(owner, name, _recorder(key, raw, False))
+        # `self` before `__init__` is not built yet: rebuilding it would build it twice
+        setattr(owner, name, _recorder(key, raw, False, rebuild=name != "__init__"))
     else:
         return f"unexpected class attribute ({type(raw).__name__})"
     return ""
+
+
+def _init_of(cls: type) -> Any:
+    """The `__init__` a class call of `cls` runs, found in the MRO's own dicts."""
+    for klass in cls.__mro__:
+        if "__init__" in klass.__dict__:
+            return klass.__dict__["__init__"]
+    return object.__init__
+
+
+def _remember_constructions(owner: type) -> None:
+    """Wrap `owner`'s `__init__` (installing one that defers to the next in the MRO when it
+    inherits one) so that each instance a class call builds remembers that call's arguments."""
+    if type(owner).__call__ is not type.__call__ or not owner.__weakrefoffset__:
+        return  # a class call that is not `__new__` + `__init__`; instances without weakrefs
+    cls: Any = owner
+    inner = owner.__dict__.get("__init__")
+    if inner is None:
+        if _init_of(owner) is object.__init__:
+            return  # an `__init__` here would make object.__init__ refuse the call's arguments
+
+        def inner(self: Any, *args: Any, **kwargs: Any) -> None:
+            super(cls, self).__init__(*args, **kwargs)
+
+        functools.update_wrapper(inner, _init_of(owner))
+    elif not isinstance(inner, types.FunctionType):
+        return
+    name = f"{owner.__module__}.{owner.__qualname__}"
+
+    @functools.wraps(inner)
+    def remembering(self: Any, *args: Any, **kwargs: Any) -> Any:
+        state = _STATE
+        # only the class call's own `__init__`: not a subclass's `super().__init__(...)`
+        if state is not None and not state.busy and _init_of(type(self)) is remembering:
+            state.busy = True
+            try:
+                state.memory.remember(name, self, args, kwargs)
+            finally:
+                state.busy = False
+        return inner(self, *args, **kwargs)
+
+    owner.__init__ = remembering  # type: ignore[misc]
 
 
 def _wrap(target: dict[str, str]) -> str:
@@ -210,12 +354,17 @@ def _wrap(target: dict[str, str]) -> str:
     *outer, name = target["qualname"].split(".")
     if not outer:
         return _wrap_function(target["key"], module, name)
-    owner: Any = module
-    for part in outer:
-        owner = getattr(owner, part, None)
-    if not isinstance(owner, type):
+    owner = _owner(module, target["qualname"])
+    if owner is None:
         return "enclosing class not found"
     return _wrap_method(target["key"], owner, name, target["kind"])
+
+
+def _owner(module: Any, qualname: str) -> type | None:
+    """The class in `module` that holds the method `qualname`."""
+    for part in qualname.split(".")[:-1]:
+        module = getattr(module, part, None)
+    return module if isinstance(module, type) else None
 
 
 def pytest_configure(config: Any) -> None:
@@ -225,9 +374,16 @@ def pytest_configure(config: Any) -> None:
         return
     with open(path, encoding="utf-8") as handle:
         state = _Harvest(json.load(handle))
+    owners: dict[int, type] = {}
     for target in state.targets:
         reason = _wrap(target)
         state.emit({"rec": "wrap", "key": target["key"], "ok": not reason, "reason": reason})
+        module = sys.modules.get(target["module"])
+        owner = _owner(module, target["qualname"]) if target["kind"] == "method" else None
+        if owner is not None and not reason:
+            owners[id(owner)] = owner
+    for owner in owners.values():
+        _remember_constructions(owner)
     _STATE = state
 
 

@@ -35,6 +35,7 @@ more than computing the answer.
 from __future__ import annotations
 
 import _signal as _signal_c
+import _thread
 import binascii
 import builtins
 import collections
@@ -126,6 +127,12 @@ _default_factory = collections.defaultdict.__dict__["default_factory"].__get__
 _decimal_str = decimal.Decimal.__str__
 _path_str = pathlib.PurePath.__str__
 _CoroutineType = types.CoroutineType
+# Locks (the exact C types of threading.Lock and threading.RLock) are encoded by whether they are
+# held, read through these methods: an RLock has no `locked()` in 3.11, its C repr says it.
+_LockType = _thread.LockType
+_RLockType = _thread.RLock
+_lock_locked = _thread.LockType.locked
+_rlock_repr = _thread.RLock.__repr__
 _OBJECT_SIZE = object.__basicsize__
 _MISSING = object()
 _UNVERIFIED = "<unverified>"
@@ -497,6 +504,8 @@ _SCALARS: dict[int, tuple[type, _ScalarFn]] = _table(
         },
         decimal.Decimal: lambda e, x: {"t": "decimal", "v": _decimal_str(x)},
         types.ModuleType: lambda e, x: {"t": "module", "v": _module_name(x)},
+        _LockType: lambda e, x: {"t": "lock", "held": _lock_locked(x)},
+        _RLockType: lambda e, x: {"t": "rlock", "held": _rlock_repr(x).startswith("<locked ")},
     }
 )
 _COMPOUNDS: dict[int, tuple[type, _CompoundFn]] = _table(

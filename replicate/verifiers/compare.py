@@ -9,8 +9,8 @@ Equivalence of tagged values (see ``replicate/harness/runner.py`` for the encodi
 agree (bool is not int, list is not tuple, a subclass is not its base); floats are equal when both
 are NaN, exactly equal with the same sign of zero, or within the task's declared tolerance; dicts
 and Counters are unordered mappings, OrderedDicts ordered; objects compare by verified type name and
-fields; ``opaque``, ``deep``, ``toolarge`` and any ``<unverified>`` name never match, not even
-themselves.
+fields; locks (``lock``, ``rlock``) by whether they are held; ``opaque``, ``deep``, ``toolarge`` and
+any ``<unverified>`` name never match, not even themselves.
 """
 
 from __future__ import annotations
@@ -393,5 +393,6 @@ _SPEC: dict[str, Sequence[tuple[str, str]]] = {
     "boundmethod": (("self", "node"), ("func", "node")),
     "sub": (("type", "name"), ("base", "node"), ("fields", "fields")),
     "obj": (("type", "name"), ("fields", "fields")),
+    **{tag: (("held", "eq"),) for tag in ("lock", "rlock")},  # _thread.lock, _thread.RLock
     "exc": (("type", "name"), ("args", "node"), ("fields", "fields")),
 }

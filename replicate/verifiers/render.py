@@ -202,6 +202,11 @@ def _range(node: Any) -> str:
     return f"range({start}, {stop})" if step == "1" else f"range({start}, {stop}, {step})"
 
 
+def _lock(node: Any, name: str) -> str:
+    """`<locked _thread.RLock>`, as Python's repr begins."""
+    return f"<{'locked' if node['held'] is True else 'unlocked'} {name}>"
+
+
 _SIMPLE: dict[str, Callable[[Any], str]] = {
     "none": lambda n: "None",
     "bool": lambda n: "True" if n["v"] is True else "False",
@@ -224,6 +229,8 @@ _SIMPLE: dict[str, Callable[[Any], str]] = {
     "deep": lambda n: "<...>",
     "cycle": lambda n: "<cycle>",
     "toolarge": lambda n: "<too large>",
+    "lock": lambda n: _lock(n, "_thread.lock"),
+    "rlock": lambda n: _lock(n, "_thread.RLock"),
 }
 _COMPOSITE: dict[str, Callable[[Any, _Out], None]] = {
     "list": lambda n, out: _seq(n["v"], out, "[", "]"),

@@ -122,3 +122,23 @@ def test_parse_skips_cut_and_foreign_lines(tmp_path: Path) -> None:
     assert parsed.configured
     assert [c.pickle_b64 for c in parsed.calls["m.f"]] == ["AAA="]
     assert parsed.not_wrapped == {}
+
+
+def test_parse_carries_the_rebuilt_flag_and_notes_it(tmp_path: Path) -> None:
+    out = tmp_path / "harvest.jsonl"
+    out.write_text(
+        _lines(
+            {"rec": "call", "key": "m.C.f", "pickle_b64": "AAA=", "rebuilt": True},
+            {"rec": "call", "key": "m.C.f", "pickle_b64": "BBB=", "rebuilt": False},
+            {"rec": "call", "key": "m.C.g", "pickle_b64": "CCC=", "rebuilt": "yes"},
+            {"rec": "call", "key": "m.h", "pickle_b64": "DDD="},
+        )
+    )
+    parsed = harvest._parse(out, tmp_path)
+    flags = {k: [c.rebuilt for c in calls] for k, calls in parsed.calls.items()}
+    assert flags == {"m.C.f": [True, False], "m.C.g": [False], "m.h": [False]}
+    assert harvest._rebuilt_note(parsed.calls) == (
+        "1 traced calls of 1 methods rebuild `self` from the class call that built it"
+        " (it did not pickle)",
+    )
+    assert harvest._rebuilt_note({"m.h": parsed.calls["m.h"]}) == ()

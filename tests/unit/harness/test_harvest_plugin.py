@@ -176,24 +176,18 @@ class Harvest:
         return {r["key"]: r for r in self.records if r["rec"] == "wrap"}
 
 
-@pytest.fixture(scope="module")
-def harvest(tmp_path_factory: pytest.TempPathFactory) -> Harvest:
-    root = tmp_path_factory.mktemp("harvest")
-    project = write_files(
-        root / "project",
-        {
-            "pkg/__init__.py": "from pkg.core import double\n",
-            "pkg/core.py": CORE,
-            "tests/test_core.py": TESTS,
-        },
-    )
+def _run_plugin(
+    root: Path, files: dict[str, str], keys: dict[str, tuple[str, str, str]], **env: str
+) -> Harvest:
+    """Run pytest with the plugin on a project of `files` under `root`, recording `keys`."""
+    project = write_files(root / "project", files)
     plugin = root / "plugin"
     plugin.mkdir()
     shutil.copyfile(harvest_plugin.__file__, plugin / "replicate_harvest.py")
     out = root / "harvest.jsonl"
     config = {
         "targets": [
-            {"key": key, "module": m, "qualname": q, "kind": k} for key, (m, q, k) in KEYS.items()
+            {"key": key, "module": m, "qualname": q, "kind": k} for key, (m, q, k) in keys.items()
         ],
         "out": str(out),
         "max_per_target": 5,
@@ -207,12 +201,23 @@ def harvest(tmp_path_factory: pytest.TempPathFactory) -> Harvest:
         "PYTEST_DISABLE_PLUGIN_AUTOLOAD": "1",
         "REPLICATE_HARVEST": str(root / "harvest.json"),
         "MARKER": str(marker),
+        **env,
     }
     argv = [sys.executable, "-m", "pytest", "-p", "replicate_harvest", "-p", "no:cacheprovider"]
     argv += ["-q", "--doctest-modules", "tests", "pkg"]
     done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=120)
     records = [json.loads(line) for line in out.read_text().splitlines()]
     return Harvest(records, marker, done.returncode, done.stdout + done.stderr)
+
+
+@pytest.fixture(scope="module")
+def harvest(tmp_path_factory: pytest.TempPathFactory) -> Harvest:
+    files = {
+        "pkg/__init__.py": "from pkg.core import double\n",
+        "pkg/core.py": CORE,
+        "tests/test_core.py": TESTS,
+    }
+    return _run_plugin(tmp_path_factory.mktemp("harvest"), files, KEYS)
 
 
 def test_the_tests_themselves_pass(harvest: Harvest) -> None:
@@ -312,3 +317,164 @@ def test_large_argument_guard() -> None:
     assert looks_large((), {"k": "x" * 5001})
     assert looks_large((Holder(bytes(6000)),), {})
     assert not looks_large((list(range(5000)), Holder([1, 2])), {"k": "short"})
+
+
+# ---------------------------------------------------------------- rebuilding `self`
+
+STORE = '''
+import threading
+
+
+class Store:
+    """Its lock, made by __init__, does not pickle; the class call's arguments do."""
+
+    def __init__(self, size, values=None, *, tag="t"):
+        self._lock = threading.RLock()
+        self.size = size
+        self.data = dict(values or {})
+        self.tag = tag
+
+    def put(self, k, v):
+        with self._lock:
+            self.data[k] = v
+            return len(self.data)
+
+
+class Plain(Store):
+    pass
+
+
+class Doubled(Store):
+    def __init__(self, n):
+        super().__init__(n * 2)
+
+
+class Base:
+    def __init__(self, start):
+        self._lock = threading.Lock()
+        self.n = start
+
+
+class Tally(Base):
+    def bump(self):
+        self.n += 1
+        return self.n
+
+
+EARLY = Store(1)
+'''
+
+STORE_TESTS = """
+from pkg.store import EARLY, Doubled, Plain, Store, Tally
+
+
+def test_store():
+    values = {"a": 1}
+    store = Store(3, values, tag="x")
+    values["b"] = 2  # after the class call: the rebuild gets {"a": 1}
+    store.put("z", 0)
+    assert store.put("k", 1) == 3
+    assert Plain(4).put("p", 1) == 1
+    assert EARLY.put("e", 1) == 1
+    assert Doubled(2).put("d", 1) == 1
+    assert Tally(5).bump() == 6
+"""
+
+STORE_KEYS = {
+    "pkg.store.Store.put": ("pkg.store", "Store.put", "method"),
+    "pkg.store.Tally.bump": ("pkg.store", "Tally.bump", "method"),
+}
+RLOCK_DROP = "unpicklable argument: TypeError: cannot pickle '_thread.RLock' object"
+
+
+@pytest.fixture(scope="module")
+def rebuilt(tmp_path_factory: pytest.TempPathFactory) -> tuple[Harvest, Path]:
+    root = tmp_path_factory.mktemp("rebuild")
+    files = {"pkg/__init__.py": "", "pkg/store.py": STORE, "tests/test_store.py": STORE_TESTS}
+    return _run_plugin(root, files, STORE_KEYS), root / "project"
+
+
+def _load_fresh(project: Path, pickle_b64: str, show: str) -> str:
+    """Unpickle a recorded call in a fresh interpreter that has no plugin; print `show`."""
+    code = (
+        "import base64, pickle, sys\n"
+        "(args, kwargs) = pickle.loads(base64.b64decode(sys.argv[1]))\n"
+        "me = args[0]\n"
+        f"print(repr({show}))\n"
+    )
+    env = {"PATH": os.environ.get("PATH", ""), "PYTHONPATH": str(project)}
+    done = subprocess.run(
+        [sys.executable, "-c", code, pickle_b64],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=True,
+    )
+    return done.stdout.strip()
+
+
+def _call_records(h: Harvest, key: str) -> list[dict[str, Any]]:
+    return [r for r in h.records if r["rec"] == "call" and r["key"] == key]
+
+
+def test_a_self_that_does_not_pickle_is_rebuilt_from_its_class_call(
+    rebuilt: tuple[Harvest, Path],
+) -> None:
+    h, project = rebuilt
+    assert h.exit_code == 0, h.log[-2000:]
+    puts = _call_records(h, "pkg.store.Store.put")
+    # the two calls on `store` rebuild the same fresh Store: one input; then Plain's
+    assert [r["rebuilt"] for r in puts] == [True, True, True]
+    shown = [
+        _load_fresh(
+            project,
+            r["pickle_b64"],
+            "(type(me).__name__, me.size, me.data, me.tag, "
+            "type(me._lock).__name__, args[1:], kwargs)",
+        )
+        for r in puts
+    ]
+    assert shown == [
+        repr(("Store", 3, {"a": 1}, "x", "RLock", ("z", 0), {})),
+        repr(("Store", 3, {"a": 1}, "x", "RLock", ("k", 1), {})),
+        repr(("Plain", 4, {}, "t", "RLock", ("p", 1), {})),
+    ]
+    # an `__init__` inherited from a base: the class call of the subclass is remembered
+    (bump,) = _call_records(h, "pkg.store.Tally.bump")
+    assert bump["rebuilt"] is True
+    assert _load_fresh(project, bump["pickle_b64"], "(type(me).__name__, me.n)") == "('Tally', 5)"
+
+
+class _Recording(pickle.Unpickler):
+    """Notes every global a pickle loads; the project's classes load as inert stand-ins."""
+
+    def __init__(self, data: bytes) -> None:
+        super().__init__(io.BytesIO(data))
+        self.found: set[tuple[str, str]] = set()
+
+    def find_class(self, module: str, name: str) -> Any:
+        self.found.add((module, name))
+        if module.split(".")[0] == "pkg":
+            return type(name, (), {"__init__": lambda self, *args, **kwargs: None})
+        return super().find_class(module, name)
+
+
+def test_the_rebuild_references_only_the_class_and_the_standard_library(
+    rebuilt: tuple[Harvest, Path],
+) -> None:
+    h, _ = rebuilt
+    store = _Recording(base64.b64decode(_call_records(h, "pkg.store.Store.put")[0]["pickle_b64"]))
+    store.load()
+    assert store.found == {("pkg.store", "Store"), ("functools", "partial")}
+    tally = _Recording(base64.b64decode(_call_records(h, "pkg.store.Tally.bump")[0]["pickle_b64"]))
+    tally.load()
+    assert tally.found == {("pkg.store", "Tally")}
+
+
+def test_without_a_remembered_class_call_the_call_is_still_dropped(
+    rebuilt: tuple[Harvest, Path],
+) -> None:
+    h, _ = rebuilt
+    # EARLY was built at import, before wrapping; Doubled's class call is not Store's __init__
+    assert h.drops("pkg.store.Store.put") == Counter({RLOCK_DROP: 2})

@@ -766,3 +766,74 @@ def test_one_alarm_region_times_each_load_on_its_own() -> None:
         signal.setitimer(signal.ITIMER_REAL, 0, 0)  # the runner leaves its timer running
         signal.pthread_sigmask(signal.SIG_SETMASK, before)
         signal.signal(signal.SIGALRM, previous)
+
+
+# ---------------------------------------------------------------- locks
+
+LOCKED_STORE = """
+import threading
+
+
+class Store:
+    def __init__(self, size, *, tag="t"):
+        self._lock = threading.RLock()
+        self._guard = threading.Lock()
+        self.size = size
+        self.tag = tag
+        self.data = {}
+
+    def put(self, k, v):
+        with self._lock:
+            self.data[k] = v
+            return len(self.data)
+"""
+
+
+def test_locks_encode_by_whether_held_and_exact_type() -> None:
+    import _thread
+
+    class MyRLock(_thread.RLock):  # type: ignore[misc]
+        pass
+
+    lock, rlock = threading.Lock(), threading.RLock()
+    assert (encode(lock), encode(rlock)) == ({"t": "lock", "held": False}, encode(_thread.RLock()))
+    lock.acquire()
+    rlock.acquire()
+    assert (encode(lock), encode(rlock)) == (
+        {"t": "lock", "held": True},
+        {"t": "rlock", "held": True},
+    )
+    assert encode(MyRLock())["t"] == "opaque"  # exact types only
+
+
+def test_a_rebuilt_self_holding_locks_is_comparable(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from replicate.harness.harvest_plugin import _Rebuild
+
+    mod = _load(tmp_path, monkeypatch, "locked_store", LOCKED_STORE)
+    # what the harvest plugin records for a self that does not pickle: its class call
+    inputs = [_blob([_Rebuild(mod.Store, (3,), {"tag": "x"}), "k", 1])]
+    with pytest.raises(TypeError, match="RLock"):
+        pickle.dumps(mod.Store(3))
+    expected = run_runner(tmp_path, LOCKED_STORE, "Store.put", inputs, module="locked_store")
+    outcome = expected.outcome(0)
+    assert outcome["status"] == "returned" and outcome["value"] == encode(1)
+    fields = outcome["args"][0]["fields"]
+    assert fields["_lock"] == {"t": "rlock", "held": False}
+    assert fields["_guard"] == {"t": "lock", "held": False}
+    assert fields["tag"] == encode("x") and fields["size"] == encode(3)
+    assert compare_outcome(outcome, outcome, SETTINGS) is None  # gradable: no opaque part
+    leaky = LOCKED_STORE.replace("        with self._lock:\n", "        self._lock.acquire()\n")
+    leaky = leaky.replace(
+        "            self.data[k] = v\n            return",
+        "        self.data[k] = v\n        return",
+    )
+    got = run_runner(tmp_path, leaky, "Store.put", inputs, module="locked_store").outcome(0)
+    mismatch = compare_outcome(outcome, got, SETTINGS)
+    assert mismatch is not None
+    assert (mismatch.kind, mismatch.path, mismatch.got) == (
+        "args-after-call",
+        "args[0]._lock",
+        "<locked _thread.RLock>",
+    )

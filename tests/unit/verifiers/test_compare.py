@@ -346,3 +346,33 @@ def test_render_is_cut_at_the_limit() -> None:
     assert render_outcome(raised("<unverified>builtins.ValueError", "bad")).startswith(
         "raise <unverified>builtins.ValueError("
     )
+
+
+def _held(lock: Any) -> Any:
+    lock.acquire()
+    return lock
+
+
+def test_locks_compare_by_exact_type_and_whether_held() -> None:
+    import threading
+
+    free, held = threading.Lock(), _held(threading.Lock())
+    rfree, rheld = threading.RLock(), _held(_held(threading.RLock()))
+    assert encode(free) == {"t": "lock", "held": False}
+    assert encode(rheld) == {"t": "rlock", "held": True}  # held twice: still just held
+    assert compare_outcome(returned(None, free), returned(None, threading.Lock()), SETTINGS) is None
+    assert same_outcome(returned(None, rfree), returned(None, threading.RLock()))
+    assert is_gradable(returned(None, [free, rheld]), SETTINGS)
+    found = compare_outcome(returned(None, rfree), returned(None, rheld), SETTINGS)
+    assert found == Mismatch(
+        "args-after-call", "args[0]", "<unlocked _thread.RLock>", "<locked _thread.RLock>"
+    )
+    found = compare_outcome(returned(free), returned(rfree), SETTINGS)
+    assert found is not None and (found.expected, found.got) == (
+        "<unlocked _thread.lock>",
+        "<unlocked _thread.RLock>",
+    )
+    assert not same_outcome(returned(held), returned(free))
+    for forged in ({"t": "lock", "held": 1}, {"t": "lock"}, {"t": "lock", "held": False, "x": 1}):
+        got = {**returned(free), "value": forged}
+        assert compare_outcome(returned(free), got, SETTINGS) is not None
