@@ -246,7 +246,54 @@ def _callable_name(fn: Any) -> str:
     owner = getattr(fn, "__objclass__", None)
     if module is None and _issubclass(_type(owner), type):
         module = _type_module(owner)
-    return _verified(fn, module, getattr(fn, "__qualname__", None))
+    name = _verified(fn, module, getattr(fn, "__qualname__", None))
+    return name if not name.startswith(_UNVERIFIED) else _alias(fn, module) or name
+
+
+_ALIASES: dict[int, tuple[object, str | None]] = {}
+
+
+def _alias(obj: object, module: object) -> str | None:
+    """A verified name for an object whose own name does not resolve (an instance of a local
+    class, a lambda): the first by name of `module`'s globals, or of the attributes of classes
+    defined there, that is `obj` itself (a sentinel `_MISSING = make_sentinel()`, a class's
+    `staticmethod(lambda ...)`); None when there is none.  Identity is the whole claim: another
+    object of that class, or another lambda, has no such name."""
+    if _type(module) is not str:
+        return None
+    known = _dict_get(_ALIASES, _id(obj))
+    if known is not None and known[0] is obj:
+        return known[1]
+    found = None
+    for name in _sorted(_holders(obj, module)):
+        if _verified(obj, module, name) == module + "." + name:
+            found = module + "." + name
+            break
+    _ALIASES[_id(obj)] = (obj, found)  # the object is kept: its id is not reused meanwhile
+    return found
+
+
+def _same_str(value: object, text: str) -> bool:
+    return _type(value) is str and value == text  # an exact str: no candidate `__eq__` runs
+
+
+def _holders(obj: object, module: str) -> list[str]:
+    """Names in `module` (globals, and `Class.attr` of its own classes) bound to `obj`."""
+    mod = _dict_get(_sys_modules, module)
+    if _type(mod) is not _ModuleType:
+        return []
+    names = []
+    for name, value in _dict_items(_module_dict(mod)):
+        if _type(name) is not str:
+            continue
+        if value is obj:
+            names.append(name)
+        elif _issubclass(_type(value), type) and _same_str(_type_module(value), module):
+            for attr, member in _proxy_items(_type_dict(value)):
+                held = member.__func__ if _type(member) is staticmethod else member
+                if held is obj and _type(attr) is str:
+                    names.append(name + "." + attr)
+    return names
 
 
 def _module_name(mod: types.ModuleType) -> str:
@@ -349,6 +396,10 @@ class _Encoder:
             return {"t": "ref", "v": type_name(x)}
         if _is_in(t, _FUNCTION_TYPES):
             return {"t": "ref", "v": _callable_name(x)}
+        name = type_name(t)
+        alias = _alias(x, _type_module(t)) if name.startswith(_UNVERIFIED) else None
+        if alias is not None:  # a sentinel of a local class, say: the module's own object
+            return {"t": "ref", "v": alias}
         lay = self.layout(t)
         if not lay.dict_ok:
             return {"t": "opaque", "type": type_name(t)}

@@ -837,3 +837,43 @@ def test_a_rebuilt_self_holding_locks_is_comparable(
         "args[0]._lock",
         "<locked _thread.RLock>",
     )
+
+
+def test_a_local_class_sentinel_and_a_class_lambda_are_named_by_identity() -> None:
+    # boltons' `_MISSING = make_sentinel(...)` (an instance of a class local to a function) and
+    # `key = staticmethod(lambda ...)`: their own names do not resolve, so they never matched,
+    # and every method of an object holding one was dropped. The module's own object gets the
+    # name that holds it; another instance of that class, or another lambda, does not.
+    import sys
+    import types
+
+    module = types.ModuleType("sentinels_mod")
+
+    def make_sentinel() -> object:
+        class Sentinel:
+            pass
+
+        Sentinel.__module__ = "sentinels_mod"
+        return Sentinel()
+
+    class Queue:
+        key = staticmethod(lambda p: -p)
+
+    Queue.__module__ = Queue.key.__module__ = "sentinels_mod"  # as if defined there
+    module.__dict__.update(_MISSING=make_sentinel(), Queue=Queue)
+    sys.modules["sentinels_mod"] = module
+    try:
+        missing = module.__dict__["_MISSING"]
+        assert encode(missing) == {"t": "ref", "v": "sentinels_mod._MISSING"}
+        assert encode([missing, missing]) == {"t": "list", "v": [encode(missing)] * 2}
+        lookalike = type(missing)()  # same local class, not the module's object
+        assert encode(lookalike)["type"].startswith("<unverified>")
+        assert encode(Queue.key) == {"t": "ref", "v": "sentinels_mod.Queue.key"}
+        assert encode(lambda p: -p)["v"].startswith("<unverified>")
+        returned = {"status": "returned", "value": encode(missing), "args": [], "kwargs": {}}
+        forged = {**returned, "value": encode(lookalike)}
+        settings = GradingSettings()
+        assert compare_outcome(returned, returned, settings) is None
+        assert compare_outcome(returned, forged, settings) is not None
+    finally:
+        del sys.modules["sentinels_mod"]
