@@ -133,9 +133,10 @@ def test_a_replacement_starts_only_once_the_grade_is_read() -> None:
         _settle(pool)
         assert sandbox.starts == 2  # now the next candidate's jail is started
         slot.replace()  # once only
-        pool.take("key", lambda candidate: None)  # type: ignore[arg-type,return-value]
+        taken = pool.take("key", lambda candidate: None)  # type: ignore[arg-type,return-value]
         _settle(pool)
         assert sandbox.starts == 2  # the warm one was taken; no start until it is read
+        taken.discard()  # a slot taken is its taker's to end (its scratch directory too)
 
 
 LOOPING = b"\n\ndef clamp(value, low, high):\n    while True:\n        pass\n"
