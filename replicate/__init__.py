@@ -6,6 +6,7 @@ __version__ = "0.1.0"
 # Recorded on every minted task and verdict; rewards of different versions are not comparable.
 # /2: strata weighted, normalised against degenerate programs and a table of the visible calls;
 #     mutant kill rate recorded; the runner unpickles all inputs before the first call.
-GRADER_VERSION = "replicate-grader/2"
+# /3: a method's `self` is varied through the class call that built it (recipe/2 inputs).
+GRADER_VERSION = "replicate-grader/3"
 
 __all__ = ["GRADER_VERSION", "__version__"]

@@ -25,7 +25,7 @@ from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness.jail import JailRun, RepoContext, run_calls
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.compare import is_gradable, same_outcome
-from replicate.verifiers.inputs import Budget, Seed, render_call, widen
+from replicate.verifiers.inputs import Budget, Seed, other_selves, render_call, widen
 from replicate.verifiers.reward import DEFAULT_WEIGHTS
 
 __all__ = ["GOLDEN_SETTINGS", "Golden", "golden", "render_call", "timing_settings"]
@@ -146,12 +146,15 @@ def _seeds(inputs: Sequence[CallInput], first: Mapping[int, Outcome]) -> list[Se
         outcome = first.get(item.index)
         if outcome is None or _first_problem(outcome) or "args_in" not in outcome:
             continue
+        ctor = outcome.get("ctor_in") or {}
         seeds.append(
             Seed(
                 item=item,
                 args=tuple(outcome.get("args_in") or ()),
                 kwargs=dict(outcome.get("kwargs_in") or {}),
                 returned=outcome.get("status") == "returned",
+                ctor_args=tuple(ctor.get("args") or ()),
+                ctor_kwargs=dict(ctor.get("kwargs") or {}),
             )
         )
     return seeds
@@ -163,8 +166,10 @@ def golden(
     inputs: Sequence[CallInput],
     sandbox: Sandbox,
     budget: Budget | None = None,
+    ctors: Sequence[bytes] = (),
 ) -> Golden:
-    """Golden outcomes of the traced inputs and, with a `budget`, of generated ones."""
+    """Golden outcomes of the traced inputs and, with a `budget`, of generated ones (`ctors`:
+    recorded class calls of a method's class, to build other `self`s from)."""
     first, drops, infra = run_resuming(ctx, target, inputs, sandbox, seed=1)
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
@@ -173,7 +178,7 @@ def golden(
     made = _Generated()
     if budget is not None and traced:
         start = max(i.index for i in inputs) + 1
-        made = _generate(ctx, target, traced, first, sandbox, budget, start)
+        made = _generate(ctx, target, traced, first, sandbox, budget, start, ctors)
         if made.infra:
             return Golden((), {}, 0, drops, 0.0, 0.0, made.infra)
         first = {**first, **made.outcomes}
@@ -217,17 +222,34 @@ def _generate(
     sandbox: Sandbox,
     budget: Budget,
     start: int,
+    ctors: Sequence[bytes] = (),
 ) -> _Generated:
     """Generate inputs (indexed from `start`) from the traced calls and run the reference on
-    them once (seed 1)."""
+    them once (seed 1): first the traced method calls on a `self` built from the other class
+    calls in `ctors`, which then seed the widening with the traced calls."""
+    slow_s = SLOW_FIRST_RUN * _slow_limit(traced, first, first)
+    others = other_selves(traced, ctors, start, budget.widened // 3)
+    outcomes, _, infra = run_resuming(ctx, target, others, sandbox, 1, settings=WIDEN_SETTINGS)
+    if infra:
+        return _Generated(infra=infra)
+    kept, drops = screen(others, outcomes, slow_s)
+    seeds = _seeds([*traced, *kept], {**first, **outcomes})
     try:
-        widening = widen(target, _seeds(traced, first), start, budget)
+        widening = widen(target, seeds, start + len(others), budget)
     except Exception as exc:  # noqa: BLE001 - a generator bug costs the widening, not the task
-        return _Generated(drops=Counter({f"input generation failed: {type(exc).__name__}": 1}))
+        drops[f"input generation failed: {type(exc).__name__}"] += 1
+        return _Generated(tuple(kept), outcomes, drops, bool(kept), len(others))
     made = widening.inputs
-    outcomes, _, infra = run_resuming(ctx, target, made, sandbox, seed=1, settings=WIDEN_SETTINGS)
-    kept, drops = screen(made, outcomes, SLOW_FIRST_RUN * _slow_limit(traced, first, first))
-    return _Generated(tuple(kept), outcomes, drops, widening.generatable, len(made), infra)
+    found, _, infra = run_resuming(ctx, target, made, sandbox, seed=1, settings=WIDEN_SETTINGS)
+    widened, widen_drops = screen(made, found, slow_s)
+    return _Generated(
+        (*kept, *widened),
+        {**outcomes, **found},
+        drops + widen_drops,
+        widening.generatable or bool(kept),
+        len(others) + len(made),
+        infra,
+    )
 
 
 def _slow_limit(
@@ -312,8 +334,11 @@ def _over_budget(expected: Mapping[int, Outcome]) -> set[int]:
     return over
 
 
+_INPUTS_SHOWN = frozenset({"args_in", "kwargs_in", "ctor_in", "t"})
+
+
 def strip_inputs(outcome: Outcome) -> Outcome:
-    return {k: v for k, v in outcome.items() if k not in ("args_in", "kwargs_in", "t")}
+    return {k: v for k, v in outcome.items() if k not in _INPUTS_SHOWN}
 
 
 def timing_settings(max_call_s: float, total_call_s: float) -> GradingSettings:

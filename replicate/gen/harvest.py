@@ -28,6 +28,7 @@ class HarvestedCall:
     pickle_b64: str
     origin: str
     rebuilt: bool = False  # `self` did not pickle: the input builds it afresh from its class call
+    ctor_b64: str = ""  # a method's: the pickled class call that built `self`, when recorded
 
 
 @dataclass(frozen=True)
@@ -175,7 +176,9 @@ def _parse(out: Path, work: Path) -> HarvestResult:
         try:
             if kind == "call":
                 rebuilt = rec.get("rebuilt") is True
-                call = HarvestedCall(rec["pickle_b64"], rec.get("origin", ""), rebuilt)
+                ctor = rec.get("ctor_b64")
+                ctor = ctor if type(ctor) is str else ""
+                call = HarvestedCall(rec["pickle_b64"], rec.get("origin", ""), rebuilt, ctor)
                 calls[rec["key"]].append(call)
             elif kind == "drop":
                 drops[rec["key"]][rec["reason"]] += int(rec["count"])

@@ -18,6 +18,7 @@ normalised against.
 
 from __future__ import annotations
 
+import base64
 import dataclasses
 from collections import Counter
 from collections.abc import Sequence
@@ -48,6 +49,7 @@ from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.compare import render_outcome
 from replicate.verifiers.grader import Refusal, original_source, run_candidate
 from replicate.verifiers.inputs import Budget
+from replicate.verifiers.recipes import recipe_b64
 from replicate.verifiers.reward import matches
 
 MIN_TRACED = 3
@@ -166,6 +168,16 @@ def _too_few(g: Golden) -> str | None:
     return None
 
 
+def traced_input(index: int, call: HarvestedCall) -> CallInput:
+    """A traced call as a hidden input; one whose `self`'s class call was recorded is a recipe
+    carrying that call, so the widening can vary `self` (`replicate.verifiers.recipes`)."""
+    blob = call.pickle_b64
+    if call.ctor_b64:
+        ctor = base64.b64decode(call.ctor_b64)
+        blob = recipe_b64(base64.b64decode(call.pickle_b64), {}, ctor)
+    return CallInput(index=index, origin=call.origin, pickle_b64=blob)
+
+
 def mint_target(
     ctx: RepoContext,
     repo: RepoSnapshot,
@@ -175,13 +187,14 @@ def mint_target(
     sandbox: Sandbox,
     budget: Budget | None = BUDGET,
     min_kill_rate: float | None = None,
+    ctors: Sequence[str] = (),
 ) -> Minted | Dropped:
     """Mint one task; with `min_kill_rate` (None: no strength check) its mutants are graded,
-    inputs that kill survivors are added, and a task below the rate is dropped."""
-    inputs = [
-        CallInput(index=n, origin=c.origin, pickle_b64=c.pickle_b64) for n, c in enumerate(calls)
-    ]
-    g = golden(ctx, target, inputs, sandbox, budget)
+    inputs that kill survivors are added, and a task below the rate is dropped.  `ctors`: the
+    recorded class calls (pickled, base64) of a method's class, to build other `self`s from."""
+    inputs = [traced_input(n, call) for n, call in enumerate(calls)]
+    others = [base64.b64decode(c) for c in ctors] if target.kind == "method" else []
+    g = golden(ctx, target, inputs, sandbox, budget, others)
     if g.infra:
         return Dropped("encodable", g.infra)
     if g.encodable == 0:

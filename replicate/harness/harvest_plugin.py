@@ -6,15 +6,18 @@ loaded module that refers to them, methods in their class) before collection, so
 modules, doctests and the library itself all pass through the recorder.  Each call's arguments are
 pickled BEFORE the call (a copy of their state); the call then runs unchanged.
 
-A method's `self` that does not pickle (it holds a lock its `__init__` made, say) is rebuilt: the
-classes of method targets remember, per live instance (weakly, bounded), the arguments of the
-class call that built it, pickled then; the call is recorded with `self` replaced by a pickle
-whose loading calls `Class(*args, **kwargs)` (real class and stdlib only: the jail has no plugin).
+The classes of method targets remember, per live instance (weakly, bounded), the arguments of
+the class call that built it, pickled then.  Every recorded method call carries that pickle
+(``ctor_b64``), so the trusted side can vary `self` by varying those arguments.  A `self` that
+does not pickle (it holds a lock its `__init__` made, say) is rebuilt: the call is recorded with
+`self` replaced by a pickle whose loading calls `Class(*args, **kwargs)` (real class and stdlib
+only: the jail has no plugin).
 
 Configuration: a JSON file named by $REPLICATE_HARVEST (see `HarvestConfig` on the trusted side).
 Output: JSON lines appended to the configured file, flushed per record, so a crash keeps what was
 recorded:
-  {"rec": "call", "key": ..., "pickle_b64": ..., "origin": <test node id>, "rebuilt": bool}
+  {"rec": "call", "key": ..., "pickle_b64": ..., "origin": <test node id>, "rebuilt": bool,
+   "ctor_b64": <pickled (args, kwargs) of the class call that built `self`, methods only>}
   {"rec": "drop", "key": ..., "reason": ..., "count": n}          (at session end)
   {"rec": "wrap", "key": ..., "ok": bool, "reason": ...}
   {"rec": "paths", "sys_path": [...]}                              (at session end)
@@ -92,17 +95,21 @@ class _Harvest:
         if (key, digest) in self.seen:
             return
         self.seen.add((key, digest))
+        ctor = self.memory.lookup(args[0], type(args[0])) if rebuild and args else None
+        if ctor is not None and self.spent[key] + len(data) + len(ctor) > self.budget:
+            ctor = None
         self.counts[key] += 1
-        self.spent[key] += len(data)
-        self.emit(
-            {
-                "rec": "call",
-                "key": key,
-                "pickle_b64": base64.b64encode(data).decode("ascii"),
-                "origin": self.origin,
-                "rebuilt": rebuilt,
-            }
-        )
+        self.spent[key] += len(data) + len(ctor or b"")
+        record = {
+            "rec": "call",
+            "key": key,
+            "pickle_b64": base64.b64encode(data).decode("ascii"),
+            "origin": self.origin,
+            "rebuilt": rebuilt,
+        }
+        if ctor is not None:
+            record["ctor_b64"] = base64.b64encode(ctor).decode("ascii")
+        self.emit(record)
 
 
 ATTEMPTS_PER_KEPT = 3

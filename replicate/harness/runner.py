@@ -10,9 +10,15 @@ Job (stdin: one JSON object on the first line, then the run's nonce, unless the 
 it): ``nonce``, ``module``, ``qualname`` (``func`` or ``Cls.meth``),
 ``kind``, ``inputs`` (``[{"i", "pickle_b64"}]``, each a pickled ``(args, kwargs)``, self first
 for methods, or a pickled recipe ``("replicate-recipe/1", seed, {position: value}, {keyword:
-value})``: the call pickled in ``seed`` (bytes) with those arguments replaced),
+value})``: the call pickled in ``seed`` (bytes) with those arguments replaced, or
+``("replicate-recipe/2", seed, ctor, build, {position: value}, {keyword: value}, {position:
+value}, {keyword: value})`` for a method: ``ctor`` (bytes) is the pickled ``(args, kwargs)`` of
+a class call of ``self``'s class, its arguments replaced as the last two maps say; with
+``build``, ``self`` is built afresh as ``type(self)(*args, **kwargs)`` (at load, so a class call
+that raises is a ``load_error``), else the seed's ``self`` stays),
 ``call_timeout_s``, ``max_items``, ``max_depth``, ``max_bytes``, ``channel_fd`` and optionally
-``encode_inputs`` (also report the arguments before the call as ``args_in``/``kwargs_in``).
+``encode_inputs`` (also report the arguments before the call as ``args_in``/``kwargs_in``, and
+a recipe's class-call arguments as ``ctor_in`` ``{"args", "kwargs"}``).
 
 Frames (fd ``channel_fd`` only, ``<nonce> <json>\n`` each): ``started`` | ``ready`` (the target
 imported) or ``import_error`` (type, msg) | ``loaded`` (every input unpickled, before any call) |
@@ -138,6 +144,7 @@ _MISSING = object()
 _UNVERIFIED = "<unverified>"
 _MSG_CAP = 500
 _RECIPE = "replicate-recipe/1"
+_RECIPE_CTOR = "replicate-recipe/2"
 # The global random generator is reset before every call to the state `random.seed(0)` gives: a
 # function that draws from it (more_itertools.sample, say) gives the same outcome on every run
 # instead of passing golden runs by chance and failing when graded. `setstate` is captured here,
@@ -826,6 +833,8 @@ def _call(
             # (which consumes iterators) leaves the arguments of the real call untouched.
             before["args_in"] = [encode(a, lim) for a in shown["args"]]
             before["kwargs_in"] = {k: encode(v, lim) for k, v in _dict_items(shown["kwargs"])}
+            if "ctor_in" in shown:
+                before["ctor_in"] = shown["ctor_in"]
         try:
             if _RANDOM_STATE:
                 _SET_RANDOM_STATE(_RANDOM_STATE[0])
@@ -851,17 +860,39 @@ def _drive(coro: Any) -> Any:
     return asyncio.run(coro)
 
 
-def _unpack(data: bytes) -> Any:
-    """`(args, kwargs)` from an input's pickle, building the call a recipe describes."""
+def _unpack(data: bytes, shown: Callable[[Any, Any], None] | None = None) -> Any:
+    """`(args, kwargs)` from an input's pickle, building the call a recipe describes; `shown`
+    sees a recipe's class-call arguments before `self` is built from them."""
     loaded = _pickle_loads(data)
-    if _type(loaded) is not tuple or len(loaded) != 4 or _type(loaded[0]) is not str:
+    if _type(loaded) is not tuple or len(loaded) not in (4, 8) or _type(loaded[0]) is not str:
         return loaded
-    tag, seed, positional, keywords = loaded
-    if tag != _RECIPE or _type(seed) is not bytes:
+    if loaded[0] == _RECIPE and len(loaded) == 4:
+        _, seed, positional, keywords = loaded
+        ctor: Any = None
+        build: Any = False
+        c_positional: Any = {}
+        c_keywords: Any = {}
+    elif loaded[0] == _RECIPE_CTOR and len(loaded) == 8:
+        _, seed, ctor, build, positional, keywords, c_positional, c_keywords = loaded
+    else:
         raise TypeError("an input must be (args tuple, kwargs dict) or a recipe")
+    if _type(seed) is not bytes:
+        raise TypeError("a recipe's seed is the pickled call")
+    args, kwargs = _replaced(_pickle_loads(seed), positional, keywords)
+    if _type(ctor) is bytes and args:
+        c_args, c_kwargs = _replaced(_pickle_loads(ctor), c_positional, c_keywords)
+        if shown is not None:
+            shown(c_args, c_kwargs)
+        if build is True:
+            args = (_type(args[0])(*c_args, **c_kwargs), *args[1:])
+    return args, kwargs
+
+
+def _replaced(call: Any, positional: Any, keywords: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The pickled call `(args, kwargs)` with a recipe's arguments replaced."""
     if _type(positional) is not dict or _type(keywords) is not dict:
         raise TypeError("a recipe replaces arguments by position and by keyword")
-    args, kwargs = _pickle_loads(seed)
+    args, kwargs = call
     args, kwargs = list(args), dict(kwargs)
     for position, value in _dict_items(positional):
         if _type(position) is not int or not 0 <= position < len(args):
@@ -872,10 +903,19 @@ def _unpack(data: bytes) -> Any:
     return tuple(args), kwargs
 
 
-def _load(blob: str) -> Callable[[], dict[str, Any]]:
+def _load(blob: str, lim: EncodeLimits | None = None) -> Callable[[], dict[str, Any]]:
+    """Load one input; with `lim`, a recipe's class-call arguments are reported as `ctor_in`."""
+
     def work() -> dict[str, Any]:
+        ctor_in: dict[str, Any] = {}
+
+        def shown(c_args: Any, c_kwargs: Any) -> None:
+            if lim is not None:
+                ctor_in["args"] = [encode(a, lim) for a in c_args]
+                ctor_in["kwargs"] = {k: encode(v, lim) for k, v in _dict_items(c_kwargs)}
+
         try:
-            args, kwargs = _unpack(_a2b_base64(blob))
+            args, kwargs = _unpack(_a2b_base64(blob), shown)
             if _type(args) is list:
                 args = tuple(args)
             if _type(args) is not tuple or _type(kwargs) is not dict:
@@ -884,7 +924,10 @@ def _load(blob: str) -> Callable[[], dict[str, Any]]:
             if _type(exc) is _Timeout:
                 raise
             return {"status": "load_error", "msg": _exc_summary(exc)}
-        return {"status": "loaded", "args": args, "kwargs": kwargs}
+        loaded = {"status": "loaded", "args": args, "kwargs": kwargs}
+        if ctor_in:
+            loaded["ctor_in"] = ctor_in
+        return loaded
 
     return work
 
@@ -984,7 +1027,8 @@ def run(job: dict[str, Any]) -> None:
         _os_exit(0)
     channel.send({"event": "ready"})
     with _AlarmRegion():  # one region for all the loads: two mask calls, not two per input
-        loaded = [(i, _load_input(blob, load_timeout, encode_inputs)) for i, blob in inputs]
+        reported = lim if encode_inputs else None
+        loaded = [(i, _load_input(blob, load_timeout, reported)) for i, blob in inputs]
     channel.send({"event": "loaded"})  # the host times the first call from here
     pending = ""  # the previous input's result, written together with the next call frame
     for index, (item, shown) in loaded:
@@ -998,11 +1042,12 @@ def run(job: dict[str, Any]) -> None:
 
 
 def _load_input(
-    blob: str, timeout: float, twice: bool
+    blob: str, timeout: float, lim: EncodeLimits | None
 ) -> tuple[dict[str, Any], dict[str, Any] | None]:
-    """An input's arguments, and a second copy of them when the inputs are to be reported."""
+    """An input's arguments, and with `lim` (the inputs are to be reported) a second copy."""
     loaded = _armed(_load(blob), timeout)
-    shown = _armed(_load(blob), timeout) if twice and loaded["status"] == "loaded" else None
+    wanted = lim is not None and loaded["status"] == "loaded"
+    shown = _armed(_load(blob, lim), timeout) if wanted else None
     return loaded, shown
 
 

@@ -15,36 +15,43 @@ tests make to see an error is no model of a valid one):
 Arguments that are not plain (a ``self``, a callable, a repository object) stay as they were in
 the seed call: a generated input is a *recipe*, the pickle of ``(RECIPE_TAG, seed pickle bytes,
 {position: value}, {keyword: value})``, which the runner turns into the call (the seed's pickle
-is only ever loaded inside the jail).  Pairwise relations that hold in every traced call the
-reference returned on (``a <= b``, ``len(a) == len(b)``) are kept, so generated calls stay within
-the preconditions the tests respect; what the reference does with the rest (hang, blow up, act
-nondeterministically) is judged later, by running it (`replicate.gen.golden`).
+is only ever loaded inside the jail).  A method's ``self`` is varied through the class call that
+built it, when the harvest recorded one: the traced input is then a recipe of
+``CTOR_RECIPE_TAG`` carrying that call's pickle too, the runner reports its arguments
+(``ctor_in``), their plain ones are slots named ``self.<position or keyword>``, and a recipe that
+replaces any of them has the runner build ``self`` afresh as ``type(self)(*args, **kwargs)``.
+Pairwise relations that hold in every traced call the reference returned on (``a <= b``,
+``len(a) == len(b)``) are kept, so generated calls stay within the preconditions the tests
+respect; what the reference does with the rest (hang, blow up, act nondeterministically) is
+judged later, by running it (`replicate.gen.golden`).
 Deterministic: every random choice comes from a generator seeded with the target's symbol.
 """
 
 from __future__ import annotations
 
-import base64
 import hashlib
-import io
 import itertools
 import json
-import pickle
-import pickletools
 import random
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-from replicate.core.records import CallInput, Provenance, Replacement, Target
+from replicate.core.records import CallInput, Provenance, Target
 from replicate.verifiers import plain
 from replicate.verifiers.compare import render
 from replicate.verifiers.mutate import Pool, boundaries, mutate, pool_of
+from replicate.verifiers.recipes import (
+    ctor_slot,
+    is_ctor,
+    recipe_b64,
+    replacements,
+    seed_call,
+    seed_size,
+)
 from replicate.verifiers.relations import Relation, holds, infer_relations
 from replicate.verifiers.signature import Slot, doctest_calls, doctest_literals, parse_signature
 from replicate.verifiers.strategies import Strategy, draw, from_hint, from_shape, observe
-
-RECIPE_TAG = "replicate-recipe/1"
 
 
 @dataclass(frozen=True)
@@ -64,6 +71,16 @@ class Seed:
     args: tuple[Any, ...]
     kwargs: Mapping[str, Any]
     returned: bool
+    ctor_args: tuple[Any, ...] = ()  # the encoded class call that built `self`, when recorded
+    ctor_kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    def encoded(self) -> dict[Slot, Any]:
+        """Every argument slot's encoding: the call's, then its `self`'s class call's."""
+        named: dict[Slot, Any] = dict(enumerate(self.args))
+        named.update(self.kwargs)
+        named.update({ctor_slot(n): node for n, node in enumerate(self.ctor_args)})
+        named.update({ctor_slot(k): node for k, node in self.ctor_kwargs.items()})
+        return named
 
 
 @dataclass(frozen=True)
@@ -86,12 +103,10 @@ def task_seed(target: Target, salt: str = "") -> int:
 
 
 def plain_slots(seed: Seed, kind: str) -> dict[Slot, Any]:
-    """The seed's argument slots that hold plain values (never a method's `self`)."""
+    """The seed's argument slots that hold plain values (never a method's `self` itself)."""
     slots: dict[Slot, Any] = {}
-    first = 1 if kind == "method" else 0
-    named: list[tuple[Slot, Any]] = [*enumerate(seed.args), *seed.kwargs.items()]
-    for slot, node in named:
-        if isinstance(slot, int) and slot < first:
+    for slot, node in seed.encoded().items():
+        if kind == "method" and slot == 0:
             continue
         ok, value = plain.try_decode(node)
         if ok:
@@ -104,7 +119,7 @@ def widen(
 ) -> Widening:
     """Generated inputs for `target`, indexed from `first_index` (widened first, then edge);
     another `salt` draws other inputs from the same seeds (the strength check's search)."""
-    usable = [s for s in seeds if s.returned and len(_blob(s.item)) <= budget.max_seed_bytes]
+    usable = [s for s in seeds if s.returned and seed_size(s.item) <= budget.max_seed_bytes]
     values = [plain_slots(s, target.kind) for s in usable]
     calls = [(s, v) for s, v in zip(usable, values, strict=True) if v]
     if not calls:
@@ -118,6 +133,34 @@ def widen(
     widened = _take(_widened(target, calls, rng, salt), budget.widened, relations, keys, seen)
     made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
     return Widening(tuple(made), generatable=True)
+
+
+def other_selves(
+    traced: Sequence[CallInput], ctors: Sequence[bytes], first_index: int, limit: int
+) -> tuple[CallInput, ...]:
+    """Traced method calls made on a `self` built from another recorded class call of its class
+    (`ctors`, pickled `(args, kwargs)`): each class call once with a different traced call
+    first, then again round the traced calls, up to `limit`.  They are generated inputs, and
+    seeds for the widening as well (the runner reports their class call's arguments)."""
+    own = [(item, seed_call(item)) for item in traced]
+    own = [(item, parts) for item, parts in own if parts.ctor is not None]
+    made: list[CallInput] = []
+    for turn, n in itertools.product(range(len(own)), range(len(ctors))):
+        item, parts = own[(n + turn) % len(own)]
+        if len(made) >= limit:
+            break
+        if ctors[n] == parts.ctor:
+            continue
+        made.append(
+            CallInput(
+                index=first_index + len(made),
+                stratum="widened",
+                provenance="widened",
+                origin=item.origin,
+                pickle_b64=recipe_b64(parts.call, {}, ctors[n], build=True),
+            )
+        )
+    return tuple(made)
 
 
 def _take(
@@ -236,97 +279,32 @@ class _Keys:
     canonicalised once, not per generated call (a method's `self` can be a large structure)."""
 
     def __init__(self) -> None:
-        self.seeds: dict[int, tuple[Seed, list[str], dict[str, str]]] = {}
+        self.seeds: dict[int, tuple[Seed, dict[Slot, str]]] = {}
 
     def of(self, seed: Seed, patch: Mapping[Slot, Any]) -> str:
         entry = self.seeds.get(id(seed))
         if entry is None or entry[0] is not seed:
-            args = [plain.canonical(node) for node in seed.args]
-            entry = (seed, args, {k: plain.canonical(v) for k, v in seed.kwargs.items()})
+            entry = (seed, {slot: plain.canonical(n) for slot, n in seed.encoded().items()})
             self.seeds[id(seed)] = entry
-        _, base_args, base_kwargs = entry
-        args = [plain.canonical_of(patch[n]) if n in patch else c for n, c in enumerate(base_args)]
-        kwargs = {
-            k: plain.canonical_of(patch[k]) if k in patch else c for k, c in base_kwargs.items()
+        base = entry[1]
+        named = {
+            str(slot): plain.canonical_of(patch[slot]) if slot in patch else c
+            for slot, c in base.items()
         }
-        return json.dumps([args, sorted(kwargs.items())])
+        return json.dumps(sorted(named.items()))
 
 
 def _input(call: _Call, index: int) -> CallInput:
-    args = {slot: v for slot, v in call.patch.items() if isinstance(slot, int)}
-    kwargs = {slot: v for slot, v in call.patch.items() if isinstance(slot, str)}
+    seed = seed_call(call.seed.item)
+    # the class call rides along only when `self` is built from it
+    built = seed.build or any(is_ctor(slot) for slot in call.patch)
     return CallInput(
         index=index,
         stratum=call.provenance,
         provenance=call.provenance,
         origin=call.seed.item.origin,
-        pickle_b64=recipe_b64(_blob(call.seed.item), args, kwargs),
-        replaced=tuple(
-            Replacement(slot=slot, value=plain.encode(v))
-            for slot, v in sorted(call.patch.items(), key=lambda kv: str(kv[0]))
-        ),
-    )
-
-
-# ---------------------------------------------------------------- recipes
-
-
-def _blob(item: CallInput) -> bytes:
-    return base64.b64decode(item.pickle_b64)
-
-
-class _Pickler(pickle.Pickler):
-    """Plain values only; sets in a fixed order (the bytes do not depend on the hash seed) and
-    iterator arguments as fresh list iterators."""
-
-    def reducer_override(self, obj: Any) -> Any:
-        kind = type(obj)
-        if kind in (set, frozenset):
-            return kind, (sorted(obj, key=plain.canonical_of),)
-        if kind is plain.Items:
-            return iter, (list(obj.items),)
-        return NotImplemented
-
-
-def recipe_b64(seed: bytes, args: Mapping[int, Any], kwargs: Mapping[str, Any]) -> str:
-    """The pickled recipe the runner turns into a call: the seed call with slots replaced."""
-    buffer = io.BytesIO()
-    _Pickler(buffer, protocol=4).dump((RECIPE_TAG, seed, dict(args), dict(kwargs)))
-    return base64.b64encode(buffer.getvalue()).decode("ascii")
-
-
-def recipe_seed(pickle_b64: str) -> bytes | None:
-    """The seed pickle inside a recipe, read from the opcodes (nothing is unpickled)."""
-    try:
-        ops = pickletools.genops(base64.b64decode(pickle_b64))
-        texts = [arg for op, arg, _ in itertools.islice(ops, 12) if op.name != "MEMOIZE"]
-    except (ValueError, TypeError):
-        return None
-    for n, arg in enumerate(texts):
-        if arg == RECIPE_TAG:
-            found = next((a for a in texts[n + 1 :] if isinstance(a, bytes)), None)
-            return found
-    return None
-
-
-def with_replacements(item: CallInput, patch: Mapping[Slot, Any], index: int) -> CallInput | None:
-    """A copy of a generated input with other plain values in the same slots (for shrinking)."""
-    seed = recipe_seed(item.pickle_b64)
-    if seed is None:
-        return None
-    args = {slot: v for slot, v in patch.items() if isinstance(slot, int)}
-    kwargs = {slot: v for slot, v in patch.items() if isinstance(slot, str)}
-    replaced = tuple(
-        Replacement(slot=slot, value=plain.encode(v))
-        for slot, v in sorted(patch.items(), key=lambda kv: str(kv[0]))
-    )
-    return item.model_copy(
-        update={
-            "index": index,
-            "pickle_b64": recipe_b64(seed, args, kwargs),
-            "replaced": replaced,
-            "call": "",
-        }
+        pickle_b64=recipe_b64(seed.call, call.patch, seed.ctor if built else None, built),
+        replaced=replacements(call.patch),
     )
 
 

@@ -25,8 +25,9 @@ from replicate.harness.jail import JailRun, RepoContext, run_calls
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers import plain
 from replicate.verifiers.compare import compare_outcome, is_gradable
-from replicate.verifiers.inputs import render_call, with_replacements
+from replicate.verifiers.inputs import render_call
 from replicate.verifiers.plain import Items
+from replicate.verifiers.recipes import with_replacements
 from replicate.verifiers.reward import counterexample
 from replicate.verifiers.signature import Slot
 

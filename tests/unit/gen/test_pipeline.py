@@ -10,6 +10,7 @@ import pytest
 from replicate.core.progress import NullProgress
 from replicate.gen import pipeline
 from replicate.gen.funnel import FunnelCounter
+from replicate.gen.harvest import HarvestedCall
 from replicate.gen.mint import Dropped, Minted
 
 
@@ -46,7 +47,7 @@ def _mint_all(
     options = pipeline.GenOptions(repo="r", out=Path("o"), workers=2, limit=limit)
     harvest: Any = SimpleNamespace(calls={s: () for s in symbols})
     prepared: Any = SimpleNamespace(context=None, snapshot=None, repo_dir=None)
-    targets: Any = [SimpleNamespace(symbol=s) for s in symbols]
+    targets: Any = [SimpleNamespace(symbol=s, kind="function", class_name=None) for s in symbols]
     sandbox: Any = None
     counter = FunnelCounter()
     minted = pipeline._mint_all(
@@ -79,3 +80,28 @@ def test_limit_stops_taking_targets(monkeypatch: pytest.MonkeyPatch) -> None:
     assert tasks == symbols[:3] and counter.counts["validated"] == 3
     assert counter.drops["encodable"]["not processed (--limit reached)"] == 37
     assert len(fake.started) < len(symbols)
+
+
+def test_class_calls_pool_the_recorded_class_calls_of_a_methods_class() -> None:
+    def calls(*ctors: str) -> tuple[HarvestedCall, ...]:
+        return tuple(HarvestedCall(pickle_b64="x", origin="o", ctor_b64=c) for c in ctors)
+
+    harvest: Any = SimpleNamespace(
+        calls={
+            "m.Box.b": calls("B", "A", ""),
+            "m.Box.a": calls("A", "C"),
+            "m.Box.Inner.f": calls("Z"),  # a nested class's method: another class
+            "m.Boxes.g": calls("Y"),  # a class whose name merely starts the same
+            "m.f": calls(),
+        }
+    )
+
+    def target(symbol: str, kind: str, class_name: str | None) -> Any:
+        return SimpleNamespace(symbol=symbol, kind=kind, module="m", class_name=class_name)
+
+    assert pipeline.class_calls(harvest, target("m.Box.a", "method", "Box")) == ("A", "C", "B")
+    assert pipeline.class_calls(harvest, target("m.Box.s", "staticmethod", "Box")) == ()
+    assert pipeline.class_calls(harvest, target("m.f", "function", None)) == ()
+    many: Any = SimpleNamespace(calls={"m.Box.a": calls(*(str(n) for n in range(20)))})
+    found = pipeline.class_calls(many, target("m.Box.a", "method", "Box"))
+    assert found == tuple(str(n) for n in range(pipeline.CTORS_PER_CLASS))

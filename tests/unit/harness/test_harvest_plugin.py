@@ -261,6 +261,13 @@ def test_methods_record_self_classmethods_drop_cls(harvest: Harvest) -> None:
     assert harvest.calls("pkg.core.Box.half") == [((4,), {}), ((6,), {})]
 
 
+def test_method_calls_carry_the_class_call_that_built_self(harvest: Harvest) -> None:
+    (grow,) = _call_records(harvest, "pkg.core.Box.grow")
+    assert pickle.loads(base64.b64decode(grow["ctor_b64"])) == ((1,), {})
+    for key in ("pkg.core.Box.make", "pkg.core.Box.half", "pkg.core.double"):
+        assert all("ctor_b64" not in r for r in _call_records(harvest, key)), key
+
+
 def test_lambdas_are_dropped_with_one_reason_per_cause(harvest: Harvest) -> None:
     assert harvest.calls("pkg.core.apply") == [((abs, -3), {})]
     drops = harvest.drops("pkg.core.apply")
@@ -440,6 +447,8 @@ def test_a_self_that_does_not_pickle_is_rebuilt_from_its_class_call(
         repr(("Store", 3, {"a": 1}, "x", "RLock", ("k", 1), {})),
         repr(("Plain", 4, {}, "t", "RLock", ("p", 1), {})),
     ]
+    ctors = [pickle.loads(base64.b64decode(r["ctor_b64"])) for r in puts]
+    assert ctors == [((3, {"a": 1}), {"tag": "x"})] * 2 + [((4,), {})]
     # an `__init__` inherited from a base: the class call of the subclass is remembered
     (bump,) = _call_records(h, "pkg.store.Tally.bump")
     assert bump["rebuilt"] is True

@@ -10,15 +10,8 @@ from typing import Any
 from replicate.core.records import CallInput, CallKind, Span, Target
 from replicate.harness.runner import _unpack
 from replicate.verifiers import plain
-from replicate.verifiers.inputs import (
-    RECIPE_TAG,
-    Budget,
-    Seed,
-    recipe_b64,
-    recipe_seed,
-    widen,
-    with_replacements,
-)
+from replicate.verifiers.inputs import Budget, Seed, widen
+from replicate.verifiers.recipes import recipe_b64, seed_call
 from replicate.verifiers.render import render
 from tests.unit.minted import Tiny
 
@@ -110,40 +103,50 @@ def test_a_methods_self_is_kept_from_the_seed() -> None:
     assert all(type(call[0]) is Box for call in _calls(made.inputs))
 
 
+class Bag:
+    """A repository class whose instances the harvest saw being built: `Bag(items, cap=...)`."""
+
+    def __init__(self, items: list[int], cap: int = 3) -> None:
+        self.items, self.cap = sorted(items)[:cap], cap
+
+
+def _method_seed(n: int, items: list[int], cap: int) -> Seed:
+    me = Bag(items, cap=cap)
+    call = pickle.dumps(((me, n), {}))
+    ctor = pickle.dumps(((items,), {"cap": cap}))
+    item = CallInput(index=n, origin=f"t::{n}", pickle_b64=recipe_b64(call, {}, ctor))
+    enc = {"t": "obj", "type": "tests.Bag", "fields": {}}
+    ctor_args, ctor_kwargs = (plain.encode(items),), {"cap": plain.encode(cap)}
+    return Seed(item, (enc, plain.encode(n)), {}, True, ctor_args, ctor_kwargs)
+
+
+def test_a_methods_self_is_varied_through_the_class_call_that_built_it() -> None:
+    seeds = [_method_seed(n, [n, 5, 1], 3) for n in range(3)]
+    made = widen(_target("method", "    def clamp(self, n):"), seeds, 3, Budget())
+    slots = Counter(str(r.slot) for i in made.inputs for r in i.replaced)
+    assert slots["self.0"] > 5 and slots["self.cap"] > 5 and slots["1"] > 5, slots
+    built = 0
+    for item in made.inputs:
+        (me, _n), _ = _unpack(base64.b64decode(item.pickle_b64))
+        patch = {str(r.slot): plain.decode(r.value) for r in item.replaced}
+        assert type(me) is Bag
+        if "self.0" in patch or "self.cap" in patch:  # built afresh from the replaced class call
+            seed_n = int(item.origin.removeprefix("t::"))
+            items, cap = patch.get("self.0", [seed_n, 5, 1]), patch.get("self.cap", 3)
+            assert (me.items, me.cap) == (sorted(items)[:cap], cap)
+            assert seed_call(item).build
+            built += 1
+        else:  # the seed's own self, and no class call carried along
+            assert me.cap == 3 and seed_call(item).ctor is None
+    assert built > 10
+
+
 def test_nothing_to_generate_from() -> None:
     me = {"t": "obj", "type": "tests.Box", "fields": {}}
     objects = [_seed(n, (Box(),), [me]) for n in range(3)]
     assert widen(_target(), objects, 3, Budget()).generatable is False
     raising = [_seed(n, (n,), ok=False) for n in range(3)]  # calls made to see an error
     assert widen(_target(), raising, 3, Budget()).inputs == ()
-
-
-def test_recipes_round_trip_through_the_runner() -> None:
-    seed = pickle.dumps(((Box(), 1, "a"), {"k": 2}))
-    blob = recipe_b64(seed, {2: {3, 1}}, {"k": plain.Items((4, 5)), "new": None})
-    assert recipe_seed(blob) == seed
-    args, kwargs = _unpack(base64.b64decode(blob))
-    assert type(args[0]) is Box and args[1:] == (1, {1, 3})
-    assert list(kwargs["k"]) == [4, 5] and kwargs["new"] is None  # a fresh iterator
-    legacy = pickle.dumps(((1,), {}))
-    assert _unpack(legacy) == ((1,), {})
-    assert recipe_seed(base64.b64encode(legacy).decode()) is None
-
-
-def test_recipe_bytes_do_not_depend_on_set_order() -> None:
-    a = recipe_b64(b"seed", {0: {"x", "y", "zz"}}, {})
-    b = recipe_b64(b"seed", {0: {"zz", "y", "x"}}, {})
-    assert a == b
-    assert pickle.loads(base64.b64decode(a))[0] == RECIPE_TAG
-
-
-def test_with_replacements_keeps_the_seed() -> None:
-    made = widen(_target(), SEEDS, 10, Budget(widened=3, edge=0))
-    item = made.inputs[0]
-    other = with_replacements(item, {0: 0, 1: -1}, 99)
-    assert other is not None and other.index == 99 and other.provenance == item.provenance
-    assert recipe_seed(other.pickle_b64) == recipe_seed(item.pickle_b64)
-    assert [(r.slot, plain.decode(r.value)) for r in other.replaced] == [(0, 0), (1, -1)]
 
 
 def test_minted_generated_inputs_run_as_their_recipes_say(tiny: Tiny) -> None:
