@@ -141,23 +141,8 @@ def generated_problem(outcome: Outcome | None, slow_s: float) -> str | None:
 
 
 def _seeds(inputs: Sequence[CallInput], first: Mapping[int, Outcome]) -> list[Seed]:
-    seeds = []
-    for item in inputs:
-        outcome = first.get(item.index)
-        if outcome is None or _first_problem(outcome) or "args_in" not in outcome:
-            continue
-        ctor = outcome.get("ctor_in") or {}
-        seeds.append(
-            Seed(
-                item=item,
-                args=tuple(outcome.get("args_in") or ()),
-                kwargs=dict(outcome.get("kwargs_in") or {}),
-                returned=outcome.get("status") == "returned",
-                ctor_args=tuple(ctor.get("args") or ()),
-                ctor_kwargs=dict(ctor.get("kwargs") or {}),
-            )
-        )
-    return seeds
+    found = [Seed.of(i, first[i.index]) for i in inputs if not _first_problem(first.get(i.index))]
+    return [seed for seed in found if seed is not None]
 
 
 def golden(

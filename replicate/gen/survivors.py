@@ -29,7 +29,7 @@ from replicate.gen.golden import (
 from replicate.harness.jail import RepoContext, run_calls
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.compare import compare_outcome
-from replicate.verifiers.inputs import Budget, Seed, widen
+from replicate.verifiers.inputs import Budget, Seed, seeds_among, widen
 
 Outcome = Mapping[str, Any]
 SALT = "strength"
@@ -69,15 +69,9 @@ def reference_run(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> Refer
     problem = run.infra_problem() or run.parsed.import_error
     if problem:
         return problem
-    seeds = []
     outcomes = run.parsed.outcomes
-    for item in task.inputs:
-        outcome = outcomes.get(item.index)
-        if item.provenance != "traced" or outcome is None or "args_in" not in outcome:
-            continue
-        returned = outcome.get("status") == "returned"
-        args = tuple(outcome.get("args_in") or ())
-        seeds.append(Seed(item, args, dict(outcome.get("kwargs_in") or {}), returned))
+    found = [Seed.of(i, outcomes[i.index]) for i in seeds_among(task.inputs) if i.index in outcomes]
+    seeds = [seed for seed in found if seed is not None]
     slowest = max((float(o.get("t", 0.0)) for o in outcomes.values()), default=0.0)
     return Reference(tuple(seeds), elapsed, slowest)
 

@@ -74,6 +74,21 @@ class Seed:
     ctor_args: tuple[Any, ...] = ()  # the encoded class call that built `self`, when recorded
     ctor_kwargs: Mapping[str, Any] = field(default_factory=dict)
 
+    @classmethod
+    def of(cls, item: CallInput, outcome: Mapping[str, Any]) -> Seed | None:
+        """The seed a reference outcome reported with the arguments (`args_in`) makes, if any."""
+        if "args_in" not in outcome:
+            return None
+        ctor = outcome.get("ctor_in") or {}
+        return cls(
+            item=item,
+            args=tuple(outcome.get("args_in") or ()),
+            kwargs=dict(outcome.get("kwargs_in") or {}),
+            returned=outcome.get("status") == "returned",
+            ctor_args=tuple(ctor.get("args") or ()),
+            ctor_kwargs=dict(ctor.get("kwargs") or {}),
+        )
+
     def encoded(self) -> dict[Slot, Any]:
         """Every argument slot's encoding: the call's, then its `self`'s class call's."""
         named: dict[Slot, Any] = dict(enumerate(self.args))
@@ -133,6 +148,16 @@ def widen(
     widened = _take(_widened(target, calls, rng, salt), budget.widened, relations, keys, seen)
     made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
     return Widening(tuple(made), generatable=True)
+
+
+def seeds_among(inputs: Sequence[CallInput]) -> list[CallInput]:
+    """The inputs to generate from: the traced calls, and those traced calls run on a `self`
+    built from another class call (`other_selves`)."""
+    return [i for i in inputs if i.provenance == "traced" or _other_self(i)]
+
+
+def _other_self(item: CallInput) -> bool:
+    return not item.replaced and seed_call(item).build
 
 
 def other_selves(
