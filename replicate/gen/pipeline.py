@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
@@ -145,38 +146,35 @@ def _mint_all(
             traced,
             max(1, options.workers) * 2,
         )
-        for n, result in enumerate(results):
-            if options.limit is not None and len(minted) >= options.limit:
-                counter.drop("encodable", "not processed (--limit reached)", len(traced) - n)
-                break
-            show.advance()
-            _tally(result, counter, minted)
-    if options.limit is not None:
-        for _ in minted[options.limit :]:
-            counter.revoke("validated", "over --limit")
-        minted = minted[: options.limit]
+        with closing(results):  # at --limit: the targets not started yet are cancelled
+            for n, result in enumerate(results):
+                if options.limit is not None and len(minted) >= options.limit:
+                    counter.drop("encodable", "not processed (--limit reached)", len(traced) - n)
+                    break
+                show.advance()
+                _tally(result, counter, minted)
     return minted
 
 
 def _in_order(
     pool: ThreadPoolExecutor, work: Callable[[T], R], items: Sequence[T], running: int
-) -> Iterator[R]:
+) -> Generator[R, None, None]:
     """`work` of each item, in the items' order, with up to `running` items at work at once:
     a slow item holds back the results after it, never the work on them."""
     futures: list[Future[R]] = []
+    busy: set[Future[R]] = set()  # submitted and not seen done by `wait` yet
     queue = iter(items)
     taken = 0
     try:
         while taken < len(items):
-            busy = [f for f in futures[taken:] if not f.done()]
             while len(busy) < running and len(futures) < len(items):
                 futures.append(pool.submit(work, next(queue)))
-                busy.append(futures[-1])
+                busy.add(futures[-1])
             while taken < len(futures) and futures[taken].done():
                 taken += 1
                 yield futures[taken - 1].result()
             if taken < len(items):
-                wait([f for f in futures[taken:] if not f.done()], return_when=FIRST_COMPLETED)
+                busy = wait(busy, return_when=FIRST_COMPLETED).not_done
     finally:
         for future in futures[taken:]:
             future.cancel()
