@@ -144,7 +144,7 @@ def widen(
     keys = _Keys()
     seen = {keys.of(s, {}) for s in seeds}
     # Boundary values first: a widened draw that happens to hit one does not take it from them.
-    edge = _take(_edges(calls), budget.edge, relations, keys, seen)
+    edge = _take(_edges(calls, _defaults(target)), budget.edge, relations, keys, seen)
     widened = _take(_widened(target, calls, rng, salt), budget.widened, relations, keys, seen)
     made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
     return Widening(tuple(made), generatable=True)
@@ -233,7 +233,7 @@ def _drawn(
     for slot in slots:
         observed = [values[slot] for _, values in calls if slot in values]
         strategy = from_shape(observe(observed))
-        param = signature.parameter(slot) if signature else None
+        param = signature.parameter(slot) if signature and not is_ctor(slot) else None
         hinted = from_hint(param.annotation) if param else None
         if strategy is None and hinted is None:
             continue
@@ -277,8 +277,27 @@ def _doctest_calls(
                 break
 
 
-def _edges(calls: Sequence[tuple[Seed, dict[Slot, Any]]]) -> Iterator[_Call]:
-    """Boundary values, one slot at a time, spread over slots and seeds."""
+def _defaults(target: Target) -> dict[Slot, Any]:
+    """The plain literal defaults of the target's parameters, by slot (position and name)."""
+    signature = parse_signature(target)
+    if signature is None:
+        return {}
+    found: dict[Slot, Any] = {}
+    for slot, param in [*enumerate(signature.positional), *((None, p) for p in signature.keyword)]:
+        plain_default, value = param.literal_default()
+        if plain_default:
+            found[param.name] = value
+            if slot is not None:
+                found[slot] = value
+    return found
+
+
+def _edges(
+    calls: Sequence[tuple[Seed, dict[Slot, Any]]], defaults: Mapping[Slot, Any]
+) -> Iterator[_Call]:
+    """Boundary values, one slot at a time, spread over slots and seeds; first in each slot,
+    the parameter's default when no call passed it (None for `n=None`, say: often a path of
+    its own that the tests always pass a value past)."""
     per_slot: dict[Slot, list[tuple[Seed, dict[Slot, Any], Any]]] = {}
     for seed, values in calls:
         for slot, value in values.items():
@@ -289,9 +308,11 @@ def _edges(calls: Sequence[tuple[Seed, dict[Slot, Any]]]) -> Iterator[_Call]:
         kinds: dict[str, tuple[Seed, dict[Slot, Any], Any]] = {}
         for owner in owners:  # one seed per kind of value seen in the slot
             kinds.setdefault(type(owner[2]).__name__, owner)
-        queues.append(
-            [(slot, owner, edge) for owner in kinds.values() for edge in boundaries(owner[2])]
-        )
+        queue = [(slot, owner, edge) for owner in kinds.values() for edge in boundaries(owner[2])]
+        seen = {plain.canonical_of(owner[2]) for owner in owners}
+        if slot in defaults and plain.canonical_of(defaults[slot]) not in seen:
+            queue.insert(0, (slot, owners[0], defaults[slot]))
+        queues.append(queue)
     for row in itertools.zip_longest(*queues):
         for entry in row:
             if entry is not None:

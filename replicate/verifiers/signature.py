@@ -38,6 +38,20 @@ class Parameter:
     name: str
     annotation: ast.expr | None
     kind: str  # positional, vararg, keyword, varkw
+    default: ast.expr | None = None
+
+    def literal_default(self) -> tuple[bool, Any]:
+        """`(True, value)` when the default is a plain literal (None, a bool, number, string)."""
+        if self.default is None:
+            return False, None
+        try:
+            value = ast.literal_eval(self.default)
+        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+            return False, None
+        return type(value) in _PLAIN_DEFAULTS, value
+
+
+_PLAIN_DEFAULTS = (type(None), bool, int, float, str, bytes)
 
 
 @dataclass(frozen=True)
@@ -87,19 +101,23 @@ def parse_signature(target: Target) -> Signature | None:
     if node is None:
         return None
     spec = node.args
-    positional = [_param(a, "positional") for a in (*spec.posonlyargs, *spec.args)]
+    named = [*spec.posonlyargs, *spec.args]
+    defaults: list[ast.expr | None] = [None] * (len(named) - len(spec.defaults))
+    defaults += spec.defaults
+    positional = [_param(a, "positional", d) for a, d in zip(named, defaults, strict=True)]
     if target.kind == "classmethod":
         positional = positional[1:]
+    keyword = zip(spec.kwonlyargs, spec.kw_defaults, strict=True)
     return Signature(
         positional=tuple(positional),
         vararg=_param(spec.vararg, "vararg") if spec.vararg else None,
-        keyword=tuple(_param(a, "keyword") for a in spec.kwonlyargs),
+        keyword=tuple(_param(a, "keyword", d) for a, d in keyword),
         varkw=_param(spec.kwarg, "varkw") if spec.kwarg else None,
     )
 
 
-def _param(arg: ast.arg, kind: str) -> Parameter:
-    return Parameter(arg.arg, arg.annotation, kind)
+def _param(arg: ast.arg, kind: str, default: ast.expr | None = None) -> Parameter:
+    return Parameter(arg.arg, arg.annotation, kind, default)
 
 
 @dataclass(frozen=True)

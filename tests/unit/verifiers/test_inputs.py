@@ -191,3 +191,16 @@ def test_a_minted_methods_self_is_built_from_other_class_calls(tiny: Tiny) -> No
     # the calls of one self on a self another class call built (Counter() <-> Counter(10))
     assert any(not i.replaced for i in built)
     assert all("ctor_in" not in task.expected[i.index] for i in task.inputs)
+
+
+def test_a_parameters_default_is_an_edge_case_when_no_call_passed_it() -> None:
+    target = _target(signature="def take(items, n=None):").model_copy(
+        update={"qualname": "take", "docstring": None}
+    )
+    seeds = [_seed(k, ([1, 2, 3], k)) for k in range(1, 4)]
+    made = widen(target, seeds, 3, Budget(widened=0, edge=12))
+    edges = [call[1] for item, call in zip(made.inputs, _calls(made.inputs), strict=True)]
+    assert None in edges  # n=None: the path no traced call took
+    passed = [_seed(k, ([1, 2, 3], None if k == 2 else k)) for k in range(1, 4)]
+    again = widen(target, passed, 3, Budget(widened=0, edge=12))
+    assert not any(call[1] is None for call in _calls(again.inputs))  # a call passed it already

@@ -56,6 +56,29 @@ def test_slots_of_methods_and_classmethods() -> None:
     assert star is not None and star.first_argument("function") == "items"
 
 
+def test_plain_literal_defaults() -> None:
+    text = "def f(a, b=None, c=-1.5, d=[], /, e=(1,), *, k='x', m, n=SENTINEL):"
+    sig = parse_signature(_target(text))
+    assert sig is not None
+    found = {p.name: p.literal_default() for p in (*sig.positional, *sig.keyword)}
+    assert found == {
+        "a": (False, None),
+        "b": (True, None),
+        "c": (True, -1.5),
+        "d": (False, []),  # a mutable default is not a plain literal to pass
+        "e": (False, (1,)),
+        "k": (True, "x"),
+        "m": (False, None),
+        "n": (False, None),  # a name, not a literal
+    }
+    decorated = "    @classmethod\n    def f(cls, x, y=0):"
+    klass = parse_signature(_target(decorated, "classmethod"))
+    assert klass is not None and [p.literal_default() for p in klass.positional] == [
+        (False, None),
+        (True, 0),
+    ]
+
+
 def test_multiline_signature_and_garbage() -> None:
     sig = parse_signature(_target("def f(\n    a,\n    b,\n) -> int:"))
     assert sig is not None and [p.name for p in sig.positional] == ["a", "b"]
