@@ -213,7 +213,7 @@ def _generate(
     them once (seed 1): first the traced method calls on a `self` built from the other class
     calls in `ctors`, which then seed the widening with the traced calls."""
     slow_s = SLOW_FIRST_RUN * _slow_limit(traced, first, first)
-    others = other_selves(traced, ctors, start, budget.widened // 3)
+    others = other_selves(traced, ctors, start, budget.built_selves(budget.widened))
     outcomes, _, infra = run_resuming(ctx, target, others, sandbox, 1, settings=WIDEN_SETTINGS)
     if infra:
         return _Generated(infra=infra)

@@ -61,6 +61,12 @@ class Budget:
     widened: int = 50
     edge: int = 20
     max_seed_bytes: int = 16_384  # larger seeds are not copied into recipes
+    # Of each stratum, at most this share runs on a `self` built from a class call: a fresh
+    # object is often empty, and a task graded mostly on empty objects rewards `return default`.
+    self_share: float = 0.25
+
+    def built_selves(self, limit: int) -> int:
+        return int(limit * self.self_share)
 
 
 @dataclass(frozen=True)
@@ -144,8 +150,9 @@ def widen(
     keys = _Keys()
     seen = {keys.of(s, {}) for s in seeds}
     # Boundary values first: a widened draw that happens to hit one does not take it from them.
-    edge = _take(_edges(calls, _defaults(target)), budget.edge, relations, keys, seen)
-    widened = _take(_widened(target, calls, rng, salt), budget.widened, relations, keys, seen)
+    picks = _Picks(relations, keys, seen, budget)
+    edge = picks.take(_edges(calls, _defaults(target)), budget.edge)
+    widened = picks.take(_widened(target, calls, rng, salt), budget.widened)
     made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
     return Widening(tuple(made), generatable=True)
 
@@ -188,24 +195,37 @@ def other_selves(
     return tuple(made)
 
 
-def _take(
-    candidates: Iterator[_Call],
-    limit: int,
-    relations: Sequence[Relation],
-    keys: _Keys,
-    seen: set[str],
-) -> list[_Call]:
-    taken: list[_Call] = []
-    for call in itertools.islice(candidates, limit * 6):
-        if len(taken) >= limit:
-            break
-        if not call.patch or not holds(relations, {**call.values, **call.patch}):
-            continue
-        key = keys.of(call.seed, call.patch)
-        if key not in seen:
-            seen.add(key)
-            taken.append(call)
-    return taken
+@dataclass(frozen=True)
+class _Picks:
+    """Takes generated calls that keep the relations, are new, and keep built selves within
+    their share."""
+
+    relations: Sequence[Relation]
+    keys: _Keys
+    seen: set[str]
+    budget: Budget
+
+    def take(self, candidates: Iterator[_Call], limit: int) -> list[_Call]:
+        taken: list[_Call] = []
+        built, most_built = 0, self.budget.built_selves(limit)
+        for call in itertools.islice(candidates, limit * 6):
+            if len(taken) >= limit:
+                break
+            if not call.patch or not holds(self.relations, {**call.values, **call.patch}):
+                continue
+            builds = _builds_self(call)
+            if builds and built >= most_built:
+                continue
+            key = self.keys.of(call.seed, call.patch)
+            if key not in self.seen:
+                self.seen.add(key)
+                taken.append(call)
+                built += builds
+        return taken
+
+
+def _builds_self(call: _Call) -> bool:
+    return seed_call(call.seed.item).build or any(is_ctor(slot) for slot in call.patch)
 
 
 def _widened(
@@ -214,13 +234,24 @@ def _widened(
     yield from _doctest_calls(target, calls)
     drawn = _drawn(target, calls, salt)
     pool = pool_of([*(v for _, vs in calls for v in vs.values()), *doctest_literals(target)])
+    share = Budget().self_share
     for n in itertools.count():
         seed, values = calls[rng.randrange(len(calls))]
+        slots = _slots_to_vary(values, rng, share)
         if n % 2 == 0 and drawn:
-            patch = _drawn_patch(values, drawn, rng)
+            patch = _drawn_patch(slots, drawn, rng)
         else:
-            patch = _mutant_patch(values, rng, pool)
+            patch = _mutant_patch(slots, rng, pool)
         yield _Call(seed, values, patch, "widened")
+
+
+def _slots_to_vary(values: Mapping[Slot, Any], rng: random.Random, share: float) -> dict[Slot, Any]:
+    """The call's own slots, or (at the share built selves have) its `self`'s class call's."""
+    ctor = {slot: v for slot, v in values.items() if is_ctor(slot)}
+    if not ctor:
+        return dict(values)
+    call = {slot: v for slot, v in values.items() if not is_ctor(slot)}
+    return ctor if not call or rng.random() < share else call
 
 
 def _drawn(
@@ -342,8 +373,7 @@ class _Keys:
 
 def _input(call: _Call, index: int) -> CallInput:
     seed = seed_call(call.seed.item)
-    # the class call rides along only when `self` is built from it
-    built = seed.build or any(is_ctor(slot) for slot in call.patch)
+    built = _builds_self(call)  # the class call rides along only when `self` is built from it
     return CallInput(
         index=index,
         stratum=call.provenance,

@@ -139,6 +139,10 @@ def test_a_methods_self_is_varied_through_the_class_call_that_built_it() -> None
         else:  # the seed's own self, and no class call carried along
             assert me.cap == 3 and seed_call(item).ctor is None
     assert built > 10
+    # a built self is a fresh object: within its share of each stratum, the rest on real selves
+    budget = Budget()
+    assert built <= budget.built_selves(budget.widened) + budget.built_selves(budget.edge)
+    assert len(made.inputs) - built >= 10
 
 
 def test_nothing_to_generate_from() -> None:
