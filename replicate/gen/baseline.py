@@ -13,8 +13,9 @@ Most of them need no run of their own: where the stub raised NotImplementedError
 started and done nothing, so ``return None``, ``return <constant>`` and ``raise T`` would have
 left the same arguments behind; their outcomes are the stub's with the status, value or
 exception type changed.  That holds when no decorator sits between the body and the caller
-(`staticmethod` and `classmethod` aside); otherwise ``return None`` and ``raise ValueError`` run in
-the jail like ``return <first argument>`` always does.
+(`staticmethod` and `classmethod` aside) and every input was loaded and called (a `self` built
+from its class call may call the target while it is built); otherwise ``return None`` and
+``raise ValueError`` run in the jail like ``return <first argument>`` always does.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ CONSTANTS = 5  # the most common expected return values tried as constant progra
 CONSTANT = "return constant"  # how their names start
 VISIBLE = "visible calls, else"  # a lookup table of the traced calls, then another program
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
+_CALLED = frozenset({"returned", "raised"})  # statuses of an input that was loaded and called
 
 
 @dataclass(frozen=True)
@@ -51,13 +53,13 @@ class Program:
     body: str
 
 
-def programs_to_run(target: Target, stub_ran: bool = True) -> list[Program]:
+def programs_to_run(target: Target, derived: bool = True) -> list[Program]:
     """The degenerate programs whose outcomes cannot be read off the stub's (all of them when
-    the stub's module did not even import: the target is called while the module loads)."""
+    they could not be read off at all: see `derivable`)."""
     signature = parse_signature(target)
     first = signature.first_argument(target.kind) if signature else None
     found = [Program(f"return {first}", f"return {first}")] if first else []
-    if not stub_ran or not undecorated(target):
+    if not derived or not undecorated(target):
         found += [Program(body, body) for body in ("return None", "raise ValueError")]
     return found
 
@@ -73,11 +75,23 @@ def with_body(task: LoadedTask, body: str) -> bytes:
     return source[: span.start_byte] + body.encode("utf-8") + source[span.end_byte :]
 
 
+def derivable(target: Target, stub: Mapping[int, Outcome] | None) -> bool:
+    """Whether the stub's outcomes show what the programs that only change its body's statement
+    would do: its module imported, no decorator sits between body and caller, and every input
+    was loaded and called.  A method's `self` built afresh from its class call runs the class's
+    code, which may call the target (`Table.__init__` calls `_fill`): then the stub fails the
+    load, and `return None` would have built a `self` and called the method."""
+    if stub is None or not undecorated(target):
+        return False
+    return all(outcome.get("status") in _CALLED for outcome in stub.values())
+
+
 def derived_outcomes(
     task: LoadedTask, stub: Mapping[int, Outcome]
 ) -> dict[str, dict[int, Outcome]]:
-    """Outcomes of the programs that only change what the stub's body did, per program."""
-    if not undecorated(task.hidden.target):
+    """Outcomes of the programs that only change what the stub's body did, per program (none
+    when they cannot be read off the stub's: see `derivable`)."""
+    if not derivable(task.hidden.target, stub):
         return {}
     programs: dict[str, Any] = {"return None": {"status": "returned", "value": {"t": "none"}}}
     for value in _common_values(task.expected.values()):
@@ -140,7 +154,8 @@ def baseline(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> Baseline |
         return stub
     outcomes: dict[str, Mapping[int, Outcome]] = {"raise NotImplementedError": stub or {}}
     outcomes.update(derived_outcomes(task, stub) if stub is not None else {})
-    for program in programs_to_run(task.hidden.target, stub_ran=stub is not None):
+    derived = derivable(task.hidden.target, stub)
+    for program in programs_to_run(task.hidden.target, derived=derived):
         found = _outcomes(task, with_body(task, program.body), ctx, sandbox)
         if isinstance(found, str):
             return found

@@ -43,7 +43,8 @@ from typing import Any
 
 SCRIPT = Path(__file__).resolve()
 GRACE_S = 2.0
-RECIPE_TAG = "replicate-recipe/1"  # replicate.verifiers.inputs.RECIPE_TAG
+RECIPE_TAG = "replicate-recipe/1"  # replicate.verifiers.recipes.RECIPE_TAG
+CTOR_RECIPE_TAG = "replicate-recipe/2"  # replicate.verifiers.recipes.CTOR_RECIPE_TAG
 
 
 class _NaiveTimeout(BaseException):
@@ -114,18 +115,32 @@ def _child_check(job_path: str) -> None:
 
 def _plain_call(data: bytes) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """`(args, kwargs)` from a hidden input's pickle: a plain call or a recipe (a seed call's
-    pickle with some arguments replaced, as `replicate.verifiers.inputs` makes them)."""
+    pickle with some arguments replaced, and for a method maybe `self` built afresh from the
+    class call that built it, as `replicate.verifiers.recipes` makes them)."""
     loaded = pickle.loads(data)
     if type(loaded) is tuple and len(loaded) == 4 and loaded[0] == RECIPE_TAG:
         _, seed, positional, keywords = loaded
-        args, kwargs = pickle.loads(seed)
-        args, kwargs = list(args), dict(kwargs)
-        for position, value in positional.items():
-            args[position] = value
-        kwargs.update(keywords)
-        return tuple(args), kwargs
+        return _replaced(pickle.loads(seed), positional, keywords)
+    if type(loaded) is tuple and len(loaded) == 8 and loaded[0] == CTOR_RECIPE_TAG:
+        _, seed, ctor, build, positional, keywords, c_positional, c_keywords = loaded
+        args, kwargs = _replaced(pickle.loads(seed), positional, keywords)
+        if build and args:
+            c_args, c_kwargs = _replaced(pickle.loads(ctor), c_positional, c_keywords)
+            args = (type(args[0])(*c_args, **c_kwargs), *args[1:])
+        return args, kwargs
     args, kwargs = loaded
     return tuple(args), dict(kwargs)
+
+
+def _replaced(
+    call: Any, positional: dict[int, Any], keywords: dict[str, Any]
+) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    args, kwargs = call
+    args, kwargs = list(args), dict(kwargs)
+    for position, value in positional.items():
+        args[position] = value
+    kwargs.update(keywords)
+    return tuple(args), kwargs
 
 
 def _child_expect(spec_path: str) -> None:

@@ -7,6 +7,7 @@ from typing import Any
 
 from replicate.core.records import Baseline, CallKind, DegenerateScore, Span, Target
 from replicate.gen.baseline import (
+    derivable,
     derived_outcomes,
     programs_to_run,
     summarise,
@@ -82,6 +83,24 @@ def test_outcomes_read_off_the_stub(tiny: Tiny) -> None:
         ),
     )
     assert derived_outcomes(decorated, stub) == {}
+
+
+def test_nothing_is_read_off_a_stub_that_failed_to_load_an_input(tiny: Tiny) -> None:
+    """A method's `self` built from its class call runs the class's code, which may call the
+    target (boltons' `Table.__init__` calls `_fill`): the stub then fails the load, and what
+    `return None` would have done cannot be read off it; it runs in the jail instead."""
+    task = tiny.task("tinypkg.core.parse_int")
+    stub = {i.index: _stub(i.index) for i in task.inputs}
+    assert derivable(task.hidden.target, stub) and derived_outcomes(task, stub)
+    failed = {**stub, task.inputs[0].index: {"status": "load_error", "msg": "NotImplementedError"}}
+    assert not derivable(task.hidden.target, failed)
+    assert derived_outcomes(task, failed) == {}
+    assert not derivable(task.hidden.target, None)
+    method = _target("    def f(self):", "method")
+    assert [p.body for p in programs_to_run(method, derived=False)] == [
+        "return None",
+        "raise ValueError",
+    ]
 
 
 def test_summary_ranks_programs_and_too_weak_tells_why(tiny: Tiny) -> None:
