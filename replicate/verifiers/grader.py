@@ -9,7 +9,9 @@ Expected outputs never enter the candidate's process; comparison happens here.
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import Any
 
 from replicate import GRADER_VERSION
 from replicate.batch.store import LoadedTask
@@ -19,7 +21,9 @@ from replicate.harness.jail import JailRun, RepoContext, run_calls
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.reward import normalise, score
 from replicate.verifiers.shrink import shrink_counterexample
-from replicate.verifiers.stability import flipped, unstable_reason
+from replicate.verifiers.stability import flipped, rescued, unstable_reason
+
+Outcome = Mapping[str, Any]
 
 
 def original_source(task: LoadedTask) -> bytes:
@@ -109,8 +113,9 @@ def run_spliced(
 
 def _second_run(
     task: LoadedTask, found: Attempt, ctx: RepoContext, sandbox: Sandbox, hash_seed: int
-) -> Refusal | None:
-    """Grade again (BRIEF §4, 17): a Refusal when passes come and go between the two runs."""
+) -> Refusal | Mapping[int, Outcome]:
+    """Grade again (BRIEF §4, 17): a Refusal when passes come and go between the two runs, else
+    the second run's outcomes (inputs that timed out in the first are scored on them)."""
     again = run_spliced(task, found.spliced, ctx, sandbox, hash_seed=hash_seed)
     if isinstance(again, Refusal):
         if again.status == "infra_error":
@@ -125,7 +130,7 @@ def _second_run(
     )
     if flips:
         return Refusal(0.0, "graded", unstable_reason(flips, len(task.inputs)))
-    return None
+    return again.run.parsed.outcomes
 
 
 def grade_text(
@@ -151,20 +156,23 @@ def grade_text(
         verdict = _verdict(task, started, found.reward, found.status, found.reason)
         return verdict.model_copy(update={"raw_reward": found.reward})
     run = found.run
-    result = score(task.inputs, task.expected, run.parsed.outcomes, task.hidden.grading)
+    settings = task.hidden.grading
+    result = score(task.inputs, task.expected, run.parsed.outcomes, settings)
+    base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
+    if normalise(result.reward, base) > 0:
+        again = _second_run(task, found, ctx, sandbox, hash_seed)
+        if isinstance(again, Refusal):
+            verdict = _verdict(task, started, again.reward, again.status, again.reason)
+            raw = None if again.reward is None else round(result.reward, 6)
+            return verdict.model_copy(update={"raw_reward": raw, "counts": result.counts})
+        result = score(task.inputs, task.expected, rescued(run.parsed.outcomes, again), settings)
+    reward = round(normalise(result.reward, base), 6)
     reason = _reason(result.mismatches, len(task.inputs), run.result.timed_out, run.parsed.ready)
     example = result.counterexample
     if shrink and example is not None and result.first_mismatch is not None:
         example = shrink_counterexample(
             task, result.first_mismatch, example, found.spliced, ctx, sandbox
         )
-    base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
-    reward = round(normalise(result.reward, base), 6)
-    unstable = _second_run(task, found, ctx, sandbox, hash_seed) if reward > 0 else None
-    if unstable is not None:
-        verdict = _verdict(task, started, unstable.reward, unstable.status, unstable.reason)
-        raw = None if unstable.reward is None else round(result.reward, 6)
-        return verdict.model_copy(update={"raw_reward": raw, "counts": result.counts})
     verdict = _verdict(task, started, reward, "graded", reason)
     return verdict.model_copy(
         update={

@@ -5,7 +5,10 @@ occasional passes; over an RL run those are a reward for noise.  The grader runs
 earned anything a second time, with the same hash seed, and compares which hidden inputs passed.
 Outputs that differ without changing pass or fail (an address in an exception message) do not
 count, and neither does an input that timed out in either run: a busy machine is no evidence of
-nondeterminism.  Pure: the two runs' outcomes in, the flipped inputs out.
+nondeterminism.  A timeout counts only when it repeats: an input that timed out in the first run and
+finished in the second is scored on the second (`rescued`), so a call stalled by a busy machine
+does not cost a right program its reward, while a hang hangs twice.  Pure: the two runs'
+outcomes in, the flipped inputs or the rescued outcomes out.
 """
 
 from __future__ import annotations
@@ -36,6 +39,16 @@ def flipped(
         if (miss_one is None) != (miss_two is None):
             out.append(item.index)
     return tuple(out)
+
+
+def rescued(first: Mapping[int, Outcome], second: Mapping[int, Outcome]) -> dict[int, Outcome]:
+    """The first run's outcomes, with each input that timed out there (or never ran: the run hit
+    its time limit) taken from the second run where it finished."""
+    out = dict(first)
+    for index, outcome in second.items():
+        if _timed_out(first.get(index)) and not _timed_out(outcome):
+            out[index] = outcome
+    return out
 
 
 def _timed_out(outcome: Outcome | None) -> bool:

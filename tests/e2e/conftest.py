@@ -18,7 +18,9 @@ from replicate.batch.store import Batch
 from replicate.gen.mint import MIN_STRATUM, MIN_TRACED
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
-TIMINGS: dict[str, float] = {}
+TIMINGS: dict[str, tuple[float, float]] = {}  # gen's wall time and the machine's pace then
+PACE_RUNS = 9  # processes of the fixed piece of work that sets the pace
+PACE_WORK = "import ast, json, pickle; sum(i * i for i in range(300_000))"
 GIT = ("git", "-c", "safe.directory=*", "-c", "user.name=e2e", "-c", "user.email=e2e@localhost")
 
 
@@ -29,6 +31,7 @@ class Minted:
     batch: Path
     funnel: dict[str, Any]
     wall_s: float
+    pace_s: float  # `machine_pace()` measured around this gen
 
     def stage(self, name: str) -> int:
         return next(int(s["count"]) for s in self.funnel["stages"] if s["stage"] == name)
@@ -42,8 +45,24 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
-    for name, seconds in TIMINGS.items():
-        terminalreporter.write_line(f"e2e: replicate gen on {name} took {seconds:.0f} s")
+    for name, (seconds, pace) in TIMINGS.items():
+        terminalreporter.write_line(
+            f"e2e: replicate gen on {name} took {seconds:.0f} s"
+            f" = {seconds / pace:.0f} paces (a pace: {pace:.3f} s here, now)"
+        )
+
+
+def machine_pace() -> float:
+    """Seconds this machine takes, now, for a fixed piece of gen-like work: the median of
+    `PACE_RUNS` Python processes that start, import and loop (gen's time is mostly processes
+    like these).  Gen's wall time is judged against it: these machines differ 2x and more from
+    one run to the next, so a guard in plain seconds fails on a slow day, not on a slow gen."""
+    times = []
+    for _ in range(PACE_RUNS):
+        started = time.monotonic()
+        subprocess.run([sys.executable, "-c", PACE_WORK], check=True, timeout=60)
+        times.append(time.monotonic() - started)
+    return sorted(times)[len(times) // 2]
 
 
 def replicate(
@@ -91,12 +110,14 @@ def sdist_repo(root: Path, name: str, version: str) -> Path:
 
 
 def mint(name: str, repo: Path, out: Path) -> Minted:
+    before = machine_pace()
     started = time.monotonic()
     done = replicate("gen", "--repo", str(repo), "--out", str(out), "--json")
     wall = time.monotonic() - started
+    pace = (before + machine_pace()) / 2
     assert done.returncode == 0, done.stderr[-3000:]
-    TIMINGS[name] = wall
-    return Minted(name, repo, out, json.loads(done.stdout), wall)
+    TIMINGS[name] = (wall, pace)
+    return Minted(name, repo, out, json.loads(done.stdout), wall, pace)
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,11 @@ from tests.e2e.conftest import Minted, minimum_breaches, replicate
 
 # Validated-task floors per library (the Minted.name of each fixture).
 FLOORS = {"more-itertools 10.5.0": 40, "boltons 24.1.0": 20}
-GEN_GUARD_S = 600.0  # generous; the target is < 300 s per library
+# gen's wall time in paces of this machine (`machine_pace`); generous: a guard against a gen gone
+# slow, not a benchmark.  Measured 2026-12-01 on a slow day (a pace of 0.167 s): boltons 792 s =
+# ~4700 paces, more-itertools 423 s = ~2500.  The plain-seconds guard it replaces (600 s) passed
+# on one CI machine and failed on the next with the same code.
+GEN_GUARD_PACES = 8000.0
 CLI_SAMPLE = 3  # tasks per library graded through `replicate grade` (one process each)
 COPY_SAMPLE = 10  # tasks per library run with the agent that copies the original into place
 
@@ -57,7 +61,8 @@ def test_gen_meets_floor_and_time(public_batch: Minted) -> None:
     assert validated >= floor, json.dumps(public_batch.funnel, indent=1)[:4000]
     assert len(on_disk) == validated, (len(on_disk), validated)
     assert public_batch.stage("extracted") >= validated
-    assert public_batch.wall_s < GEN_GUARD_S, f"gen took {public_batch.wall_s:.0f} s"
+    paces = public_batch.wall_s / public_batch.pace_s
+    assert paces < GEN_GUARD_PACES, f"gen took {public_batch.wall_s:.0f} s = {paces:.0f} paces"
 
 
 def test_every_task_keeps_the_input_minimums(public_batch: Minted) -> None:
