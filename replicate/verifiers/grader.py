@@ -11,7 +11,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from replicate import GRADER_VERSION
 from replicate.batch.store import LoadedTask
@@ -21,9 +20,7 @@ from replicate.harness.jail import JailRun, RepoContext, run_calls
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.reward import normalise, score
 from replicate.verifiers.shrink import shrink_counterexample
-from replicate.verifiers.stability import flipped, rescued, unstable_reason
-
-Outcome = Mapping[str, Any]
+from replicate.verifiers.stability import Outcome, flipped, rescued, unstable_reason
 
 
 def original_source(task: LoadedTask) -> bytes:
