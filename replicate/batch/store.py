@@ -9,13 +9,17 @@
     DIR/reference_impls/_repos/<repo_dir>/tree/      pristine source snapshot at the commit
     DIR/reference_impls/_repos/<repo_dir>/meta/      distribution metadata (no code)
 
-A reader takes only `specs/` folders that hold a `task.json`.
+A reader takes only `specs/` folders that hold a `task.json`.  A batch is untrusted input: every
+name and path it gives is checked when a task is loaded (`replicate.batch.checks`), and its
+files against the manifest `replicate gen` wrote (`replicate.batch.manifest`).
 """
 
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import threading
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +27,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from replicate import confined
+from replicate.batch import checks
+from replicate.batch.manifest import Manifest, differences, read_manifest
 from replicate.core.ids import MAX_PART, slug
 from replicate.core.records import CallInput, HiddenTask, RepoRecord, TaskSpec
 from replicate.errors import ReplicateError
@@ -105,26 +112,71 @@ def remove_task(batch: Path, task_id: str) -> None:
 
 
 class Batch:
-    """A task batch on disk; tasks are loaded on demand."""
+    """A task batch on disk; tasks are loaded on demand.
 
-    def __init__(self, root: Path) -> None:
+    With a `manifest` (what `Batch.open` reads unless told not to verify), loading a task first
+    checks that task's files and its repository's snapshot against it, once per batch object."""
+
+    def __init__(self, root: Path, manifest: Manifest | None = None) -> None:
         self.root = root
         self._ids = tuple(sorted(p.parent.name for p in (root / SPECS).glob("*/task.json")))
+        self._manifest = manifest
+        self._verified: set[str] = set()
+        self._verify_lock = threading.Lock()
 
     @classmethod
-    def open(cls, path: str | Path) -> Batch:
+    def open(cls, path: str | Path, *, verify: bool = True) -> Batch:
         root = Path(path)
         if not root.exists():
             raise ReplicateError(f"no such task directory: {path}")
         if not root.is_dir():
             raise ReplicateError(f"not a directory: {path}")
-        batch = cls(root.resolve())
+        root = root.resolve()
+        batch = cls(root)
         if not batch.ids:
             raise ReplicateError(
                 f"no tasks in {path} (expected {path}/{SPECS}/<id>/task.json; make one with "
                 "`replicate gen`)"
             )
-        return batch
+        for ident in batch.ids:
+            checks.check_name(ident, ident, "folder name")
+        if not verify:
+            return batch
+        manifest = read_manifest(root)
+        batch._check_task_list(manifest)
+        return cls(root, manifest)
+
+    def _check_task_list(self, manifest: Manifest) -> None:
+        """The tasks on disk are the tasks minted: none added, none removed."""
+        minted = {
+            path.split("/")[1]
+            for path in manifest.files
+            if path.startswith(f"{SPECS}/") and path.endswith("/task.json") and path.count("/") == 2
+        }
+        added = sorted(set(self._ids) - minted)
+        removed = sorted(minted - set(self._ids))
+        if added or removed:
+            what = f"task {added[0]} was added" if added else f"task {removed[0]} was removed"
+            raise ReplicateError(
+                f"{self.root}: batch edited after minting: {what}; re-mint it, or pass "
+                "--no-verify to trust it as it is"
+            )
+
+    def verify(self, prefix: str, task_id: str) -> None:
+        """Check the files under `prefix` against the manifest (once); a one-line error if not."""
+        if self._manifest is None:
+            return
+        with self._verify_lock:
+            if prefix in self._verified:
+                return
+            found = differences(self.root, self._manifest, prefix)
+            if found:
+                raise ReplicateError(
+                    f"task {task_id}: batch edited after minting: {found[0]}"
+                    + (f" (and {len(found) - 1} more)" if len(found) > 1 else "")
+                    + "; re-mint it, or pass --no-verify to trust it as it is"
+                )
+            self._verified.add(prefix)
 
     @property
     def ids(self) -> tuple[str, ...]:
@@ -152,9 +204,12 @@ class Batch:
 
     def load(self, task_id: str) -> LoadedTask:
         task_id = self.resolve(task_id)
+        self.verify(f"{SPECS}/{task_id}/", task_id)
+        self.verify(f"{HIDDEN}/{task_id}/", task_id)
         spec = self.spec(task_id)
         secret = self.root / HIDDEN / task_id
         hidden = _load_model(HiddenTask, secret / "task.json", task_id)
+        checks.check_task(task_id, spec, hidden)
         inputs = tuple(_load_inputs(secret / "inputs.jsonl", task_id))
         expected = _load_expected(secret / "expected.jsonl", task_id)
         missing = [item.index for item in inputs if item.index not in expected]
@@ -162,19 +217,24 @@ class Batch:
             raise ReplicateError(
                 f"task {task_id}: broken batch: input {missing[0]} has no expected outcome"
             )
+        repo = self.repo(hidden.repo_dir, task_id)
+        _check_target_file(repo, hidden, task_id)
         return LoadedTask(
             spec=spec,
             hidden=hidden,
             inputs=inputs,
             expected=expected,
-            repo=self.repo(hidden.repo_dir, task_id),
+            repo=repo,
             prompt=_read(self.root / SPECS / task_id / "TASK.md", task_id),
         )
 
     def repo(self, repo_dir: str, task_id: str = "") -> RepoSnapshot:
+        checks.check_name(task_id or repo_dir, repo_dir, "repo_dir")
+        self.verify(f"{HIDDEN}/{REPOS}/{repo_dir}/", task_id or repo_dir)
         root = self.root / HIDDEN / REPOS / repo_dir
         record = _load_model(RepoRecord, root / "repo.json", task_id or repo_dir)
-        if not (root / "tree").is_dir():
+        checks.check_repo(task_id or repo_dir, record)
+        if not (root / "tree").is_dir() or (root / "tree").is_symlink():
             raise ReplicateError(f"task {task_id}: broken batch: {root}/tree is missing")
         return RepoSnapshot(record=record, root=root)
 
@@ -182,6 +242,18 @@ class Batch:
         folder = self.root / HIDDEN / REPOS
         names = sorted(p.parent.name for p in folder.glob("*/repo.json")) if folder.is_dir() else []
         return tuple(self.repo(name) for name in names)
+
+
+def _check_target_file(repo: RepoSnapshot, hidden: HiddenTask, task_id: str) -> None:
+    """The target is a regular file of the snapshot, reached without a symlink."""
+    try:
+        os.close(confined.open_file(repo.tree, hidden.target.path))
+    except confined.ConfinementError as exc:
+        raise ReplicateError(f"task {task_id}: unsafe target.path: {exc}") from None
+    except OSError as exc:
+        raise ReplicateError(
+            f"task {task_id}: broken batch: target file {hidden.target.path}: {exc.strerror}"
+        ) from None
 
 
 def _read(path: Path, task_id: str) -> str:
@@ -211,9 +283,11 @@ def _load_inputs(path: Path, task_id: str) -> list[CallInput]:
     out = []
     for number, line in enumerate(_read(path, task_id).splitlines(), 1):
         try:
-            out.append(CallInput.model_validate_json(line))
+            item = CallInput.model_validate_json(line)
         except ValidationError:
             raise ReplicateError(f"task {task_id}: broken {path} at line {number}") from None
+        checks.check_origin(task_id, item.origin)
+        out.append(item)
     return out
 
 

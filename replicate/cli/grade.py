@@ -11,9 +11,10 @@ from replicate.cache import cache_root
 from replicate.errors import ReplicateError
 from replicate.harness.context import context_for
 from replicate.harness.sandbox import get_sandbox, sandbox_names
-from replicate.verifiers.grader import grade_text
+from replicate.verifiers.grader import MAX_CANDIDATE_BYTES, grade_text, refused, size_problem
 from replicate.verifiers.repo_tests import with_repo_tests
 
+NO_VERIFY_HELP = "trust the batch as it is: skip checking its files against its manifest"
 REPO_TESTS_HELP = (
     "also run the repository's tests that called the target with the candidate in place "
     "(reported in the verdict; not part of the reward)"
@@ -27,17 +28,23 @@ def register(sub: Any) -> None:
     p.add_argument("--candidate", required=True, type=Path, help="a whole target file or a def")
     p.add_argument("--sandbox", default="local", choices=sandbox_names())
     p.add_argument("--repo-tests", action="store_true", help=REPO_TESTS_HELP)
+    p.add_argument("--no-verify", action="store_true", help=NO_VERIFY_HELP)
     p.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
-    batch = Batch.open(args.tasks)
+    batch = Batch.open(args.tasks, verify=not args.no_verify)
     task = batch.load(args.task)
-    try:
-        data = args.candidate.read_bytes()
+    try:  # no more than the grader takes: a bigger candidate is refused with reward 0 unread
+        with args.candidate.open("rb") as handle:
+            data = handle.read(MAX_CANDIDATE_BYTES + 1)
     except OSError as exc:
         raise ReplicateError(f"cannot read candidate {args.candidate}: {exc.strerror}") from None
     text = data.decode("utf-8", errors="replace")
+    too_big = size_problem(text)
+    if too_big:  # before the environment is built: refused at once
+        print(refused(task, too_big).model_dump_json(indent=2))
+        return 0
     sandbox = get_sandbox(args.sandbox)
     ctx = context_for(task.repo, cache_root())
     verdict = grade_text(task, text, ctx, sandbox)

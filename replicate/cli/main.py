@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from rich.markup import escape
 
 from replicate import __version__
-from replicate.cli import gen, grade, run
+from replicate.cli import gen, grade, run, validate
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
 
-SUBCOMMANDS = (gen, run, grade)
+SUBCOMMANDS = (gen, run, grade, validate)
 
 
 def build_parser() -> argparse.ArgumentParser:

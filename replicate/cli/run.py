@@ -11,13 +11,14 @@ from typing import Any
 from rich.table import Table
 
 from replicate.cli.console import err_console
-from replicate.cli.grade import REPO_TESTS_HELP
+from replicate.cli.grade import NO_VERIFY_HELP, REPO_TESTS_HELP
 from replicate.cli.progress import RichProgress
 from replicate.core.records import ResultRow
-from replicate.errors import ReplicateError
+from replicate.errors import InfraError, ReplicateError
 from replicate.harness.agent import DEFAULT_AGENT_TIMEOUT_S, AgentConfig
 from replicate.harness.egress import parse_allow_hosts
 from replicate.harness.sandbox import Sandbox, get_sandbox, sandbox_names
+from replicate.scoring.results import TORN_FILE
 from replicate.scoring.session import RunOptions, RunSummary, run_batch
 
 
@@ -42,6 +43,7 @@ def register(sub: Any) -> None:
     p.add_argument("--limit", type=int, help="only the first N tasks")
     p.add_argument("--keep-workspaces", action="store_true", help="keep workspaces in RUN_DIR")
     p.add_argument("--repo-tests", action="store_true", help=REPO_TESTS_HELP)
+    p.add_argument("--no-verify", action="store_true", help=NO_VERIFY_HELP)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.set_defaults(handler=handle)
 
@@ -89,6 +91,7 @@ def handle(args: argparse.Namespace) -> int:
         limit=args.limit,
         keep_workspaces=args.keep_workspaces,
         repo_tests=args.repo_tests,
+        verify=not args.no_verify,
     )
     with RichProgress(enabled=not args.json) as progress:
         summary = run_batch(options, progress)
@@ -97,6 +100,24 @@ def handle(args: argparse.Namespace) -> int:
         print(json.dumps({"mean_reward": summary.mean_reward, "rows": rows}, indent=2))
     else:
         err_console().print(results_table(summary))
+    return _closing_line(summary)
+
+
+def _closing_line(summary: RunSummary) -> int:
+    """The last line says what a pipeline must know; infrastructure errors exit 3 (the rows are
+    all written first, and a re-run retries just those)."""
+    console = err_console()
+    if summary.torn:
+        console.print(
+            f"{summary.torn} torn line(s) of an earlier crash moved to {TORN_FILE}", soft_wrap=True
+        )
+    if summary.infra_errors:
+        console.print(
+            f"[yellow]{summary.infra_errors} of {len(summary.rows)} attempt(s) failed on our side "
+            "(infra_error); run the same command again to retry them[/]",
+            soft_wrap=True,
+        )
+        return InfraError.exit_code
     return 0
 
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from replicate.batch.manifest import write_manifest
 from replicate.batch.schemas import write_schemas
 from replicate.batch.store import write_repo, write_task
 from replicate.core.progress import NullProgress, Progress
@@ -251,6 +252,7 @@ def _write(out: Path, prepared: PreparedRepo, minted: list[Minted]) -> tuple[str
         write_task(out, task.spec, task.hidden, task.prompt, task.inputs, task.expected)
         ids.append(task.id)
     write_schemas(out)
+    write_manifest(out)  # last: it covers every file of the batch, older tasks included
     return tuple(ids)
 
 

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from replicate import confined
 from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness import runner as runner_module
 from replicate.harness.bytecode import bytecode_table
@@ -311,6 +312,5 @@ def _view(
     # No isolation (the plain backend): build a copy of the tree with the file replaced.
     copy = scratch / "tree"
     shutil.copytree(ctx.tree, copy, symlinks=True)
-    (copy / target.path).unlink()
-    (copy / target.path).write_bytes(override)
+    confined.write_bytes(copy, target.path, override)
     return copy, [*mounts, Mount.same(str(copy))]

@@ -1,13 +1,17 @@
-"""RUN_DIR bookkeeping: `run.json` (what the run is) and append-only `results.jsonl`."""
+"""RUN_DIR bookkeeping: `run.json` (what the run is), append-only `results.jsonl`, and the lock
+that keeps a second `replicate run` out of a RUN_DIR while one is using it."""
 
 from __future__ import annotations
 
 import json
+import os
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
+from filelock import FileLock, Timeout
 from pydantic import ValidationError
 
 from replicate.core.records import ResultRow
@@ -15,6 +19,9 @@ from replicate.errors import ReplicateError
 
 RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
+TORN_FILE = "results.torn.jsonl"  # lines of results.jsonl that were cut short or do not parse
+LOCK_FILE = ".run.lock"
+OWNER_FILE = ".run.owner"  # the pid of the process holding the lock, for the refusal message
 DONE_STATUSES = ("graded", "violation")
 
 
@@ -28,12 +35,40 @@ class RunIdentity:
     samples: int
 
 
-def claim_run_dir(out: Path, identity: RunIdentity) -> None:
-    """Create RUN_DIR or check that it belongs to the same run (resume), else refuse."""
+@contextmanager
+def locked_run_dir(out: Path) -> Iterator[None]:
+    """Create RUN_DIR and hold its lock for the block; a second run on it is refused at once."""
     try:
         out.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
         raise ReplicateError(f"cannot use {out} as a run directory: {exc.strerror}") from None
+    lock = FileLock(out / LOCK_FILE, blocking=False)
+    try:
+        lock.acquire()
+    except Timeout:
+        raise ReplicateError(
+            f"{out} is in use by another `replicate run` (pid {_owner(out)}); wait for it to "
+            "end, or use another --out"
+        ) from None
+    owner = out / OWNER_FILE
+    try:
+        owner.write_text(f"{os.getpid()}\n", encoding="utf-8")
+        yield
+    finally:
+        with suppress(OSError):
+            owner.unlink()
+        lock.release()
+
+
+def _owner(out: Path) -> str:
+    try:
+        return (out / OWNER_FILE).read_text(encoding="utf-8").strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def claim_run_dir(out: Path, identity: RunIdentity) -> None:
+    """Check that RUN_DIR is new or belongs to the same run (resume), else refuse."""
     path = out / RUN_FILE
     if not path.exists():
         path.write_text(json.dumps(asdict(identity), indent=2) + "\n", encoding="utf-8")
@@ -51,18 +86,42 @@ def claim_run_dir(out: Path, identity: RunIdentity) -> None:
             )
 
 
+def repair_results(out: Path) -> int:
+    """Move every line of results.jsonl that is not a whole row (a crash cut it short) to
+    results.torn.jsonl, so strict JSONL readers can read the file; returns how many moved."""
+    path = out / RESULTS_FILE
+    if not path.exists():
+        return 0
+    data = path.read_bytes()
+    kept: list[bytes] = []
+    torn: list[bytes] = []
+    for line in data.splitlines():
+        if not line.strip():
+            continue
+        try:
+            ResultRow.model_validate_json(line)
+        except ValidationError:
+            torn.append(line)
+            continue
+        kept.append(line)
+    if not torn and (not data or data.endswith(b"\n")):
+        return 0
+    with (out / TORN_FILE).open("ab") as aside:
+        aside.write(b"".join(line + b"\n" for line in torn))
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(b"".join(line + b"\n" for line in kept))
+    tmp.replace(path)
+    return len(torn)
+
+
 def load_rows(out: Path) -> dict[tuple[str, int], ResultRow]:
-    """The last row per (task, sample); lines cut short by a crash are skipped."""
+    """The last row per (task, sample); `repair_results` first, so every line is a row."""
     rows: dict[tuple[str, int], ResultRow] = {}
     path = out / RESULTS_FILE
     if not path.exists():
         return rows
-    # A crash can cut the last line inside a multi-byte character: decode leniently, skip it.
-    for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
-        try:
-            row = ResultRow.model_validate_json(line)
-        except ValidationError:
-            continue
+    for line in path.read_text(encoding="utf-8").splitlines():
+        row = ResultRow.model_validate_json(line)
         rows[(row.task_id, row.sample)] = row
     return rows
 
@@ -75,11 +134,8 @@ class ResultLog:
         self._lock = threading.Lock()
 
     def append(self, rows: Iterable[ResultRow]) -> None:
+        """Whole lines only (the file was repaired when the run took RUN_DIR)."""
         text = "".join(row.model_dump_json() + "\n" for row in rows)
-        with self._lock, self._path.open("a+b") as handle:
-            if handle.tell() > 0:  # a line cut short by a crash must not swallow this row
-                handle.seek(-1, 2)
-                if handle.read(1) != b"\n":
-                    text = "\n" + text
+        with self._lock, self._path.open("ab") as handle:
             handle.write(text.encode("utf-8"))
             handle.flush()

@@ -10,7 +10,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate import GRADER_VERSION
+from replicate import GRADER_VERSION, confined
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.progress import NullProgress, Progress
@@ -25,6 +25,8 @@ from replicate.scoring.results import (
     RunIdentity,
     claim_run_dir,
     load_rows,
+    locked_run_dir,
+    repair_results,
 )
 from replicate.verifiers.grader import grade_text
 from replicate.verifiers.repo_tests import with_repo_tests
@@ -42,6 +44,7 @@ class RunOptions:
     samples: int = 1
     keep_workspaces: bool = False
     repo_tests: bool = False  # also run the repository's tests of each target (reported only)
+    verify: bool = True  # check the batch against its manifest (`--no-verify` skips it)
 
 
 @dataclass(frozen=True)
@@ -49,6 +52,11 @@ class RunSummary:
     rows: tuple[ResultRow, ...]
     resumed: int
     symbols: Mapping[str, str]  # task id -> the target's dotted symbol, for display
+    torn: int = 0  # lines of an earlier results.jsonl moved aside (cut short by a crash)
+
+    @property
+    def infra_errors(self) -> int:
+        return sum(row.status == "infra_error" for row in self.rows)
 
     @property
     def mean_reward(self) -> float:
@@ -73,7 +81,12 @@ class _Contexts:
 
 
 def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSummary:
-    batch = Batch.open(options.tasks)
+    """Run the agent on every selected task and sample not already graded in RUN_DIR.
+
+    The batch is checked first (every selected task loads, its files match the manifest), so a
+    broken or edited batch is a one-line error before any agent runs.  RUN_DIR is locked for the
+    whole run; rows cut short by an earlier crash are moved aside before resuming."""
+    batch = Batch.open(options.tasks, verify=options.verify)
     ids = batch.select(options.task_ids, options.limit)
     identity = RunIdentity(
         tasks=str(batch.root),
@@ -81,15 +94,29 @@ def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSumma
         sandbox=options.sandbox_name,
         samples=options.samples,
     )
-    claim_run_dir(options.out, identity)
-    existing = load_rows(options.out)
-    todo = [
-        (ident, sample)
-        for ident in ids
-        for sample in range(options.samples)
-        if (ident, sample) not in existing or existing[(ident, sample)].status not in DONE_STATUSES
-    ]
-    show = progress or NullProgress()
+    with locked_run_dir(options.out):
+        claim_run_dir(options.out, identity)
+        torn = repair_results(options.out)
+        existing = load_rows(options.out)
+        todo = [
+            (ident, sample)
+            for ident in ids
+            for sample in range(options.samples)
+            if (ident, sample) not in existing
+            or existing[(ident, sample)].status not in DONE_STATUSES
+        ]
+        for ident in dict.fromkeys(ident for ident, _ in todo):
+            batch.load(ident)  # raises the one-line error of a broken task before any agent runs
+        fresh = _run_all(batch, todo, options, progress or NullProgress())
+    rows = tuple({**existing, **fresh}[(i, s)] for i in ids for s in range(options.samples))
+    symbols = {ident: batch.spec(ident).source.symbol for ident in ids}
+    resumed = len(ids) * options.samples - len(todo)
+    return RunSummary(rows=rows, resumed=resumed, symbols=symbols, torn=torn)
+
+
+def _run_all(
+    batch: Batch, todo: list[tuple[str, int]], options: RunOptions, show: Progress
+) -> dict[tuple[str, int], ResultRow]:
     show.stage(f"running the agent on {len(todo)} attempt(s)", total=len(todo))
     log = ResultLog(options.out)
     contexts = _Contexts(batch)
@@ -101,10 +128,7 @@ def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSumma
         return row
 
     with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
-        fresh = {(r.task_id, r.sample): r for r in pool.map(one, todo)}
-    rows = tuple({**existing, **fresh}[(i, s)] for i in ids for s in range(options.samples))
-    symbols = {ident: batch.spec(ident).source.symbol for ident in ids}
-    return RunSummary(rows=rows, resumed=len(ids) * options.samples - len(todo), symbols=symbols)
+        return {(r.task_id, r.sample): r for r in pool.map(one, todo)}
 
 
 def _attempt(
@@ -150,9 +174,7 @@ def _grade_workspace(
         return _verdict(task.id, 0.0, "violation", read.violation)
     if read.text is None:
         return _verdict(task.id, 0.0, "graded", read.problem or "target file unreadable")
-    kept = options.out / "candidates" / task.id / f"{sample}.py"
-    kept.parent.mkdir(parents=True, exist_ok=True)
-    kept.write_text(read.text, encoding="utf-8")
+    confined.write_bytes(options.out, f"candidates/{task.id}/{sample}.py", read.text.encode())
     verdict = grade_text(task, read.text, ctx, options.agent.sandbox)
     if options.repo_tests:
         verdict = with_repo_tests(verdict, task, read.text, ctx, options.agent.sandbox)

@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from replicate import GRADER_VERSION
+from replicate import GRADER_VERSION, confined
 from replicate.batch.store import LoadedTask
 from replicate.core.records import Verdict, VerdictStatus
 from replicate.core.splice import SpliceError, splice, stub_source
@@ -22,9 +22,27 @@ from replicate.verifiers.reward import normalise, score
 from replicate.verifiers.shrink import shrink_counterexample
 from replicate.verifiers.stability import Outcome, flipped, rescued, unstable_reason
 
+# The largest candidate any entry point grades (a target file read back from a workspace, a file
+# given to `replicate grade`, a completion): bigger ones get reward 0 before anything parses them.
+MAX_CANDIDATE_BYTES = 2_000_000
+
+
+def size_problem(candidate: str) -> str | None:
+    """Why a candidate is too big to grade, or None."""
+    size = len(candidate.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_CANDIDATE_BYTES:
+        return f"candidate larger than {MAX_CANDIDATE_BYTES} bytes ({size})"
+    return None
+
+
+def refused(task: LoadedTask, reason: str) -> Verdict:
+    """The verdict on a candidate that is not run at all: reward 0, with the reason."""
+    verdict = _verdict(task, time.monotonic(), 0.0, "graded", reason)
+    return verdict.model_copy(update={"raw_reward": 0.0})
+
 
 def original_source(task: LoadedTask) -> bytes:
-    return (task.repo.tree / task.hidden.target.path).read_bytes()
+    return confined.read_bytes(task.repo.tree, task.hidden.target.path)
 
 
 def stubbed_source(task: LoadedTask) -> bytes:
@@ -76,6 +94,9 @@ def run_candidate(
 ) -> Attempt | Refusal:
     """Splice the candidate text into the stubbed file and run it on the hidden inputs."""
     target = task.hidden.target
+    too_big = size_problem(candidate)
+    if too_big:
+        return Refusal(0.0, "graded", too_big)
     try:
         spliced = splice(stubbed_source(task), candidate, target)
     except SpliceError as exc:

@@ -15,6 +15,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from replicate import confined
 from replicate.batch.store import LoadedTask
 from replicate.core.records import CallInput, RepoTestsCount, Target, Verdict
 from replicate.core.splice import SpliceError, splice
@@ -59,8 +60,7 @@ def run_repo_tests(
         work = scratch / "work"
         shutil.copytree(ctx.tree, work, symlinks=True)
         if candidate is not None:
-            (work / target.path).unlink()
-            (work / target.path).write_bytes(candidate)
+            confined.write_bytes(work, target.path, candidate)
         report = scratch / "report.xml"
         argv: tuple[str, ...] = (str(ctx.python), "-m", "pytest", "-q", "-p", "no:cacheprovider")
         argv += ("--doctest-modules", f"--junitxml={report}", *ids)

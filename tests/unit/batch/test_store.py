@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from replicate.batch.manifest import write_manifest
 from replicate.batch.store import HIDDEN, REPOS, SPECS, Batch, remove_task, write_repo, write_task
 from replicate.core.records import CallInput
 from replicate.errors import ReplicateError
@@ -35,6 +36,7 @@ def test_write_then_read_round_trip(tiny: Tiny, tmp_path: Path) -> None:
     root = write_repo(out, task.hidden.repo_dir, task.repo.record)
     shutil.copytree(task.repo.tree, root / "tree")
     write_task(out, task.spec, task.hidden, task.prompt, task.inputs, task.expected)
+    write_manifest(out)
 
     batch = Batch.open(out)
     assert batch.ids == (task.id,)
@@ -107,7 +109,7 @@ def test_only_folders_without_tasks_is_empty(tmp_path: Path) -> None:
 def test_broken_task_json(tiny: Tiny, copy: Path, text: str, expected: str) -> None:
     ident = tiny.id_of("tinypkg.core.clamp")
     (copy / SPECS / ident / "task.json").write_text(text)
-    message = _error(lambda: Batch.open(copy).load(ident))
+    message = _error(lambda: Batch.open(copy, verify=False).load(ident))
     assert expected in message and ident in message
 
 
@@ -117,14 +119,14 @@ def test_broken_hidden_task_json_names_the_field(tiny: Tiny, copy: Path) -> None
     data = json.loads(path.read_text())
     del data["target"]
     path.write_text(json.dumps(data))
-    message = _error(lambda: Batch.open(copy).load(ident))
+    message = _error(lambda: Batch.open(copy, verify=False).load(ident))
     assert "target" in message and "task.json" in message
 
 
 def test_task_json_that_is_not_utf8(tiny: Tiny, copy: Path) -> None:
     ident = tiny.id_of("tinypkg.core.clamp")
     (copy / SPECS / ident / "task.json").write_bytes(b'{"id": "\xff\xfe"}')
-    assert "UTF-8" in _error(lambda: Batch.open(copy).load(ident))
+    assert "UTF-8" in _error(lambda: Batch.open(copy, verify=False).load(ident))
 
 
 def test_broken_inputs_line(tiny: Tiny, copy: Path) -> None:
@@ -133,7 +135,7 @@ def test_broken_inputs_line(tiny: Tiny, copy: Path) -> None:
     lines = path.read_text().splitlines()
     lines[1] = lines[1][: len(lines[1]) // 2]
     path.write_text("\n".join(lines) + "\n")
-    message = _error(lambda: Batch.open(copy).load(ident))
+    message = _error(lambda: Batch.open(copy, verify=False).load(ident))
     assert "inputs.jsonl at line 2" in message
 
 
@@ -143,7 +145,7 @@ def test_broken_expected_line(tiny: Tiny, copy: Path) -> None:
     lines = path.read_text().splitlines(keepends=True)
     assert len(lines) == len(tiny.task("tinypkg.core.clamp").inputs)
     path.write_text("".join(lines) + '{"outcome": {}}\n')
-    message = _error(lambda: Batch.open(copy).load(ident))
+    message = _error(lambda: Batch.open(copy, verify=False).load(ident))
     assert f"expected.jsonl at line {len(lines) + 1}" in message
 
 
@@ -154,20 +156,20 @@ def test_input_without_expected_outcome(tiny: Tiny, copy: Path) -> None:
     last = json.loads(lines[-1])["i"]
     assert last == max(i.index for i in tiny.task("tinypkg.core.clamp").inputs)
     path.write_text("".join(lines[:-1]))
-    message = _error(lambda: Batch.open(copy).load(ident))
+    message = _error(lambda: Batch.open(copy, verify=False).load(ident))
     assert f"input {last} has no expected outcome" in message
 
 
 def test_missing_repo_tree(tiny: Tiny, copy: Path) -> None:
     task = tiny.task("tinypkg.core.clamp")
     shutil.rmtree(copy / HIDDEN / REPOS / task.hidden.repo_dir / "tree")
-    assert "tree is missing" in _error(lambda: Batch.open(copy).load(task.id))
+    assert "tree is missing" in _error(lambda: Batch.open(copy, verify=False).load(task.id))
 
 
 def test_missing_hidden_half(tiny: Tiny, copy: Path) -> None:
     ident = tiny.id_of("tinypkg.core.clamp")
     shutil.rmtree(copy / HIDDEN / ident)
-    assert "cannot read" in _error(lambda: Batch.open(copy).load(ident))
+    assert "cannot read" in _error(lambda: Batch.open(copy, verify=False).load(ident))
 
 
 def test_unknown_task_id(tiny: Tiny) -> None:
@@ -198,7 +200,7 @@ def test_ambiguous_symbol(tiny: Tiny, copy: Path) -> None:
     ident = tiny.id_of("tinypkg.core.clamp")
     twin = ident.rsplit("__", 1)[0] + "__0123456789"
     shutil.copytree(copy / SPECS / ident, copy / SPECS / twin)
-    batch = Batch.open(copy)
+    batch = Batch.open(copy, verify=False)
     assert "names 2 tasks" in _error(lambda: batch.resolve("tinypkg.core.clamp"))
     assert batch.resolve(twin) == twin
 

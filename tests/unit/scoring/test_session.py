@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import os
 import shlex
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -155,14 +158,54 @@ def test_samples_and_kept_workspaces(tiny: Tiny, tmp_path: Path) -> None:
         assert note.read_text().strip() == tiny.id_of(CLAMP)
 
 
-def test_broken_task_becomes_an_infra_error_row(tiny: Tiny, tmp_path: Path) -> None:
+@pytest.mark.parametrize("verify", [True, False])
+def test_a_broken_task_is_refused_before_any_agent_runs(
+    tiny: Tiny, tmp_path: Path, verify: bool
+) -> None:
     batch = tiny.copy_batch(tmp_path / "batch")
     ident = tiny.id_of(CLAMP)
     (batch / "reference_impls" / ident / "inputs.jsonl").write_text("{broken\n")
-    agent = AgentConfig("true", get_sandbox("local"))
+    marker = tmp_path / "agent-ran"
+    agent = AgentConfig(f"touch {marker}", get_sandbox("plain"))
     options = RunOptions(
-        tasks=batch, out=tmp_path / "run", agent=agent, sandbox_name="local", task_ids=(ident,)
+        tasks=batch, out=tmp_path / "run", agent=agent, sandbox_name="plain", verify=verify
     )
-    row = run_batch(options).rows[0]
-    assert (row.status, row.reward) == ("infra_error", None)
-    assert "inputs.jsonl at line 1" in row.reason
+    with pytest.raises(ReplicateError) as info:
+        run_batch(options)
+    expected = "changed after minting" if verify else "inputs.jsonl at line 1"
+    assert expected in str(info.value) and ident in str(info.value)
+    assert not marker.exists() and not (tmp_path / "run" / RESULTS_FILE).exists()
+
+
+def test_two_runs_on_one_run_dir_one_is_refused_the_other_grades_each_task_once(
+    tiny: Tiny, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    args = [
+        sys.executable, "-m", "replicate", "run", "--tasks", str(tiny.batch_dir),
+        "--agent", "sleep 1", "--out", str(out), "--workers", "2", "--json",
+    ]  # fmt: skip
+    runs = [subprocess.Popen(args, stdout=subprocess.PIPE, stderr=subprocess.PIPE) for _ in "ab"]
+    done = [(run.wait(timeout=300), run.stderr.read().decode()) for run in runs if run.stderr]
+    codes = sorted(code for code, _ in done)
+    assert codes == [0, 2], done
+    refusal = next(text for code, text in done if code == 2)
+    assert "is in use by another `replicate run` (pid " in refusal
+    assert len(refusal.strip().splitlines()) == 1
+    ids = [line["task_id"] for line in _lines(out)]
+    assert sorted(ids) == sorted(tiny.batch.ids)  # every task once, none twice
+
+
+def test_run_exits_3_when_an_attempt_is_an_infra_error(tiny: Tiny, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    cache = tmp_path / "cache-is-a-file"
+    cache.write_text("x")  # no environment can be built: the grade fails on our side
+    env = {**os.environ, "REPLICATE_CACHE": str(cache)}
+    done = subprocess.run(
+        [sys.executable, "-m", "replicate", "run", "--tasks", str(tiny.batch_dir),
+         "--agent", "true", "--out", str(out), "--task", CLAMP],
+        capture_output=True, text=True, env=env, timeout=300, check=False,
+    )  # fmt: skip
+    assert done.returncode == 3, done.stderr
+    assert done.stderr.strip().splitlines()[-1].startswith("1 of 1 attempt(s) failed on our side")
+    assert [line["status"] for line in _lines(out)] == ["infra_error"]

@@ -1,0 +1,71 @@
+"""Files under a root, never outside it: plain relative paths only, no symlink on the way."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replicate import confined
+from replicate.core.paths import name_problem, path_problem
+
+
+@pytest.mark.parametrize(
+    "path", ["/etc/passwd", "../x", "a/../../x", "a//b", "./a", "a/.", "", "a\\b", "a\x00b"]
+)
+def test_paths_that_are_not_plain_are_refused(tmp_path: Path, path: str) -> None:
+    assert path_problem(path) is not None
+    with pytest.raises(confined.ConfinementError):
+        confined.write_bytes(tmp_path, path, b"x")
+
+
+@pytest.mark.parametrize("path", ["a", "a/b.py", "src/pkg/mod.py", "a..b/c"])
+def test_plain_paths_pass(path: str) -> None:
+    assert path_problem(path) is None
+
+
+@pytest.mark.parametrize("name", ["../x", ".hidden", "a/b", "", "a b", "x" * 256])
+def test_names_that_are_not_plain_are_refused(name: str) -> None:
+    assert name_problem(name) is not None
+
+
+def test_write_makes_folders_and_replaces_the_leaf(tmp_path: Path) -> None:
+    confined.write_bytes(tmp_path, "a/b/c.txt", b"one")
+    confined.write_bytes(tmp_path, "a/b/c.txt", b"two")
+    assert (tmp_path / "a" / "b" / "c.txt").read_bytes() == b"two"
+    assert confined.read_bytes(tmp_path, "a/b/c.txt") == b"two"
+    assert confined.read_bytes(tmp_path, "a/b/c.txt", limit=1) == b"tw"
+
+
+def test_a_symlinked_folder_on_the_way_is_refused(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    outside.mkdir()
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "a").symlink_to(outside)
+    (root / "a" / "f").write_bytes(b"secret")  # the control: a plain join goes through
+    with pytest.raises(confined.ConfinementError) as info:
+        confined.write_bytes(root, "a/f", b"x")
+    assert info.value.symlink
+    with pytest.raises(confined.ConfinementError):
+        confined.read_bytes(root, "a/f")
+    assert (outside / "f").read_bytes() == b"secret"
+
+
+def test_a_symlinked_leaf_is_replaced_not_followed(tmp_path: Path) -> None:
+    victim = tmp_path / "victim"
+    victim.write_bytes(b"secret")
+    root = tmp_path / "root"
+    root.mkdir()
+    (root / "f").symlink_to(victim)
+    with pytest.raises(confined.ConfinementError):
+        confined.read_bytes(root, "f")
+    confined.write_bytes(root, "f", b"new")
+    assert victim.read_bytes() == b"secret"
+    assert not (root / "f").is_symlink() and (root / "f").read_bytes() == b"new"
+
+
+def test_a_folder_is_not_a_file(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    with pytest.raises(confined.ConfinementError, match="not a regular file"):
+        confined.read_bytes(tmp_path, "d")
