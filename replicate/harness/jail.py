@@ -15,13 +15,13 @@ import glob
 import json
 import secrets
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from replicate.core.records import CallInput, GradingSettings, Target
+from replicate.core.scratch import temporary_dir
 from replicate.harness import runner as runner_module
 from replicate.harness.bytecode import bytecode_table
 from replicate.harness.calltime import CallClock, LiveFrames, timed_frames
@@ -252,7 +252,7 @@ def run_calls(
             return _finished(result, nonce, inputs, settings, live)
         finally:
             slot.replace()
-    with tempfile.TemporaryDirectory(prefix="replicate-jail-") as scratch:
+    with temporary_dir("replicate-jail-") as scratch:
         tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
         bytecode = ctx.bytecode(tree, target)
         stdin = _job(target, inputs, settings, encode_inputs) + nonce.encode()
