@@ -31,8 +31,11 @@ _IDENTITY = {
 
 
 def make_workspace(task: LoadedTask, dest: Path) -> Path:
-    """Create the workspace at `dest` (which must not exist) and return it."""
-    shutil.copytree(task.repo.tree, dest, symlinks=True)
+    """Create the workspace at `dest` (absent, or an empty folder: the quota's mount) and
+    return it."""
+    if dest.exists() and any(dest.iterdir()):
+        raise FileExistsError(f"workspace folder is not empty: {dest}")
+    shutil.copytree(task.repo.tree, dest, symlinks=True, dirs_exist_ok=True)
     target = dest / task.hidden.target.path
     target.unlink()
     target.write_bytes(stubbed_source(task))
