@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -22,6 +21,7 @@ from pathlib import Path
 from packaging.utils import canonicalize_name
 
 from replicate.cache import file_lock
+from replicate.core.scratch import temporary_dir
 from replicate.envs.pipout import culprits, error_line
 from replicate.errors import InfraError
 
@@ -139,7 +139,7 @@ def _resolver_env(cache: Path) -> Path:
 
 
 def _dry_run(resolver: Path, reqs: Sequence[str], deadline: float) -> _Resolution:
-    with tempfile.TemporaryDirectory(prefix="replicate-pip-") as tmp:
+    with temporary_dir("replicate-pip-") as tmp:
         report = Path(tmp) / "report.json"
         args = [str(base_python()), "-m", "pip", "--python", str(resolver / "bin" / "python")]
         args += ["install", "--dry-run", "--ignore-installed", "--quiet", "--report"]
