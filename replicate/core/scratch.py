@@ -31,7 +31,7 @@ MNT_DETACH = 2
 _OWNED = re.compile(r"^replicate-[a-z]+-(\d+)\.(\d+)-")
 _OWNED_MOUNT = re.compile(rf"^{MOUNT_SOURCE_PREFIX}(\d+)\.(\d+)$")
 _live: dict[str, Callable[[], None]] = {}
-_lock = threading.Lock()
+_lock = threading.RLock()  # re-entrant: the signal handler may interrupt a holder in main
 _tokens: dict[int, str] = {}
 
 
