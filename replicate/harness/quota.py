@@ -11,8 +11,9 @@ The agent is judged to have exceeded the quota when, at its end, less than `FULL
 (or no inode) is left, or when it failed and its output's tail names ENOSPC/EDQUOT.
 
 Mounting needs CAP_SYS_ADMIN (root, the CI case).  Where it is refused the workspace is a plain
-folder on the host's disk with no total cap (only the per-file RLIMIT_FSIZE of `AGENT_LIMITS`):
-`WorkspaceQuota.enforced` is then False and nothing is ever judged exceeded.
+folder on the host's disk with no total cap, only the per-file RLIMIT_FSIZE of `AGENT_LIMITS`
+(`WorkspaceQuota.enforced` is False): the quota is then checked after the fact, on the size of
+what the agent left, so it is recorded but not prevented (a file written and deleted escapes it).
 """
 
 from __future__ import annotations
@@ -45,7 +46,7 @@ class WorkspaceQuota:
     def exceeded(self, outcome: AgentOutcome) -> bool:
         """Did the agent run into the quota (see the module docstring)?"""
         if not self.enforced:
-            return False
+            return self.megabytes is not None and _tree_bytes(self.path) > self.megabytes << 20
         if _is_full(self.path):
             return True
         failed = outcome.status != "ok"
@@ -110,3 +111,13 @@ def _is_full(path: Path) -> bool:
     except OSError:
         return False
     return info.f_bavail * info.f_frsize < FULL_MARGIN_BYTES or info.f_favail == 0
+
+
+def _tree_bytes(path: Path) -> int:
+    """Bytes allocated below `path` (links not followed), as a full tmpfs would have counted."""
+    total = 0
+    for here, dirs, files in os.walk(path):
+        for name in (*dirs, *files):
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(here, name)).st_blocks * 512
+    return total

@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from replicate.core.scratch import unmount
+from replicate.harness import quota
 from replicate.harness.agent import AgentConfig
 from replicate.harness.quota import mount_tmpfs
 from replicate.harness.sandbox import get_sandbox
@@ -103,3 +104,13 @@ def test_a_kept_workspace_leaves_the_mount(tiny: Tiny, tmp_path: Path, mounts: N
     assert not os.path.ismount(kept)
     assert (kept / "note").read_text() == "kept\n"
     assert (kept / ".git").is_dir()
+
+
+def test_where_mounting_is_refused_the_quota_is_checked_afterwards(
+    tiny: Tiny, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No CAP_SYS_ADMIN (simulated): the write lands on the host disk, and is recorded."""
+    monkeypatch.setattr(quota, "mount_tmpfs", lambda path, megabytes: False)
+    row = _run(tiny, tmp_path / "run", PAST, QUOTA_MB).rows[0]
+    assert (row.agent_status, row.agent_exit_code) == ("disk_quota_exceeded", 0), row
+    assert _run(tiny, tmp_path / "small", "true", QUOTA_MB).rows[0].agent_status == "ok"
