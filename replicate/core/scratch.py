@@ -149,7 +149,7 @@ def _sweep_dirs(root: Path) -> list[Path]:
 
 def _sweep_mounts() -> list[Path]:
     removed = []
-    for source, point in _mounts():
+    for source, point in tmpfs_mounts():
         owner = _OWNED_MOUNT.match(source)
         dead = owner is not None and not owner_alive(int(owner[1]), int(owner[2]))
         if dead and unmount(point):
@@ -157,7 +157,7 @@ def _sweep_mounts() -> list[Path]:
     return removed
 
 
-def _mounts() -> list[tuple[str, Path]]:
+def tmpfs_mounts() -> list[tuple[str, Path]]:
     """(source, mount point) of this namespace's tmpfs mounts (/proc/self/mountinfo)."""
     found = []
     with contextlib.suppress(OSError):

@@ -104,3 +104,39 @@ def test_the_sweep_detaches_a_dead_owners_workspace_mount(tmp_path: Path) -> Non
     assert os.path.ismount(point)
     assert point in scratch.sweep(tmp_path)
     assert not os.path.ismount(point)
+
+
+RUNNER = """
+import sys
+from pathlib import Path
+from replicate.core import scratch
+from replicate.harness.agent import AgentConfig
+from replicate.harness.sandbox import get_sandbox
+from replicate.scoring.session import RunOptions, run_batch
+
+scratch.install_signal_cleanup()
+agent = AgentConfig("sleep 120", get_sandbox("local"), timeout_s=300, disk_quota_mb=16)
+run_batch(RunOptions(Path(sys.argv[1]), Path(sys.argv[2]), agent, "local", task_ids=(sys.argv[3],)))
+"""
+
+
+def _mounted(below: Path) -> list[Path]:
+    return [point for _, point in scratch.tmpfs_mounts() if below in point.parents]
+
+
+def test_sigterm_during_the_agent_unmounts_its_workspace(tiny: Tiny, tmp_path: Path) -> None:
+    out = tmp_path / "run"
+    child = subprocess.Popen(
+        [sys.executable, "-c", RUNNER, str(tiny.batch_dir), str(out), tiny.id_of(CLAMP)], cwd=ROOT
+    )
+    deadline = time.monotonic() + 60
+    while not _mounted(out) and child.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    if not _mounted(out):
+        child.kill()
+        child.wait()
+        pytest.skip("no workspace mount appeared (mounting refused here?)")
+    child.terminate()
+    child.wait(timeout=60)
+    assert child.returncode == -signal.SIGTERM
+    assert _mounted(out) == []
