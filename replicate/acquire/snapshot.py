@@ -12,6 +12,7 @@ from pathlib import Path
 from replicate.acquire.commands import GitFailed, run_git
 from replicate.cache import file_lock
 from replicate.errors import ReplicateError
+from replicate.scratch import temporary_dir
 
 SKIP_DIRS = frozenset(
     {".git", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox", ".venv"}
@@ -117,7 +118,7 @@ def _commit_entries(git_dir: Path, entries: list[Entry]) -> str:
         if entry.path not in blob_ids:
             blob_ids[entry.path] = _hash_one(git_dir, entry)
     index_lines = "".join(f"{e.mode} {blob_ids[e.path]}\t{e.path}\0" for e in entries)
-    with tempfile.TemporaryDirectory(prefix="replicate-index-") as tmp:
+    with temporary_dir("replicate-index-") as tmp:
         index_env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
         info_file = Path(tmp) / "info"
         info_file.write_bytes(index_lines.encode("utf-8", "surrogateescape"))
@@ -146,7 +147,7 @@ def _commit_entries(git_dir: Path, entries: list[Entry]) -> str:
 def _hash_files(git_dir: Path, entries: list[Entry]) -> dict[str, str]:
     if not entries:
         return {}
-    with tempfile.TemporaryDirectory(prefix="replicate-paths-") as tmp:
+    with temporary_dir("replicate-paths-") as tmp:
         listing = Path(tmp) / "paths"
         listing.write_bytes(
             "".join(f"{e.source}\n" for e in entries).encode("utf-8", "surrogateescape")

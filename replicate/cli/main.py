@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 from rich.markup import escape
 
-from replicate import __version__
+from replicate import __version__, scratch
 from replicate.cli import gen, grade, run, validate
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
@@ -33,6 +33,8 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    scratch.sweep()  # what an earlier process killed with SIGKILL left behind
+    scratch.install_signal_cleanup()  # SIGINT/SIGTERM remove this process's scratch first
     try:
         code: int = args.handler(args)
         return code

@@ -15,7 +15,7 @@ from replicate.cli.grade import NO_VERIFY_HELP, REPO_TESTS_HELP
 from replicate.cli.progress import RichProgress
 from replicate.core.records import ResultRow
 from replicate.errors import InfraError, ReplicateError
-from replicate.harness.agent import DEFAULT_AGENT_TIMEOUT_S, AgentConfig
+from replicate.harness.agent import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_DISK_QUOTA_MB, AgentConfig
 from replicate.harness.egress import parse_allow_hosts
 from replicate.harness.sandbox import Sandbox, get_sandbox, sandbox_names
 from replicate.scoring.results import TORN_FILE
@@ -30,6 +30,13 @@ def register(sub: Any) -> None:
     p.add_argument("--workers", type=int, default=1)
     p.add_argument("--sandbox", default="local", choices=sandbox_names())
     p.add_argument("--timeout", type=float, default=DEFAULT_AGENT_TIMEOUT_S, help="agent seconds")
+    p.add_argument(
+        "--disk-quota-mb",
+        type=int,
+        default=DEFAULT_DISK_QUOTA_MB,
+        metavar="MB",
+        help=f"total size of each workspace (default {DEFAULT_DISK_QUOTA_MB}; 0: no cap)",
+    )
     p.add_argument("--mount", action="append", default=[], help="read-only path for the agent")
     p.add_argument("--env", action="append", default=[], help="pass this variable to the agent")
     p.add_argument(
@@ -72,6 +79,8 @@ def _allow_hosts(values: list[str], sandbox: Sandbox) -> tuple[str, ...]:
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.disk_quota_mb < 0:
+        raise ReplicateError(f"--disk-quota-mb is 0 (no cap) or more, not {args.disk_quota_mb}")
     sandbox = get_sandbox(args.sandbox)
     agent = AgentConfig(
         command=args.agent,
@@ -80,6 +89,7 @@ def handle(args: argparse.Namespace) -> int:
         mounts=_mounts(args.mount),
         passed_env={name: os.environ[name] for name in args.env if name in os.environ},
         allow_hosts=_allow_hosts(args.allow_host, sandbox),
+        disk_quota_mb=args.disk_quota_mb or None,
     )
     options = RunOptions(
         tasks=args.tasks,

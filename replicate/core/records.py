@@ -18,7 +18,7 @@ CallKind = Literal["function", "method", "classmethod", "staticmethod"]
 Stratum = Literal["traced", "widened", "edge", "raises"]
 Provenance = Literal["traced", "widened", "edge"]
 VerdictStatus = Literal["graded", "violation", "infra_error"]
-AgentStatus = Literal["ok", "error", "timeout"]
+AgentStatus = Literal["ok", "error", "timeout", "disk_quota_exceeded"]
 
 
 class Record(BaseModel):

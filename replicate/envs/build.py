@@ -13,7 +13,6 @@ import os
 import shutil
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -24,6 +23,7 @@ from packaging.utils import canonicalize_name
 from replicate.cache import file_lock
 from replicate.envs.pipout import culprits, error_line
 from replicate.errors import InfraError
+from replicate.scratch import temporary_dir
 
 VENV_TIMEOUT_S = 300.0
 INSTALL_TIMEOUT_S = 1800.0
@@ -139,7 +139,7 @@ def _resolver_env(cache: Path) -> Path:
 
 
 def _dry_run(resolver: Path, reqs: Sequence[str], deadline: float) -> _Resolution:
-    with tempfile.TemporaryDirectory(prefix="replicate-pip-") as tmp:
+    with temporary_dir("replicate-pip-") as tmp:
         report = Path(tmp) / "report.json"
         args = [str(base_python()), "-m", "pip", "--python", str(resolver / "bin" / "python")]
         args += ["install", "--dry-run", "--ignore-installed", "--quiet", "--report"]

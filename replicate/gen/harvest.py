@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import tempfile
 from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
@@ -19,6 +18,7 @@ from replicate.core.records import Target
 from replicate.harness import harvest_plugin
 from replicate.harness.jail import JAIL_ENV, RepoContext
 from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
+from replicate.scratch import temporary_dir
 
 TEST_DIR_NAMES = ("tests", "test", "testing")
 
@@ -79,7 +79,7 @@ def run_harvest(
     max_per_target: int = 200,
 ) -> HarvestResult:
     """Run the repository's tests once (again without its addopts if pytest refuses them)."""
-    with tempfile.TemporaryDirectory(prefix="replicate-harvest-") as scratch_name:
+    with temporary_dir("replicate-harvest-") as scratch_name:
         scratch = Path(scratch_name)
         result = _attempt(ctx, targets, sandbox, scratch, timeout_s, max_per_target, False)
         if result.exit_code in (3, 4) and not result.calls and not result.timed_out:

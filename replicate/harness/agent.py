@@ -16,6 +16,7 @@ from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxReques
 from replicate.harness.workspace import PROMPT_NAME
 
 DEFAULT_AGENT_TIMEOUT_S = 1800.0
+DEFAULT_DISK_QUOTA_MB = 1024  # the workspace's total size (harness/quota.py); None: no cap
 AGENT_LIMITS = Limits(memory_mb=8192, pids=1024, file_size_mb=1024, output_bytes=1_000_000)
 
 
@@ -27,6 +28,7 @@ class AgentConfig:
     mounts: tuple[str, ...] = ()
     passed_env: Mapping[str, str] | None = None  # values of the --env names, read by the CLI
     allow_hosts: tuple[str, ...] = ()  # --allow-host values: egress through the filtering proxy
+    disk_quota_mb: int | None = DEFAULT_DISK_QUOTA_MB
 
 
 @dataclass(frozen=True)

@@ -25,16 +25,16 @@ import logging
 import os
 import re
 import selectors
-import shutil
 import socket
-import tempfile
 import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from urllib.parse import urlsplit
 
 from replicate.harness.egress_relay import pump
+from replicate.scratch import make_dir, remove_dir
 
 logger = logging.getLogger(__name__)
 
@@ -268,7 +268,7 @@ class EgressProxy:
         return tuple(EgressRecord(target, allowed, n) for (target, allowed), n in items)
 
     def start(self) -> None:
-        self._dir = tempfile.mkdtemp(prefix="replicate-egress-")
+        self._dir = str(make_dir("replicate-egress-"))
         self.socket_path = os.path.join(self._dir, SOCKET_NAME)
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         try:
@@ -277,7 +277,7 @@ class EgressProxy:
             listener.listen(self.max_connections)
         except OSError:
             listener.close()
-            shutil.rmtree(self._dir, ignore_errors=True)
+            remove_dir(Path(self._dir))
             raise
         self._listener = listener
         self._wake = socket.socketpair()
@@ -304,7 +304,7 @@ class EgressProxy:
                 sock.close()
         self._listener = self._wake = self._acceptor = None
         if self._dir:
-            shutil.rmtree(self._dir, ignore_errors=True)
+            remove_dir(Path(self._dir))
 
     def _accept_loop(self) -> None:
         assert self._listener is not None and self._wake is not None

@@ -15,7 +15,6 @@ import glob
 import json
 import secrets
 import shutil
-import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,6 +35,7 @@ from replicate.harness.sandbox.base import (
     StopWhen,
 )
 from replicate.harness.warm import WarmPool
+from replicate.scratch import temporary_dir
 from replicate.verifiers.compare import ParsedRun, collect_frames
 
 RUNNER_PATH = Path(runner_module.__file__).resolve()
@@ -253,7 +253,7 @@ def run_calls(
             return _finished(result, nonce, inputs, settings, live)
         finally:
             slot.replace()
-    with tempfile.TemporaryDirectory(prefix="replicate-jail-") as scratch:
+    with temporary_dir("replicate-jail-") as scratch:
         tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
         bytecode = ctx.bytecode(tree, target)
         stdin = _job(target, inputs, settings, encode_inputs) + nonce.encode()

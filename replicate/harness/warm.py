@@ -11,8 +11,6 @@ reused; a replacement is started in the background for the next candidate of the
 
 from __future__ import annotations
 
-import shutil
-import tempfile
 import threading
 from collections import deque
 from collections.abc import Callable, Hashable
@@ -27,6 +25,7 @@ from replicate.harness.sandbox.base import (
     StopWhen,
     WarmStart,
 )
+from replicate.scratch import make_dir, remove_dir
 
 RequestFor = Callable[[Path], SandboxRequest]  # the request, given the slot's candidate file
 
@@ -49,7 +48,7 @@ class Slot:
                 handle.write(source)
             return self.started.finish(stdin, timeout_s, stop)
         finally:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            remove_dir(self.scratch)
 
     def replace(self) -> None:
         """Start this slot's replacement (call once the grade's result is read: the start forks
@@ -62,7 +61,7 @@ class Slot:
         try:
             self.started.cancel()
         finally:
-            shutil.rmtree(self.scratch, ignore_errors=True)
+            remove_dir(self.scratch)
 
 
 def _discard(future: Future[Slot]) -> None:
@@ -83,13 +82,13 @@ class WarmPool:
         self._closed = False
 
     def _start(self, request_for: RequestFor) -> Slot:
-        scratch = Path(tempfile.mkdtemp(prefix="replicate-warm-"))
+        scratch = make_dir("replicate-warm-")
         candidate = scratch / "candidate.py"
         candidate.write_bytes(b"")
         try:
             started = self._sandbox.start(request_for(candidate))
         except BaseException:
-            shutil.rmtree(scratch, ignore_errors=True)
+            remove_dir(scratch)
             raise
         return Slot(started, candidate, scratch)
 

@@ -30,8 +30,11 @@ _IDENTITY = {
 
 
 def make_workspace(task: LoadedTask, dest: Path) -> Path:
-    """Create the workspace at `dest` (which must not exist) and return it."""
-    shutil.copytree(task.repo.tree, dest, symlinks=True)
+    """Create the workspace at `dest` (absent, or an empty folder: the quota's mount) and
+    return it."""
+    if dest.exists() and any(dest.iterdir()):
+        raise FileExistsError(f"workspace folder is not empty: {dest}")
+    shutil.copytree(task.repo.tree, dest, symlinks=True, dirs_exist_ok=True)
     confined.write_bytes(dest, task.hidden.target.path, stubbed_source(task))
     confined.write_bytes(dest, PROMPT_NAME, task.prompt.encode("utf-8"))
     repo = git.Repo.init(dest, initial_branch="main")

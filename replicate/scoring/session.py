@@ -18,7 +18,8 @@ from replicate.core.records import ResultRow, Verdict, VerdictStatus
 from replicate.harness.agent import AgentConfig, AgentOutcome, run_agent
 from replicate.harness.context import context_for
 from replicate.harness.jail import RepoContext
-from replicate.harness.workspace import make_workspace, read_target
+from replicate.harness.quota import EXCEEDED, release_stale, workspace_quota
+from replicate.harness.workspace import TargetRead, make_workspace, read_target
 from replicate.scoring.results import (
     DONE_STATUSES,
     ResultLog,
@@ -140,12 +141,15 @@ def _attempt(
     try:
         task = batch.load(ident)
         ctx = contexts.get(task)
+        release_stale(workspace)
         if workspace.exists():
             shutil.rmtree(workspace)
-        workspace.parent.mkdir(parents=True, exist_ok=True)
-        make_workspace(task, workspace)
-        agent = run_agent(task, workspace, ctx, options.agent)
-        verdict = _grade_workspace(task, workspace, ctx, options, sample)
+        quota = options.agent.disk_quota_mb
+        with workspace_quota(workspace, quota, keep=options.keep_workspaces) as limit:
+            make_workspace(task, workspace)
+            agent = limit.judge(run_agent(task, workspace, ctx, options.agent))
+            read = read_target(workspace, task.hidden.target.path)
+        verdict = _grade_read(task, read, ctx, options, sample)
     except Exception as exc:  # noqa: BLE001 - our failure: recorded as infra_error, run goes on
         verdict = _verdict(
             ident, None, "infra_error", f"harness error: {type(exc).__name__}: {exc}"
@@ -158,7 +162,7 @@ def _attempt(
         sample=sample,
         reward=verdict.reward,
         status=verdict.status,
-        reason=verdict.reason,
+        reason=_reason(verdict, agent),
         agent_status=agent.status,
         agent_exit_code=agent.exit_code,
         duration_s=round(time.monotonic() - started, 3),
@@ -166,10 +170,15 @@ def _attempt(
     )
 
 
-def _grade_workspace(
-    task: LoadedTask, workspace: Path, ctx: RepoContext, options: RunOptions, sample: int
+def _reason(verdict: Verdict, agent: AgentOutcome) -> str:
+    if agent.status == EXCEEDED:
+        return f"agent: disk quota exceeded; {verdict.reason}"
+    return verdict.reason
+
+
+def _grade_read(
+    task: LoadedTask, read: TargetRead, ctx: RepoContext, options: RunOptions, sample: int
 ) -> Verdict:
-    read = read_target(workspace, task.hidden.target.path)
     if read.violation:
         return _verdict(task.id, 0.0, "violation", read.violation)
     if read.text is None:

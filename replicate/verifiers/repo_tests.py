@@ -9,7 +9,6 @@ pass/fail counts are reported beside the reward; they do not change it.
 from __future__ import annotations
 
 import shutil
-import tempfile
 import xml.etree.ElementTree as ElementTree
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -21,6 +20,7 @@ from replicate.core.records import CallInput, RepoTestsCount, Target, Verdict
 from replicate.core.splice import SpliceError, splice
 from replicate.harness.jail import JAIL_ENV, RepoContext
 from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
+from replicate.scratch import temporary_dir
 from replicate.verifiers.grader import stubbed_source
 
 MAX_NODE_IDS = 200
@@ -55,7 +55,7 @@ def run_repo_tests(
     """Run the selected tests with the candidate file in place (None: the pristine file)."""
     if not ids:
         return RepoTestsOutcome(0, 0, 0)
-    with tempfile.TemporaryDirectory(prefix="replicate-repotests-") as scratch_name:
+    with temporary_dir("replicate-repotests-") as scratch_name:
         scratch = Path(scratch_name)
         work = scratch / "work"
         shutil.copytree(ctx.tree, work, symlinks=True)

@@ -17,15 +17,13 @@ from __future__ import annotations
 import contextlib
 import os
 import selectors
-import shutil
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 
 from replicate.errors import InfraError
 from replicate.harness.sandbox.arrivals import Arrival, ArrivalLog
+from replicate.scratch import make_dir, remove_dir
 
 IO_DIR = "/.sandbox-io"
 STREAMS = ("stdout", "stderr", "channel", "status")
@@ -54,7 +52,7 @@ class IoDir:
     """
 
     def __init__(self, stdin: bytes, owner: Owner | None) -> None:
-        self.root = Path(tempfile.mkdtemp(prefix="replicate-docker-"))
+        self.root = make_dir("replicate-docker-")
         self.io = self.root / "io"
         self.empty = self.root / "empty"
         self.fds: dict[str, int] = {}
@@ -92,7 +90,7 @@ class IoDir:
             with contextlib.suppress(OSError):
                 os.close(fd)
         self.fds = {}
-        shutil.rmtree(self.root, ignore_errors=True)
+        remove_dir(self.root)
 
     def collect(
         self, cap: int, ended_fd: int, deadline: float, kill: Callable[[], None]
