@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""An example agent for `replicate run` that applies prepared attempts (BRIEF §3, agent protocol).
+"""An example agent for `replicate run` that applies prepared attempts (docs/design.md §1, agent
+protocol).
 
 It runs with the task's workspace as its working directory and reads the protocol's variables:
 REPLICATE_TASK_ID, REPLICATE_WORKSPACE, REPLICATE_PROMPT, REPLICATE_TARGET_FILE (workspace-relative)

@@ -1,4 +1,4 @@
-"""Reading and writing a task batch directory (BRIEF §3).
+"""Reading and writing a task batch directory (docs/design.md §1).
 
     DIR/specs/<id>/task.json            public TaskSpec
     DIR/specs/<id>/TASK.md              the prompt
@@ -32,6 +32,7 @@ from replicate.batch import checks
 from replicate.batch.manifest import Manifest, differences, read_manifest
 from replicate.core.ids import MAX_PART, slug
 from replicate.core.records import CallInput, HiddenTask, RepoRecord, TaskSpec
+from replicate.core.splice import stub_source
 from replicate.errors import ReplicateError
 
 SPECS = "specs"
@@ -67,6 +68,14 @@ class LoadedTask:
     @property
     def id(self) -> str:
         return self.spec.id
+
+    def original_source(self) -> bytes:
+        """The target file as the snapshot holds it (hidden: the trusted side only)."""
+        return confined.read_bytes(self.repo.tree, self.hidden.target.path)
+
+    def stubbed_source(self) -> bytes:
+        """The target file with the target's body replaced by the stub, as the agent sees it."""
+        return stub_source(self.original_source(), self.hidden.target)
 
 
 def _write_json(path: Path, text: str) -> None:

@@ -1,6 +1,6 @@
 """Frozen, typed records passed between stages and processes.
 
-These are the public contracts of BRIEF §3 (task spec, verdict, result row) and the hidden,
+These are the public contracts of docs/design.md §1 (task spec, verdict, result row) and the hidden,
 trusted-side records of a task.  They carry data only; the logic that acts on them lives elsewhere.
 Every record is a frozen pydantic model so that it validates on load and publishes a JSON Schema
 (`replicate.batch.schemas` writes them to `specs/*.schema.json`).

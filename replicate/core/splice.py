@@ -1,4 +1,4 @@
-"""Stubbing a target's body and splicing a candidate back in: the ONE rule of BRIEF §3.
+"""Stubbing a target's body and splicing a candidate back in: the ONE rule of docs/design.md §1.
 
 Pure: no I/O, subprocess or environment. Uses only the standard library (`ast`, `tokenize`) so the
 exported, stdlib-only reward functions can share it.
@@ -31,6 +31,10 @@ _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 # recursion depth per interpreter, so two threads parsing at once (`run --workers 2`) can fail
 # with "SystemError: AST constructor recursion depth mismatch"; `catch_warnings` is global too.
 _PARSE_LOCK = threading.Lock()
+
+# The largest candidate any entry point grades (a target file read back from a workspace, a file
+# given to `replicate grade`, a completion): bigger ones get reward 0 before anything parses them.
+MAX_CANDIDATE_BYTES = 2_000_000
 
 
 __all__ = [
@@ -147,7 +151,7 @@ def _read_candidate(candidate_text: str) -> _Candidate:
 
 
 def splice(stubbed: bytes, candidate_text: str, target: Target) -> bytes:
-    """The target file after putting `candidate_text` into the stubbed file (BRIEF §3)."""
+    """The target file after putting `candidate_text` into the stubbed file (docs/design.md §1)."""
     candidate = _read_candidate(candidate_text)
     file_text = stubbed.decode("utf-8")
     bom = file_text.startswith("\ufeff")

@@ -1,4 +1,4 @@
-"""Degenerate programs and the baseline they set for a task's reward (BRIEF §4).
+"""Degenerate programs and the baseline they set for a task's reward (docs/design.md §4).
 
 A degenerate program keeps the target's signature and replaces its body with one statement:
 ``raise NotImplementedError`` (the stub), ``return None``, ``return <first argument>`` (after
@@ -181,7 +181,7 @@ def summarise(task: LoadedTask, outcomes: Mapping[str, Mapping[int, Outcome]]) -
 def visible_table(task: LoadedTask, otherwise: Mapping[int, Outcome]) -> dict[int, Outcome]:
     """The outcomes of a lookup table of the calls the agent can see (the repository's tests
     stay in the workspace: every traced input, with what it should give) that behaves like
-    another degenerate program on every other input (BRIEF §4, catalogue 16)."""
+    another degenerate program on every other input (docs/design.md §5, item 16)."""
     got = {i: outcome for i, outcome in otherwise.items()}
     for item in task.inputs:
         if item.provenance == "traced":

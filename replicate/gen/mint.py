@@ -1,4 +1,4 @@
-"""Minting one task from one target: golden outputs, examples, validation (BRIEF §2).
+"""Minting one task from one target: golden outputs, examples, validation (docs/design.md §2).
 
 Hidden inputs per task, by rule:
 - at least `MIN_TRACED` (3) inputs recorded from the repository's tests, else the task is dropped;

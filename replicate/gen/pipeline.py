@@ -224,7 +224,7 @@ def class_calls(harvest: HarvestResult, target: Target) -> tuple[str, ...]:
 def _audit(
     prepared: PreparedRepo, minted: list[Minted], counter: FunnelCounter, show: Progress
 ) -> list[Minted]:
-    """Reject tasks whose reference body the agent could find elsewhere (BRIEF §4)."""
+    """Reject tasks whose reference body the agent could find elsewhere (docs/design.md §4)."""
     show.stage("auditing for copies of the references the agent could see")
     roots = visible_roots(prepared.snapshot.tree, prepared.context.site_packages)
     leaked = audit_leaks([m.task for m in minted], roots)

@@ -1,4 +1,4 @@
-"""Task strength at gen time: mutants of the reference graded as candidates (BRIEF §4).
+"""Task strength at gen time: mutants of the reference graded as candidates (docs/design.md §4).
 
 1. Up to `MUTANTS` mutants of the reference (`replicate.verifiers.mutants`) are spliced and run on
    the task's hidden inputs exactly as a candidate would be (hash seed 0), with a total time limit
@@ -29,10 +29,11 @@ from replicate.core.records import CallInput, GradingSettings, Strength
 from replicate.core.splice import SpliceError, splice
 from replicate.gen.golden import Golden
 from replicate.gen.survivors import NOTHING, Search, confirmed, pick_killers, reference_run, search
+from replicate.harness.frames import is_result
 from replicate.harness.jail import RepoContext, Until, run_calls
 from replicate.harness.sandbox.base import Sandbox, WarmStart
 from replicate.harness.warm import WarmPool
-from replicate.verifiers.compare import compare_outcome, is_result
+from replicate.verifiers.compare import compare_outcome
 from replicate.verifiers.grader import original_source, stubbed_source
 from replicate.verifiers.inputs import Budget
 from replicate.verifiers.mutants import Mutant, mutants

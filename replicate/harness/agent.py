@@ -1,4 +1,4 @@
-"""Running an agent command on one workspace, by the public agent protocol (BRIEF §3)."""
+"""Running an agent command on one workspace, by the public agent protocol (docs/design.md §1)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,5 @@
-"""The per-call time limit, held on the trusted side (BRIEF §4: timeouts count as mismatches).
+"""The per-call time limit, held on the trusted side (docs/design.md §4: timeouts count as
+mismatches).
 
 Inside the jail the runner arms SIGALRM around each call, but the candidate shares that process:
 it can ignore the signal, rebind the runner's timer functions or patch its clock, then return a
@@ -27,8 +28,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from replicate.harness.frames import read_frame
 from replicate.harness.sandbox.arrivals import Arrival
-from replicate.verifiers.compare import read_frame
 
 SLACK_S = 0.5  # pipe, scheduling and read latency on a busy host
 LOAD_ALLOWANCE_S = 30.0  # what the runner allows for unpickling one input (twice at gen time)

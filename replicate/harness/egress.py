@@ -1,4 +1,4 @@
-"""The host side of `--allow-host`: a filtering HTTP proxy on a Unix socket (BRIEF §3, §5).
+"""The host side of `--allow-host`: a filtering HTTP proxy on a Unix socket (docs/design.md §6).
 
 The agent's sandbox keeps its own network namespace (nothing but loopback); the only way out is
 this proxy's Unix socket, bound into the sandbox and reached through the relay

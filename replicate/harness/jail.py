@@ -25,6 +25,7 @@ from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness import runner as runner_module
 from replicate.harness.bytecode import bytecode_table
 from replicate.harness.calltime import CallClock, LiveFrames, timed_frames
+from replicate.harness.frames import ParsedRun, collect_frames
 from replicate.harness.sandbox.arrivals import arrivals_of
 from replicate.harness.sandbox.base import (
     Limits,
@@ -36,7 +37,6 @@ from replicate.harness.sandbox.base import (
 )
 from replicate.harness.warm import WarmPool
 from replicate.scratch import temporary_dir
-from replicate.verifiers.compare import ParsedRun, collect_frames
 
 RUNNER_PATH = Path(runner_module.__file__).resolve()
 CHANNEL_CAP = 64 * 1024 * 1024  # results of one run; each value is capped by its settings

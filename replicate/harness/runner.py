@@ -1,4 +1,5 @@
-"""The in-jail runner: import the candidate, call it on each input, report tagged JSON (BRIEF §4).
+"""The in-jail runner: import the candidate, call it on each input, report tagged JSON
+(docs/design.md §4).
 
 Shipped as source into the sandbox and run as ``python -I -S runner.py`` (or ``-P -s -S`` where
 PYTHONHASHSEED must be honoured); standard library only, nothing from ``replicate``.

@@ -1,6 +1,6 @@
 """Warm jailed runners: sandboxes started ahead of the candidate they will grade, one use each.
 
-Process start is the floor of a grade (BRIEF §5): a fresh bubblewrap jail and interpreter cost
+Process start is the floor of a grade: a fresh bubblewrap jail and interpreter cost
 more than calling a function 500 times. A warm slot is a jail that is already running the
 runner, blocked reading its job on stdin, with an empty per-slot file bound read-only over the
 target's file. To grade, the candidate's source is written into that file (same inode, so the

@@ -16,7 +16,7 @@ import git
 
 from replicate import confined
 from replicate.batch.store import LoadedTask
-from replicate.verifiers.grader import MAX_CANDIDATE_BYTES, stubbed_source
+from replicate.core.splice import MAX_CANDIDATE_BYTES
 
 PROMPT_NAME = "TASK.md"
 _IDENTITY = {
@@ -35,7 +35,7 @@ def make_workspace(task: LoadedTask, dest: Path) -> Path:
     if dest.exists() and any(dest.iterdir()):
         raise FileExistsError(f"workspace folder is not empty: {dest}")
     shutil.copytree(task.repo.tree, dest, symlinks=True, dirs_exist_ok=True)
-    confined.write_bytes(dest, task.hidden.target.path, stubbed_source(task))
+    confined.write_bytes(dest, task.hidden.target.path, task.stubbed_source())
     confined.write_bytes(dest, PROMPT_NAME, task.prompt.encode("utf-8"))
     repo = git.Repo.init(dest, initial_branch="main")
     with repo.git.custom_environment(**_IDENTITY):

@@ -38,5 +38,5 @@ class Language(Protocol):
         ...
 
     def splice(self, stubbed: bytes, candidate_text: str, target: Target) -> bytes:
-        """The target file after putting a candidate into the stubbed file (BRIEF §3)."""
+        """The target file after putting a candidate into the stubbed file (docs/design.md §1)."""
         ...

@@ -1,4 +1,5 @@
-"""The Python adapter: discovery over a source tree, stubbing and splicing (BRIEF §2, §3)."""
+"""The Python adapter: discovery over a source tree, stubbing and splicing (docs/design.md
+§1-§3)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Trusted-side parsing and comparison of the runner's frames (BRIEF §4).
+"""Trusted-side parsing and comparison of the runner's frames (docs/design.md §4).
 
 Everything here works on JSON parsed from the results channel: nothing the candidate produced is
 ever unpickled, evaluated or imported.  The channel is untrusted (a candidate may write to it), so
@@ -17,9 +17,8 @@ from __future__ import annotations
 
 import json
 import math
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import MappingProxyType
 from typing import Any
 
 from replicate.core.records import GradingSettings
@@ -27,32 +26,15 @@ from replicate.verifiers.render import UNVERIFIED, render, render_exception, ren
 
 __all__ = [
     "Mismatch",
-    "ParsedRun",
-    "collect_frames",
     "compare_outcome",
     "is_gradable",
-    "is_result",
-    "parse_frames",
     "render",
     "render_outcome",
     "same_outcome",
 ]
 
-_STATUSES = frozenset({"returned", "raised", "timeout", "load_error", "runner_error"})
 _NEVER = frozenset({"opaque", "deep", "toolarge"})
 _MAX_DEPTH = 400
-
-
-@dataclass(frozen=True)
-class ParsedRun:
-    """What one runner process reported on its channel."""
-
-    ready: bool
-    import_error: str | None
-    outcomes: Mapping[int, Mapping[str, Any]]
-    done: bool
-    rejected_frames: int = 0
-    started: bool = False  # the runner ran, before any repository or candidate code
 
 
 @dataclass(frozen=True)
@@ -63,69 +45,6 @@ class Mismatch:
     path: str  # e.g. "return[2]['a']", "raise", "args[0]"
     expected: str
     got: str
-
-
-# ---------------------------------------------------------------- frames
-
-
-def parse_frames(channel: bytes, nonce: str) -> ParsedRun:
-    """Parse `<nonce> <json>` lines; the first frame per input index wins."""
-    prefix = nonce.encode("ascii") + b" "
-    return collect_frames(read_frame(line, prefix) for line in channel.split(b"\n") if line)
-
-
-def collect_frames(frames: Iterable[Mapping[str, Any] | None]) -> ParsedRun:
-    """A run from its parsed frames (None: a line that was not one of ours)."""
-    ready = done = started = False
-    import_error: str | None = None
-    outcomes: dict[int, Mapping[str, Any]] = {}
-    rejected = 0
-    for parsed in frames:
-        frame = parsed or {}
-        event = frame.get("event")
-        if event == "started":
-            started = True
-        elif event == "ready":
-            ready = True
-        elif event == "done":
-            done = True
-        elif event == "loaded":
-            pass
-        elif event == "import_error" and import_error is None and _is_import_error(frame):
-            import_error = f"{frame['type']}: {frame['msg']}"
-        elif event == "result" and is_result(frame) and frame["i"] not in outcomes:
-            outcomes[frame["i"]] = frame["outcome"]
-        else:
-            rejected += 1
-    return ParsedRun(ready, import_error, MappingProxyType(outcomes), done, rejected, started)
-
-
-def read_frame(line: bytes, prefix: bytes) -> dict[str, Any] | None:
-    """The JSON object of one channel line that starts with `prefix` (the nonce), else None."""
-    if not line.startswith(prefix):
-        return None
-    try:
-        text = line[len(prefix) :].decode("utf-8").strip(_JSON_SPACE)
-        frame, end = _SCAN(text, 0)  # json.loads without its Python-level wrapping (a third
-    except (UnicodeDecodeError, ValueError, RecursionError, StopIteration):  # of a grade's parse)
-        return None
-    return frame if type(frame) is dict and end == len(text) else None
-
-
-_SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
-_JSON_SPACE = " \t\n\r"
-
-
-def _is_import_error(frame: Any) -> bool:
-    return type(frame.get("type")) is str and type(frame.get("msg")) is str
-
-
-def is_result(frame: Any) -> bool:
-    """Whether a ``result`` frame has an input index and a well-formed outcome."""
-    outcome = frame.get("outcome")
-    return (
-        type(frame.get("i")) is int and type(outcome) is dict and outcome.get("status") in _STATUSES
-    )
 
 
 # ---------------------------------------------------------------- outcomes

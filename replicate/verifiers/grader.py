@@ -1,8 +1,9 @@
 """Grade one candidate for one task: splice, run in the jail, compare on the trusted side.
 
 One splicing rule serves every entry point (`replicate grade`, `replicate run`, gen-time
-validation): the candidate text is spliced into the stubbed target file (BRIEF §3), the result is
-mounted over the target file of a pristine tree, and the runner calls it on the hidden inputs.
+validation): the candidate text is spliced into the stubbed target file (docs/design.md §1), the
+result is mounted over the target file of a pristine tree, and the runner calls it on the hidden
+inputs.
 Expected outputs never enter the candidate's process; comparison happens here.
 """
 
@@ -12,19 +13,15 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from replicate import GRADER_VERSION, confined
+from replicate import GRADER_VERSION
 from replicate.batch.store import LoadedTask
 from replicate.core.records import Verdict, VerdictStatus
-from replicate.core.splice import SpliceError, splice, stub_source
+from replicate.core.splice import MAX_CANDIDATE_BYTES, SpliceError, splice
 from replicate.harness.jail import JailRun, RepoContext, run_calls
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.reward import normalise, score
 from replicate.verifiers.shrink import shrink_counterexample
 from replicate.verifiers.stability import Outcome, flipped, rescued, unstable_reason
-
-# The largest candidate any entry point grades (a target file read back from a workspace, a file
-# given to `replicate grade`, a completion): bigger ones get reward 0 before anything parses them.
-MAX_CANDIDATE_BYTES = 2_000_000
 
 
 def size_problem(candidate: str) -> str | None:
@@ -42,11 +39,11 @@ def refused(task: LoadedTask, reason: str) -> Verdict:
 
 
 def original_source(task: LoadedTask) -> bytes:
-    return confined.read_bytes(task.repo.tree, task.hidden.target.path)
+    return task.original_source()
 
 
 def stubbed_source(task: LoadedTask) -> bytes:
-    return stub_source(original_source(task), task.hidden.target)
+    return task.stubbed_source()
 
 
 def _verdict(
@@ -132,8 +129,9 @@ def run_spliced(
 def _second_run(
     task: LoadedTask, found: Attempt, ctx: RepoContext, sandbox: Sandbox, hash_seed: int
 ) -> Refusal | Mapping[int, Outcome]:
-    """Grade again (BRIEF §4, 17): a Refusal when passes come and go between the two runs, else
-    the second run's outcomes (inputs that timed out in the first are scored on them)."""
+    """Grade again (docs/design.md §4 and §5, item 17): a Refusal when passes come and go between
+    the two runs, else the second run's outcomes (inputs that timed out in the first are scored
+    on them)."""
     again = run_spliced(task, found.spliced, ctx, sandbox, hash_seed=hash_seed)
     if isinstance(again, Refusal):
         if again.status == "infra_error":

@@ -1,4 +1,4 @@
-"""Widened and edge inputs, generated on the trusted side from the traced calls (BRIEF §2, §4).
+"""Widened and edge inputs, generated on the trusted side from the traced calls (docs/design.md §3).
 
 A traced call is a pickle recorded in the repository's test run; the trusted side never unpickles
 it.  It reads the call's arguments from the runner's tagged encoding (``args_in``), keeps the

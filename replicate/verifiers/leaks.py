@@ -2,7 +2,7 @@
 
 A leak is the reference body's normalised syntax tree — names kept; formatting, comments and the
 docstring dropped — appearing anywhere an agent can see. Bodies of fewer than MIN_STATEMENTS
-statements are too generic to count (BRIEF §4).
+statements are too generic to count (docs/design.md §4).
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""Grading twice: a candidate whose passes come and go between runs earns nothing (BRIEF §4, 17).
+"""Grading twice: a candidate whose passes come and go between runs earns nothing (docs/design.md §4
+and §5, item 17).
 
 A candidate that answers at random (a coin flip between a right and a wrong answer, say) wins
 occasional passes; over an RL run those are a reward for noise.  The grader runs a candidate that

@@ -1,4 +1,4 @@
-"""The leak audit, end to end (BRIEF §3 "What the agent can see"; §4 cheating items 7-9, 13, 14).
+"""The leak audit, end to end (docs/design.md §6; §5 items 7-9, 13, 14).
 
 An agent that searches everything it can see (file system, git objects and history, .pyc files,
 wheels and archives, caches) for the original bodies finds none of its own target's body, and no
@@ -32,7 +32,7 @@ from replicate.cache import cache_root
 from tests.e2e import leak_searcher as searcher
 from tests.e2e.conftest import Minted, replicate
 
-MIN_STATEMENTS = 3  # BRIEF §4: smaller bodies are too generic to count as a leak
+MIN_STATEMENTS = 3  # docs/design.md §4: smaller bodies are too generic to count as a leak
 INSIDE_DEADLINE_S = 600.0
 OUTSIDE_DEADLINE_S = 150.0
 REPORT_NAME = ".leak-report.json"

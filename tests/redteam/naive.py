@@ -1,5 +1,5 @@
-"""A naive in-process grader, built the way public graders are (BRIEF §4), as the baseline that
-every red-team attack must first beat: an attack that would not fool this grader tests nothing.
+"""A naive in-process grader, built the way public graders are (docs/design.md §4), as the baseline
+that every red-team attack must first beat: an attack that would not fool this grader tests nothing.
 
 What makes it naive, on purpose:
 - the candidate is imported into the process that holds the expected values (unpickled from a job

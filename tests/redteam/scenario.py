@@ -1,6 +1,6 @@
 """Running red-team attacks: once outside any sandbox against the naive grader, and in batches
-through the real `replicate run` (BRIEF §4: a test of a defence first shows the attack works
-without it).
+through the real `replicate run` (docs/design.md §5: a test of a defence first shows the attack
+works without it).
 
 An `Attack` is one agent script (tests/redteam/agents/) with its arguments and the task it runs
 on.  `run_group` runs many attacks in ONE `replicate run`: the agent command dispatches on
@@ -58,7 +58,7 @@ class Attack:
     """One cheating agent on one task; `max_reward` is what it may earn from our grader."""
 
     name: str
-    item: int  # the catalogue item (BRIEF §4)
+    item: int  # the catalogue item (docs/design.md §5)
     symbol: str
     agent: str  # script in tests/redteam/agents/
     args: tuple[str, ...] = ()

@@ -1,5 +1,5 @@
 """Red team, candidate side: cheats that live in the target file and act when the grader imports or
-calls it (catalogue items 1, 2, 3, 4, 5, 7, 10, 15, 16, 17 of BRIEF §4).
+calls it (catalogue items 1, 2, 3, 4, 5, 7, 10, 15, 16, 17 of docs/design.md §5).
 
 Each test first runs its agent outside any sandbox and shows the naive in-process grader
 (tests/redteam/naive.py) gives it a high score; then it reads the same agent's row from one shared

@@ -1,5 +1,5 @@
 """Red team, agent side: agents that look for the original or the hidden data, or tamper with what
-lies outside the target file (catalogue items 4, 6, 7, 8, 9, 13, 14 of BRIEF §4).
+lies outside the target file (catalogue items 4, 6, 7, 8, 9, 13, 14 of docs/design.md §5).
 
 Each test first runs its agent outside any sandbox, where the original is within reach (the
 bundled corpus and batch on this machine, plus copies planted where a user's machine keeps them:

@@ -1,4 +1,4 @@
-"""Red team, resources and time (catalogue items 11 and 12 of BRIEF §4), on both sides: the
+"""Red team, resources and time (catalogue items 11 and 12 of docs/design.md §5), on both sides: the
 candidate at grade time and the agent itself.
 
 Outside a sandbox the bombs run bounded (REDTEAM_SAFE=1) and each test shows what they do to a

@@ -20,9 +20,9 @@ from replicate.gen.golden import (
     run_resuming,
     timing_settings,
 )
+from replicate.harness.frames import ParsedRun
 from replicate.harness.jail import JailRun
 from replicate.harness.sandbox.base import SandboxResult
-from replicate.verifiers.compare import ParsedRun
 from tests.unit.minted import Tiny
 
 

@@ -13,11 +13,11 @@ from replicate.harness.calltime import (
     timed_frames,
     without_call_frames,
 )
+from replicate.harness.frames import collect_frames, parse_frames, read_frame
 from replicate.harness.jail import RepoContext, run_calls
 from replicate.harness.sandbox import get_sandbox
 from replicate.harness.sandbox.arrivals import ArrivalLog, TimedResult, arrivals_of
 from replicate.harness.sandbox.base import SandboxResult
-from replicate.verifiers.compare import collect_frames, parse_frames, read_frame
 from replicate.verifiers.grader import original_source
 from tests.unit.minted import Tiny
 

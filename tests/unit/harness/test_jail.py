@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from replicate.harness.frames import parse_frames
 from replicate.harness.jail import (
     JAIL_ENV,
     RUNNER_PATH,
@@ -18,7 +19,6 @@ from replicate.harness.jail import (
 )
 from replicate.harness.sandbox import get_sandbox
 from replicate.harness.sandbox.base import Sandbox, SandboxRequest, SandboxResult
-from replicate.verifiers.compare import parse_frames
 from replicate.verifiers.grader import original_source
 from tests.unit.minted import CORE_PATH, Tiny
 

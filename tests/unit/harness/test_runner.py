@@ -34,8 +34,9 @@ import pytest
 from replicate.core.records import GradingSettings
 from replicate.harness import runner
 from replicate.harness.calltime import without_call_frames
+from replicate.harness.frames import ParsedRun, parse_frames
 from replicate.harness.runner import EncodeLimits, encode, exception_record
-from replicate.verifiers.compare import ParsedRun, compare_outcome, parse_frames, same_outcome
+from replicate.verifiers.compare import compare_outcome, same_outcome
 
 RUNNER = Path(runner.__file__)
 SETTINGS = GradingSettings()

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from replicate.core.splice import MAX_CANDIDATE_BYTES as MAX_TARGET_BYTES
 from replicate.harness.workspace import PROMPT_NAME, make_workspace, read_target
-from replicate.verifiers.grader import MAX_CANDIDATE_BYTES as MAX_TARGET_BYTES
 from replicate.verifiers.grader import original_source, stubbed_source
 from tests.unit.minted import CORE_PATH, Tiny
 

@@ -15,12 +15,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replicate.core.records import GradingSettings
+from replicate.harness.frames import parse_frames
 from replicate.harness.runner import EncodeLimits, encode
 from replicate.verifiers.compare import (
     Mismatch,
     compare_outcome,
     is_gradable,
-    parse_frames,
     render,
     render_outcome,
     same_outcome,
