@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+
+from filelock import FileLock
 
 
 def cache_root() -> Path:
@@ -24,15 +25,11 @@ def cache_root() -> Path:
 
 @contextmanager
 def file_lock(path: Path) -> Iterator[None]:
-    """Hold an exclusive `flock` on `path` (created if missing) for the duration of the block.
+    """Hold an exclusive lock on `path` (created if missing) for the duration of the block.
 
-    Serialises work on one cache entry across threads and processes of this machine.
+    Serialises work on one cache entry across threads and processes of this machine (filelock:
+    one lock object per call, so two threads of one process exclude each other too).
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
-    try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+    with FileLock(path, thread_local=False, preserve_lock_file=True):
         yield
-    finally:
-        fcntl.flock(fd, fcntl.LOCK_UN)
-        os.close(fd)

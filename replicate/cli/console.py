@@ -1,4 +1,4 @@
-"""Rich consoles: human output on stderr, machine output (--json) on stdout."""
+"""The rich console of human output, on stderr (machine output, `--json`, is printed on stdout)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,3 @@ from rich.console import Console
 def err_console() -> Console:
     return Console(stderr=True, highlight=False)
 
-
-@functools.cache
-def out_console() -> Console:
-    return Console(highlight=False)

@@ -18,19 +18,15 @@ from __future__ import annotations
 
 import ast
 import functools
-import threading
 import warnings
 from dataclasses import dataclass
 
+from replicate.core.parsing import PARSE_LOCK
 from replicate.core.records import Target
 from replicate.core.splice_text import dedent_code, leading_space, reindent, strip_fences
 
 STUB_BODY = b"raise NotImplementedError"
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-# One `ast.parse` at a time: CPython before 3.11.8/3.12.2 (gh-106905) keeps the AST constructor's
-# recursion depth per interpreter, so two threads parsing at once (`run --workers 2`) can fail
-# with "SystemError: AST constructor recursion depth mismatch"; `catch_warnings` is global too.
-_PARSE_LOCK = threading.Lock()
 
 # The largest candidate any entry point grades (a target file read back from a workspace, a file
 # given to `replicate grade`, a completion): bigger ones get reward 0 before anything parses them.
@@ -110,7 +106,7 @@ def _target_names(node: ast.expr) -> list[str]:
 
 def _parse(source: str, what: str) -> ast.Module:
     try:
-        with _PARSE_LOCK, warnings.catch_warnings():
+        with PARSE_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             return ast.parse(source)
     except SyntaxError as exc:

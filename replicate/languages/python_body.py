@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from replicate.core.splice import _PARSE_LOCK
+from replicate.core.parsing import PARSE_LOCK
 
 _SCOPES = frozenset({"function_definition", "lambda", "class_definition"})
 _STRINGS = frozenset({"string", "concatenated_string"})
@@ -70,7 +70,7 @@ def docstring_of(statement: Node) -> str | None:
     if literal.type not in _STRINGS or literal.text is None:
         return None
     try:
-        with _PARSE_LOCK, warnings.catch_warnings():  # literal_eval parses: one thread at a time
+        with PARSE_LOCK, warnings.catch_warnings():  # literal_eval parses: one thread at a time
             warnings.simplefilter("ignore")  # invalid escapes such as "\d" in a docstring
             value = ast.literal_eval(literal.text.decode("utf-8"))
     except (ValueError, SyntaxError, UnicodeDecodeError):

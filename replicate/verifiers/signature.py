@@ -13,8 +13,8 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
+from replicate.core.parsing import PARSE_LOCK
 from replicate.core.records import Target
-from replicate.core.splice import _PARSE_LOCK
 
 Slot = int | str
 _PROMPT = (">>> ", "... ")
@@ -24,12 +24,12 @@ def parse(text: str | bytes) -> ast.Module:
     """`ast.parse` under the lock every threaded parse shares (see `replicate.core.splice`:
     CPython before 3.11.8 keeps the parser's recursion depth per interpreter). Every `ast.parse`
     that can run on a worker thread (gen mints on threads) goes through here."""
-    with _PARSE_LOCK:
+    with PARSE_LOCK:
         return ast.parse(text)
 
 
 def parse_expression(text: str) -> ast.expr:
-    with _PARSE_LOCK:
+    with PARSE_LOCK:
         return ast.parse(text, mode="eval").body
 
 

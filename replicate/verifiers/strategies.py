@@ -23,7 +23,7 @@ from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 from hypothesis.internal.conjecture import providers as _providers
 
-from replicate.core.splice import _PARSE_LOCK
+from replicate.core.parsing import PARSE_LOCK
 from replicate.verifiers.plain import Items
 from replicate.verifiers.signature import parse_expression
 
@@ -311,7 +311,7 @@ def draw(strategy: Strategy, count: int, seed: int) -> list[Any]:
     def collect(values: list[Any]) -> None:
         out.extend(values)
 
-    with _PARSE_LOCK, _no_local_constants():  # one run at a time (gen mints on threads)
+    with PARSE_LOCK, _no_local_constants():  # one run at a time (gen mints on threads)
         collect()
     return out
 
