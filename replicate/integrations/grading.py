@@ -109,6 +109,17 @@ class Grader:
                 self._contexts[key] = context_for(task.repo, cache_root())
             return self._contexts[key]
 
+    def prepare(self) -> None:
+        """Build every repository's environment context now (a server does, before serving)."""
+        for snapshot in self.batch.repos():
+            with self._build:
+                if snapshot.root.name not in self._contexts:
+                    self._contexts[snapshot.root.name] = context_for(snapshot, cache_root())
+
+    def resolve(self, name: str) -> str:
+        """The task id of `name` (an id or a unique symbol); unknown raises ReplicateError."""
+        return self.batch.resolve(name)
+
     def grade(self, task_id: str, candidate: str) -> Verdict:
         """The verdict on `candidate` (an environment that cannot be built is an infra error)."""
         task = self.task(task_id)
