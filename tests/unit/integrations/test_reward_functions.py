@@ -129,3 +129,9 @@ def test_nothing_happens_at_import(tmp_path: Path) -> None:
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert not (tmp_path / "cache").exists()
+
+
+def test_an_infrastructure_failure_is_not_a_zero() -> None:
+    from replicate.integrations.grading import infra_verdict, reward_of
+
+    assert reward_of(infra_verdict("t", "sandbox gone")) is None
