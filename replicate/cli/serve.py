@@ -40,6 +40,16 @@ def _loopback(host: str) -> bool:
         return False
 
 
+def exposure_warning(host: str, token: str | None) -> str | None:
+    """What to say when the server is reachable beyond this machine without a token."""
+    if token is not None or _loopback(host):
+        return None
+    return (
+        f"listening on {host} without a token: anyone who can reach it can make this machine "
+        "run code (set --token)"
+    )
+
+
 def handle(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -49,11 +59,9 @@ def handle(args: argparse.Namespace) -> int:
     if args.workers < 1 or args.queue < 0 or args.max_body_mb <= 0:
         raise ReplicateError("--workers must be >= 1, --queue >= 0 and --max-body-mb > 0")
     token = args.token or os.environ.get(TOKEN_ENV) or None
-    if token is None and not _loopback(args.host):
-        err_console().print(
-            f"[bold yellow]warning:[/] listening on {args.host} without a token: anyone who can "
-            "reach it can make this machine run code (set --token)"
-        )
+    warning = exposure_warning(args.host, token)
+    if warning:
+        err_console().print(f"[bold yellow]warning:[/] {warning}", soft_wrap=True)
     grader = Grader(args.tasks, sandbox=args.sandbox, warm=not args.cold)
     settings = ServeSettings(
         workers=args.workers,

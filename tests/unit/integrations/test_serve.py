@@ -10,7 +10,7 @@ from typing import Any
 import httpx
 import pytest
 
-from replicate.cli.serve import _loopback
+from replicate.cli.serve import _loopback, exposure_warning
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.grader import grade_text
@@ -117,3 +117,9 @@ def test_load_is_bounded_and_overflow_is_503_with_retry_after(server: Server, ti
 def test_loopback_hosts() -> None:
     assert _loopback("127.0.0.1") and _loopback("::1") and _loopback("localhost")
     assert not _loopback("0.0.0.0") and not _loopback("10.1.2.3") and not _loopback("example.org")
+
+
+def test_warning_beyond_loopback_without_a_token() -> None:
+    assert exposure_warning("127.0.0.1", None) is None
+    assert exposure_warning("0.0.0.0", "t") is None
+    assert "without a token" in (exposure_warning("0.0.0.0", None) or "")
