@@ -6,7 +6,7 @@ environment built once) through POST /grade, and the CLI as a fresh process per 
 Printed: throughput (candidates/s), p50 and p99 latency of each, and server/CLI ratios.
 
     python bench/serve.py [--tasks DIR] [--task samplelib.text.slugify] [--candidates 20]
-                          [--concurrency 2]
+                          [--concurrency 2] [--cold]
 """
 
 from __future__ import annotations
@@ -99,13 +99,15 @@ def main() -> None:
     parser.add_argument("--task", default="samplelib.text.slugify")
     parser.add_argument("--candidates", type=int, default=20)
     parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--cold", action="store_true", help="the server without warm jails")
     args = parser.parse_args()
     task = Batch.open(args.tasks).load(args.task)
     reference = original_source(task).decode()
     texts = [f"{reference}\n# bench candidate {n}\n" for n in range(2 * args.candidates)]
     http_texts, cli_texts = texts[: args.candidates], texts[args.candidates :]
     workers = str(args.concurrency)
-    with serving(args.tasks, "--workers", workers, "--queue", str(4 * args.candidates)) as server:
+    options = ["--workers", workers, "--queue", str(4 * args.candidates)]
+    with serving(args.tasks, *options, *(["--cold"] if args.cold else [])) as server:
         over_http(server.url, task.id)(f"{reference}\n# warm-up\n")
         served = measure("serve", http_texts, over_http(server.url, task.id), args.concurrency)
     with tempfile.TemporaryDirectory(prefix="replicate-bench-") as folder:

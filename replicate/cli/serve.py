@@ -62,7 +62,10 @@ def handle(args: argparse.Namespace) -> int:
     warning = exposure_warning(args.host, token)
     if warning:
         err_console().print(f"[bold yellow]warning:[/] {warning}", soft_wrap=True)
-    grader = Grader(args.tasks, sandbox=args.sandbox, warm=not args.cold)
+    # a started jail per worker and a spare, per task, so a grade seldom waits for a start
+    grader = Grader(
+        args.tasks, sandbox=args.sandbox, warm=not args.cold, warm_per_key=args.workers + 1
+    )
     settings = ServeSettings(
         workers=args.workers,
         queue=args.queue,

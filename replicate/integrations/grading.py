@@ -82,7 +82,9 @@ def reward_of(verdict: Verdict) -> float | None:
 class Grader:
     """Grades candidates for one batch; tasks and environment contexts are kept once loaded."""
 
-    def __init__(self, root: Path, *, sandbox: str = "local", warm: bool = False) -> None:
+    def __init__(
+        self, root: Path, *, sandbox: str = "local", warm: bool = False, warm_per_key: int = 1
+    ) -> None:
         self.batch = Batch.open(root)
         self.sandbox: Sandbox = get_sandbox(sandbox)
         self._tasks: dict[str, LoadedTask] = {}
@@ -90,7 +92,12 @@ class Grader:
         self._lock = threading.Lock()
         self._build = threading.Lock()  # one environment build at a time
         warmable = warm and isinstance(self.sandbox, WarmStart) and self.sandbox.isolated
-        self.pool = WarmPool(self.sandbox, per_key=1) if warmable else None  # type: ignore[arg-type]
+        slots = max(8, 2 * warm_per_key)
+        self.pool = (
+            WarmPool(self.sandbox, per_key=warm_per_key, max_slots=slots)  # type: ignore[arg-type]
+            if warmable
+            else None
+        )
 
     def task(self, task_id: str) -> LoadedTask:
         """The loaded task; an unknown id raises ReplicateError."""
