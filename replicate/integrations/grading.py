@@ -116,24 +116,34 @@ class Grader:
                 self._contexts[key] = context_for(task.repo, cache_root())
             return self._contexts[key]
 
-    def prepare(self) -> None:
-        """Build every repository's environment context now (a server does, before serving)."""
+    def prepare(self) -> list[str]:
+        """Build every repository's environment context now (a server does, before serving);
+        the problems of those that cannot be built (their grades will be infra errors)."""
+        problems = []
         for snapshot in self.batch.repos():
             with self._build:
-                if snapshot.root.name not in self._contexts:
+                if snapshot.root.name in self._contexts:
+                    continue
+                try:
                     self._contexts[snapshot.root.name] = context_for(snapshot, cache_root())
+                except ReplicateError as exc:
+                    problems.append(f"{snapshot.root.name}: {exc}")
+        return problems
 
     def resolve(self, name: str) -> str:
         """The task id of `name` (an id or a unique symbol); unknown raises ReplicateError."""
         return self.batch.resolve(name)
 
     def grade(self, task_id: str, candidate: str) -> Verdict:
-        """The verdict on `candidate` (an environment that cannot be built is an infra error)."""
-        task = self.task(task_id)
+        """The verdict on `candidate`.  An unknown task raises ReplicateError; a task that does
+        not load (a tampered or broken batch) or whose environment cannot be built is an infra
+        error: not the candidate's fault, so no reward either way."""
+        task_id = self.resolve(task_id)
         try:
+            task = self.task(task_id)
             ctx = self.context(task)
         except ReplicateError as exc:
-            return infra_verdict(task.id, f"environment unavailable: {exc}")
+            return infra_verdict(task_id, f"cannot grade: {exc}")
         return grade_text(task, candidate, ctx, self.sandbox, pool=self.pool)
 
     def close(self) -> None:

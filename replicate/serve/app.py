@@ -25,6 +25,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from replicate import GRADER_VERSION
+from replicate.cli.console import err_console
 from replicate.core.records import Verdict
 from replicate.errors import ReplicateError
 from replicate.integrations.grading import Grader, candidate_from_query, reward_of
@@ -162,7 +163,8 @@ def create_app(grader: Grader, settings: ServeSettings) -> Starlette:
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
-        await asyncio.to_thread(grader.prepare)
+        for problem in await asyncio.to_thread(grader.prepare):
+            err_console().print(f"[bold yellow]warning:[/] cannot grade {problem}", soft_wrap=True)
         try:
             yield
         finally:

@@ -123,3 +123,32 @@ def test_warning_beyond_loopback_without_a_token() -> None:
     assert exposure_warning("127.0.0.1", None) is None
     assert exposure_warning("0.0.0.0", "t") is None
     assert "without a token" in (exposure_warning("0.0.0.0", None) or "")
+
+
+def test_an_infrastructure_failure_is_reported_apart_from_a_zero(
+    tiny: Tiny, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A task whose hidden files were edited after minting cannot be graded: not the candidate's
+    fault, so /grade withholds the reward and /get_reward flags it, while other tasks grade."""
+    batch = tiny.copy_batch(tmp_path_factory.mktemp("tampered") / "batch")
+    task = tiny.task(CLAMP)
+    with (batch / "reference_impls" / task.id / "expected.jsonl").open("a") as handle:
+        handle.write("\n")
+    right = candidates(task)["bare_def"]
+    with serving(batch, "--workers", "1") as server:
+        verdict = httpx.post(
+            f"{server.url}/grade", json={"task_id": CLAMP, "candidate": right}, timeout=120
+        )
+        assert verdict.status_code == 200
+        assert verdict.json()["status"] == "infra_error" and verdict.json()["reward"] is None
+        evens = candidates(tiny.task("tinypkg.core.evens"))["whole_file"]
+        body = {
+            "query": [right, evens],
+            "prompts": ["", ""],
+            "labels": [CLAMP, "tinypkg.core.evens"],
+        }
+        got = httpx.post(f"{server.url}/get_reward", json=body, timeout=120).json()
+        assert got["rewards"] == [0.0, 1.0]
+        assert got["extra_logs"]["infra_error"] == [1.0, 0.0]
+        metrics = httpx.get(f"{server.url}/metrics").text
+        assert "replicate_infra_errors_total 2.0" in metrics
