@@ -19,6 +19,7 @@ from replicate.core.records import Verdict, VerdictStatus
 from replicate.core.splice import MAX_CANDIDATE_BYTES, SpliceError, splice
 from replicate.harness.jail import JailRun, RepoContext, run_calls
 from replicate.harness.sandbox.base import Sandbox
+from replicate.harness.warm import WarmPool
 from replicate.verifiers.reward import normalise, score
 from replicate.verifiers.shrink import shrink_counterexample
 from replicate.verifiers.stability import Outcome, flipped, rescued, unstable_reason
@@ -87,7 +88,13 @@ class Refusal:
 
 
 def run_candidate(
-    task: LoadedTask, candidate: str, ctx: RepoContext, sandbox: Sandbox, *, hash_seed: int = 0
+    task: LoadedTask,
+    candidate: str,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    *,
+    hash_seed: int = 0,
+    pool: WarmPool | None = None,
 ) -> Attempt | Refusal:
     """Splice the candidate text into the stubbed file and run it on the hidden inputs."""
     target = task.hidden.target
@@ -101,13 +108,20 @@ def run_candidate(
     problem = _syntax_problem(spliced, target.path)
     if problem:
         return Refusal(0.0, "graded", problem)
-    return run_spliced(task, spliced, ctx, sandbox, hash_seed=hash_seed)
+    return run_spliced(task, spliced, ctx, sandbox, hash_seed=hash_seed, pool=pool)
 
 
 def run_spliced(
-    task: LoadedTask, spliced: bytes, ctx: RepoContext, sandbox: Sandbox, *, hash_seed: int = 0
+    task: LoadedTask,
+    spliced: bytes,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    *,
+    hash_seed: int = 0,
+    pool: WarmPool | None = None,
 ) -> Attempt | Refusal:
-    """Run an already spliced target file on the hidden inputs."""
+    """Run an already spliced target file on the hidden inputs (in a jail started ahead of time
+    when a warm `pool` is given and the sandbox can; see `run_calls`)."""
     run = run_calls(
         ctx,
         task.hidden.target,
@@ -116,6 +130,7 @@ def run_spliced(
         task.hidden.grading,
         override=spliced,
         hash_seed=hash_seed,
+        pool=pool,
     )
     infra = run.infra_problem()
     if infra:
@@ -127,12 +142,17 @@ def run_spliced(
 
 
 def _second_run(
-    task: LoadedTask, found: Attempt, ctx: RepoContext, sandbox: Sandbox, hash_seed: int
+    task: LoadedTask,
+    found: Attempt,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    hash_seed: int,
+    pool: WarmPool | None,
 ) -> Refusal | Mapping[int, Outcome]:
     """Grade again (docs/design.md §4 and §5, item 17): a Refusal when passes come and go between
     the two runs, else the second run's outcomes (inputs that timed out in the first are scored
     on them)."""
-    again = run_spliced(task, found.spliced, ctx, sandbox, hash_seed=hash_seed)
+    again = run_spliced(task, found.spliced, ctx, sandbox, hash_seed=hash_seed, pool=pool)
     if isinstance(again, Refusal):
         if again.status == "infra_error":
             return again
@@ -157,6 +177,7 @@ def grade_text(
     *,
     hash_seed: int = 0,
     shrink: bool = True,
+    pool: WarmPool | None = None,
 ) -> Verdict:
     """Grade candidate text (a whole target file or a bare definition) against the task.
 
@@ -165,9 +186,11 @@ def grade_text(
     the same hash seed; if some input passes in one run and fails in the other, it earns 0
     (`replicate.verifiers.stability`).  With `shrink`, a counterexample on a generated input is
     shrunk against the reference (`replicate.verifiers.shrink`, a few seconds at most).
+    With a warm `pool`, the candidate's runs use jails started ahead of time (`WarmPool`); the
+    verdict is the same, only the process start is off the critical path.
     """
     started = time.monotonic()
-    found = run_candidate(task, candidate, ctx, sandbox, hash_seed=hash_seed)
+    found = run_candidate(task, candidate, ctx, sandbox, hash_seed=hash_seed, pool=pool)
     if isinstance(found, Refusal):
         verdict = _verdict(task, started, found.reward, found.status, found.reason)
         return verdict.model_copy(update={"raw_reward": found.reward})
@@ -176,7 +199,7 @@ def grade_text(
     result = score(task.inputs, task.expected, run.parsed.outcomes, settings)
     base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
     if normalise(result.reward, base) > 0:
-        again = _second_run(task, found, ctx, sandbox, hash_seed)
+        again = _second_run(task, found, ctx, sandbox, hash_seed, pool)
         if isinstance(again, Refusal):
             verdict = _verdict(task, started, again.reward, again.status, again.reason)
             raw = None if again.reward is None else round(result.reward, 6)

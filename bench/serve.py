@@ -1,0 +1,128 @@
+"""Grading over HTTP against one `replicate grade` process per candidate, in the same run.
+
+Both sides grade the same distinct candidates (the reference file plus a unique comment, so no
+cache could answer), `--concurrency` at a time: the server (`replicate serve`, warm jails, its
+environment built once) through POST /grade, and the CLI as a fresh process per candidate.
+Printed: throughput (candidates/s), p50 and p99 latency of each, and server/CLI ratios.
+
+    python bench/serve.py [--tasks DIR] [--task samplelib.text.slugify] [--candidates 20]
+                          [--concurrency 2] [--cold]
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from replicate.batch.store import Batch  # noqa: E402
+from replicate.verifiers.grader import original_source  # noqa: E402
+from tests.unit.integrations.server import serving  # noqa: E402
+
+
+@dataclass(frozen=True)
+class Figures:
+    label: str
+    wall_s: float
+    latencies: list[float]
+
+    @property
+    def throughput(self) -> float:
+        return len(self.latencies) / self.wall_s
+
+    def quantile(self, q: float) -> float:
+        ordered = sorted(self.latencies)
+        return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+
+
+def measure(label: str, texts: list[str], one: Callable[[str], float], workers: int) -> Figures:
+    started = time.monotonic()
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        latencies = list(pool.map(one, texts))
+    return Figures(label, time.monotonic() - started, latencies)
+
+
+def over_http(url: str, task_id: str) -> Callable[[str], float]:
+    client = httpx.Client(timeout=300)
+
+    def one(text: str) -> float:
+        started = time.monotonic()
+        answer = client.post(f"{url}/grade", json={"task_id": task_id, "candidate": text})
+        elapsed = time.monotonic() - started
+        if answer.status_code != 200 or answer.json()["reward"] != 1.0:
+            sys.exit(f"server: {answer.status_code} {answer.text[:300]}")
+        return elapsed
+
+    return one
+
+
+def by_process(tasks: Path, task_id: str, folder: Path) -> Callable[[str], float]:
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+
+    def one(text: str) -> float:
+        path = folder / f"{hashlib.sha256(text.encode()).hexdigest()[:16]}.py"
+        path.write_text(text, encoding="utf-8")
+        command = [sys.executable, "-m", "replicate", "grade", "--tasks", str(tasks)]
+        started = time.monotonic()
+        done = subprocess.run(
+            [*command, "--task", task_id, "--candidate", str(path)],
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        elapsed = time.monotonic() - started
+        if done.returncode != 0 or json.loads(done.stdout)["reward"] != 1.0:
+            sys.exit(f"cli: {done.returncode} {done.stderr[-300:]}")
+        return elapsed
+
+    return one
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tasks", type=Path, default=REPO_ROOT)
+    parser.add_argument("--task", default="samplelib.text.slugify")
+    parser.add_argument("--candidates", type=int, default=20)
+    parser.add_argument("--concurrency", type=int, default=2)
+    parser.add_argument("--cold", action="store_true", help="the server without warm jails")
+    args = parser.parse_args()
+    task = Batch.open(args.tasks).load(args.task)
+    reference = original_source(task).decode()
+    texts = [f"{reference}\n# bench candidate {n}\n" for n in range(2 * args.candidates)]
+    http_texts, cli_texts = texts[: args.candidates], texts[args.candidates :]
+    workers = str(args.concurrency)
+    options = ["--workers", workers, "--queue", str(4 * args.candidates)]
+    with serving(args.tasks, *options, *(["--cold"] if args.cold else [])) as server:
+        over_http(server.url, task.id)(f"{reference}\n# warm-up\n")
+        served = measure("serve", http_texts, over_http(server.url, task.id), args.concurrency)
+    with tempfile.TemporaryDirectory(prefix="replicate-bench-") as folder:
+        one = by_process(args.tasks, task.id, Path(folder))
+        cli = measure("grade (process each)", cli_texts, one, args.concurrency)
+    print(f"task {task.id}: {args.candidates} distinct candidates each, concurrency {workers}")
+    print(f"{'':22} {'cand/s':>8} {'p50 s':>8} {'p99 s':>8}")
+    for f in (served, cli):
+        print(f"{f.label:22} {f.throughput:8.2f} {f.quantile(0.5):8.3f} {f.quantile(0.99):8.3f}")
+    print(
+        f"serve / process: throughput x{served.throughput / cli.throughput:.2f}, "
+        f"p50 x{served.quantile(0.5) / cli.quantile(0.5):.2f}, "
+        f"p99 x{served.quantile(0.99) / cli.quantile(0.99):.2f}"
+    )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,64 @@
+"""`replicate export --tasks DIR --format rows --out PATH`: a batch as a framework's dataset."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+from typing import Any
+
+from rich.table import Table
+
+from replicate.batch.store import Batch
+from replicate.cli.console import err_console
+from replicate.errors import ReplicateError
+from replicate.exporters.base import ExportOptions, Written
+from replicate.exporters.registry import EXPORTERS, exporter
+
+NO_VERIFY_HELP = "trust the batch as it is: skip checking its files against its manifest"
+
+
+def register(sub: Any) -> None:
+    p: argparse.ArgumentParser = sub.add_parser(
+        "export", help="write a batch's tasks in a format a training framework reads"
+    )
+    p.add_argument("--tasks", required=True, type=Path, help="task batch directory")
+    p.add_argument(
+        "--format", default="rows", help=f"output format ({', '.join(sorted(EXPORTERS))})"
+    )
+    p.add_argument(
+        "--out", required=True, type=Path, help="output path (rows: PATH.parquet, PATH.jsonl)"
+    )
+    p.add_argument("--task", action="append", default=[], help="task id or symbol (repeatable)")
+    p.add_argument("--limit", type=int, default=None, help="at most N tasks")
+    p.add_argument("--split", default="train", help="split name recorded in each row")
+    p.add_argument("--no-verify", action="store_true", help=NO_VERIFY_HELP)
+    p.add_argument("--json", action="store_true", help="print what was written as JSON on stdout")
+    p.set_defaults(handler=handle)
+
+
+def handle(args: argparse.Namespace) -> int:
+    chosen = exporter(args.format)  # an unknown format fails before the batch is read
+    if args.limit is not None and args.limit < 1:
+        raise ReplicateError(f"--limit must be at least 1 (got {args.limit})")
+    batch = Batch.open(args.tasks, verify=not args.no_verify)
+    task_ids = batch.select(args.task, args.limit)
+    written = chosen.export(batch, task_ids, args.out, ExportOptions(split=args.split))
+    if args.json:
+        payload = {"format": args.format, "tasks": written.tasks, "files": _names(written)}
+        print(json.dumps(payload, indent=2))
+    else:
+        err_console().print(_table(args.format, written))
+    return 0
+
+
+def _names(written: Written) -> list[str]:
+    return [str(path) for path in written.files]
+
+
+def _table(name: str, written: Written) -> Table:
+    table = Table(title=f"export ({name}): {written.tasks} task(s)")
+    table.add_column("file", overflow="fold")
+    for path in written.files:
+        table.add_row(str(path))
+    return table

@@ -1,0 +1,5 @@
+"""Reward functions for training frameworks (verl, TRL, OpenRLHF), graded in the jail.
+
+Importing a module here does nothing but define functions: the batch, the sandbox and each
+repository's environment are opened on the first call and kept for the life of the process.
+"""

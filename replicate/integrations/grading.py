@@ -1,0 +1,178 @@
+"""A completion as a framework hands it over, graded against its task in the jail.
+
+The batch is found from a row's `extra_info["tasks_dir"]` (what `replicate export` writes) or the
+`REPLICATE_TASKS` environment variable.  Per process, each batch is opened once, each task loaded
+once and each repository's environment context built once (`context_for`, from the cache).
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+
+from replicate import GRADER_VERSION
+from replicate.batch.store import Batch, LoadedTask
+from replicate.cache import cache_root
+from replicate.core.records import Verdict
+from replicate.errors import ReplicateError
+from replicate.harness.context import context_for
+from replicate.harness.jail import RepoContext
+from replicate.harness.sandbox import get_sandbox
+from replicate.harness.sandbox.base import Sandbox, WarmStart
+from replicate.harness.warm import WarmPool
+from replicate.verifiers.grader import grade_text
+
+TASKS_ENV = "REPLICATE_TASKS"
+
+
+def completion_text(completion: object) -> str:
+    """The text of a completion: a string, one chat message, or a list of chat messages (the
+    assistant's contents, joined; the last message's when none is marked as the assistant's)."""
+    if isinstance(completion, str):
+        return completion
+    if isinstance(completion, Mapping):
+        return str(completion.get("content") or "")
+    if isinstance(completion, Sequence):
+        messages = [m for m in completion if isinstance(m, Mapping)]
+        said = [str(m.get("content") or "") for m in messages if m.get("role") == "assistant"]
+        if said:
+            return "\n".join(said)
+        return str(messages[-1].get("content") or "") if messages else ""
+    return "" if completion is None else str(completion)
+
+
+def candidate_from_query(query: str, prompt: str) -> str:
+    """What the model wrote, given the prompt and prompt + response (OpenRLHF's `query`)."""
+    if prompt and query.startswith(prompt):
+        return query[len(prompt) :]
+    at = query.rfind(prompt) if prompt else -1
+    return query[at + len(prompt) :] if at >= 0 else query
+
+
+def tasks_dir(extra_info: object = None) -> Path:
+    """The batch directory: `extra_info["tasks_dir"]`, else `$REPLICATE_TASKS`."""
+    if isinstance(extra_info, Mapping) and extra_info.get("tasks_dir"):
+        return Path(str(extra_info["tasks_dir"]))
+    configured = os.environ.get(TASKS_ENV, "").strip()
+    if configured:
+        return Path(configured)
+    raise ReplicateError(f"no task batch: pass extra_info['tasks_dir'] or set {TASKS_ENV}")
+
+
+def infra_verdict(task_id: str, reason: str) -> Verdict:
+    return Verdict(
+        task_id=task_id,
+        reward=None,
+        status="infra_error",
+        reason=reason,
+        grader_version=GRADER_VERSION,
+    )
+
+
+def reward_of(verdict: Verdict) -> float | None:
+    """The reward, or None for an infrastructure failure (not the candidate's fault)."""
+    if verdict.status == "infra_error":
+        return None
+    return float(verdict.reward or 0.0)
+
+
+class Grader:
+    """Grades candidates for one batch; tasks and environment contexts are kept once loaded."""
+
+    def __init__(
+        self, root: Path, *, sandbox: str = "local", warm: bool = False, warm_per_key: int = 1
+    ) -> None:
+        self.batch = Batch.open(root)
+        self.sandbox: Sandbox = get_sandbox(sandbox)
+        self._tasks: dict[str, LoadedTask] = {}
+        self._contexts: dict[str, RepoContext] = {}
+        self._lock = threading.Lock()
+        self._build = threading.Lock()  # one environment build at a time
+        warmable = warm and isinstance(self.sandbox, WarmStart) and self.sandbox.isolated
+        slots = max(8, 2 * warm_per_key)
+        self.pool = (
+            WarmPool(self.sandbox, per_key=warm_per_key, max_slots=slots)  # type: ignore[arg-type]
+            if warmable
+            else None
+        )
+
+    def task(self, task_id: str) -> LoadedTask:
+        """The loaded task; an unknown id raises ReplicateError."""
+        with self._lock:
+            found = self._tasks.get(task_id)
+        if found is None:
+            found = self.batch.load(task_id)
+            with self._lock:
+                self._tasks[task_id] = found
+        return found
+
+    def context(self, task: LoadedTask) -> RepoContext:
+        key = task.hidden.repo_dir
+        with self._build:
+            if key not in self._contexts:
+                self._contexts[key] = context_for(task.repo, cache_root())
+            return self._contexts[key]
+
+    def prepare(self) -> list[str]:
+        """Build every repository's environment context now (a server does, before serving);
+        the problems of those that cannot be built (their grades will be infra errors)."""
+        problems = []
+        for snapshot in self.batch.repos():
+            with self._build:
+                if snapshot.root.name in self._contexts:
+                    continue
+                try:
+                    self._contexts[snapshot.root.name] = context_for(snapshot, cache_root())
+                except ReplicateError as exc:
+                    problems.append(f"{snapshot.root.name}: {exc}")
+        return problems
+
+    def resolve(self, name: str) -> str:
+        """The task id of `name` (an id or a unique symbol); unknown raises ReplicateError."""
+        return self.batch.resolve(name)
+
+    def grade(self, task_id: str, candidate: str) -> Verdict:
+        """The verdict on `candidate`.  An unknown task raises ReplicateError; a task that does
+        not load (a tampered or broken batch) or whose environment cannot be built is an infra
+        error: not the candidate's fault, so no reward either way."""
+        task_id = self.resolve(task_id)
+        try:
+            task = self.task(task_id)
+            ctx = self.context(task)
+        except ReplicateError as exc:
+            return infra_verdict(task_id, f"cannot grade: {exc}")
+        return grade_text(task, candidate, ctx, self.sandbox, pool=self.pool)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.close()
+
+
+_GRADERS: dict[Path, Grader] = {}
+_GRADERS_LOCK = threading.Lock()
+
+
+def grader_for(root: Path) -> Grader:
+    """The process's grader for the batch at `root` (opened on first use)."""
+    key = root.expanduser().resolve()
+    with _GRADERS_LOCK:
+        if key not in _GRADERS:
+            _GRADERS[key] = Grader(key)
+        return _GRADERS[key]
+
+
+def grade_many(items: Sequence[tuple[Path, str, str]]) -> list[Verdict]:
+    """Grade (batch dir, task id, candidate text) items, a few at a time, in order."""
+    if not items:
+        return []
+
+    def one(item: tuple[Path, str, str]) -> Verdict:
+        root, task_id, candidate = item
+        return grader_for(root).grade(task_id, candidate)
+
+    workers = max(1, min(len(items), os.cpu_count() or 1))
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="replicate-reward") as pool:
+        return list(pool.map(one, items))

@@ -1,0 +1,44 @@
+"""OpenRLHF's custom reward function (`--remote_rm_url path/to/this/file.py`, `--label_key
+task_id`): each query is prompt + response, each label a task id; the batch is
+`$REPLICATE_TASKS`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from replicate.integrations.grading import (
+    candidate_from_query,
+    grade_many,
+    reward_of,
+    tasks_dir,
+)
+
+
+def _tensor(values: list[float]) -> Any:
+    """A torch tensor when torch is importable (OpenRLHF has it), else the list."""
+    try:
+        import torch
+    except ImportError:
+        return values
+    return torch.tensor(values, dtype=torch.float)
+
+
+def reward_func(
+    queries: Sequence[str], prompts: Sequence[str], labels: Sequence[str], **kwargs: Any
+) -> dict[str, Any]:
+    """{"rewards", "scores", "extra_logs": {"infra_error"}}; an infrastructure failure scores 0
+    and is flagged 1.0 in `infra_error`."""
+    root = tasks_dir()
+    items = [
+        (root, str(label), candidate_from_query(query, prompt))
+        for query, prompt, label in zip(queries, prompts, labels, strict=True)
+    ]
+    rewards = [reward_of(verdict) for verdict in grade_many(items)]
+    values = [0.0 if r is None else r for r in rewards]
+    infra = [1.0 if r is None else 0.0 for r in rewards]
+    return {
+        "rewards": _tensor(values),
+        "scores": _tensor(values),
+        "extra_logs": {"infra_error": _tensor(infra)},
+    }

@@ -1,0 +1,1 @@
+"""`replicate serve`: grading over HTTP for trainers that call a reward server."""

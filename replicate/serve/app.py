@@ -1,0 +1,180 @@
+"""The HTTP app of `replicate serve` (Starlette): reward for OpenRLHF, verdicts, health, metrics.
+
+    POST /get_reward  {"query": [...], "prompts": [...], "labels": [...]}
+                      -> {"rewards": [...], "scores": [...], "extra_logs": {"infra_error": [...]}}
+    POST /grade       {"task_id": ..., "candidate": ...} -> the verdict, as `replicate grade`
+    GET  /health      {"status": "ok", ...}  (never needs the token)
+    GET  /metrics     Prometheus text
+
+A bad request gets a 4xx JSON `{"error": ...}`; a full queue 503 with Retry-After; a grade that
+failed for a reason not the candidate's is flagged (`infra_error`), its reward withheld or 0.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import sys
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import dataclass
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from replicate import GRADER_VERSION
+from replicate.core.records import Verdict
+from replicate.errors import ReplicateError
+from replicate.integrations.grading import Grader, candidate_from_query, reward_of
+from replicate.serve.body import Problem, read_json, string_field, string_list
+from replicate.serve.metrics import CONTENT_TYPE, Metrics
+from replicate.serve.pool import Full, GradingPool
+
+Handler = Callable[[Request], Awaitable[Response]]
+RETRY_AFTER_S = 1
+
+
+@dataclass(frozen=True)
+class ServeSettings:
+    workers: int = 2
+    queue: int = 64
+    max_body_bytes: int = 16 * 1024 * 1024
+    token: str | None = None
+
+
+@dataclass(frozen=True)
+class Service:
+    grader: Grader
+    settings: ServeSettings
+    pool: GradingPool
+    metrics: Metrics
+
+    def task_id(self, name: str) -> str:
+        try:
+            return self.grader.resolve(name)
+        except ReplicateError as exc:
+            raise Problem(400, str(exc)) from None
+
+    def admit(self, n: int) -> None:
+        if n > self.pool.capacity:
+            raise Problem(413, f"{n} candidates in one request; at most {self.pool.capacity}")
+        try:
+            self.pool.admit(n)
+        except Full as exc:
+            self.metrics.rejected.inc()
+            raise Problem(503, f"busy: {exc}") from None
+
+    async def grade(self, task_id: str, candidate: str) -> Verdict:
+        """One admitted grade, on a pool thread."""
+        try:
+            verdict = await self.pool.run(lambda: self.grader.grade(task_id, candidate))
+        finally:
+            self.pool.release(1)
+        self.metrics.grades.inc()
+        if verdict.status == "infra_error":
+            self.metrics.infra_errors.inc()
+        return verdict
+
+
+async def _grade(service: Service, request: Request) -> Response:
+    body = await read_json(request, service.settings.max_body_bytes)
+    task_id = service.task_id(string_field(body, "task_id"))
+    candidate = string_field(body, "candidate")
+    service.admit(1)
+    verdict = await service.grade(task_id, candidate)
+    return JSONResponse(verdict.model_dump(mode="json"))
+
+
+async def _get_reward(service: Service, request: Request) -> Response:
+    body = await read_json(request, service.settings.max_body_bytes)
+    queries = string_list(body, "query")
+    prompts = string_list(body, "prompts")
+    labels = string_list(body, "labels")
+    if not len(queries) == len(prompts) == len(labels):
+        raise Problem(400, "query, prompts and labels must have the same length")
+    task_ids = [service.task_id(label) for label in labels]
+    service.admit(len(task_ids))
+    candidates = [candidate_from_query(q, p) for q, p in zip(queries, prompts, strict=True)]
+    verdicts = await asyncio.gather(
+        *(service.grade(t, c) for t, c in zip(task_ids, candidates, strict=True))
+    )
+    rewards = [reward_of(v) for v in verdicts]
+    values = [0.0 if r is None else r for r in rewards]
+    infra = [1.0 if r is None else 0.0 for r in rewards]
+    return JSONResponse({"rewards": values, "scores": values, "extra_logs": {"infra_error": infra}})
+
+
+async def _health(service: Service, request: Request) -> Response:
+    return JSONResponse(
+        {
+            "status": "ok",
+            "tasks": len(service.grader.batch.ids),
+            "workers": service.pool.workers,
+            "capacity": service.pool.capacity,
+            "grader_version": GRADER_VERSION,
+        }
+    )
+
+
+async def _metrics(service: Service, request: Request) -> Response:
+    return Response(service.metrics.exposition(), media_type=CONTENT_TYPE)
+
+
+def _authorised(request: Request, token: str | None) -> bool:
+    if token is None:
+        return True
+    given = request.headers.get("authorization", "")
+    return hmac.compare_digest(given.encode(), f"Bearer {token}".encode())
+
+
+def _endpoint(
+    service: Service, path: str, work: Callable[[Service, Request], Awaitable[Response]]
+) -> Handler:
+    """`work` with the token check, JSON errors, and the request metrics around it."""
+    open_path = path == "/health"
+
+    async def handle(request: Request) -> Response:
+        started = time.monotonic()
+        try:
+            if not open_path and not _authorised(request, service.settings.token):
+                raise Problem(401, "missing or wrong bearer token")
+            response = await work(service, request)
+        except Problem as problem:
+            response = problem.response(RETRY_AFTER_S)
+        except Exception as exc:  # noqa: BLE001 - a bug of ours: a 500 JSON, the server lives on
+            service.metrics.infra_errors.inc()
+            response = JSONResponse({"error": f"internal error: {type(exc).__name__}"}, 500)
+        service.metrics.requests.labels(path, str(response.status_code)).inc()
+        service.metrics.latency.labels(path).observe(time.monotonic() - started)
+        return response
+
+    return handle
+
+
+def create_app(grader: Grader, settings: ServeSettings) -> Starlette:
+    """The app; the grader's environments are built on startup, its pools closed on shutdown."""
+    metrics = Metrics()
+    service = Service(
+        grader, settings, GradingPool(settings.workers, settings.queue, metrics), metrics
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        for problem in await asyncio.to_thread(grader.prepare):
+            print(f"warning: cannot grade {problem}", file=sys.stderr, flush=True)
+        try:
+            yield
+        finally:
+            service.pool.close()
+            grader.close()
+
+    routes = [
+        Route("/get_reward", _endpoint(service, "/get_reward", _get_reward), methods=["POST"]),
+        Route("/grade", _endpoint(service, "/grade", _grade), methods=["POST"]),
+        Route("/health", _endpoint(service, "/health", _health), methods=["GET"]),
+        Route("/metrics", _endpoint(service, "/metrics", _metrics), methods=["GET"]),
+    ]
+    return Starlette(routes=routes, lifespan=lifespan)

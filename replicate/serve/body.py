@@ -1,0 +1,57 @@
+"""Reading a request body: bounded in size, JSON, with the fields a route needs (else 4xx)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+
+
+class Problem(Exception):
+    """A request the server answers with an error status and a one-line JSON message."""
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.status = status
+        self.message = message
+
+    def response(self, retry_after_s: int) -> JSONResponse:
+        headers = {"Retry-After": str(retry_after_s)} if self.status == 503 else None
+        return JSONResponse({"error": self.message}, self.status, headers=headers)
+
+
+async def read_json(request: Request, limit: int) -> dict[str, Any]:
+    """The body as a JSON object; 413 past `limit` bytes (read no further), 400 if not JSON."""
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > limit):
+        raise Problem(413 if declared.isdigit() else 400, f"body larger than {limit} bytes")
+    chunks: list[bytes] = []
+    size = 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise Problem(413, f"body larger than {limit} bytes")
+        chunks.append(chunk)
+    try:
+        body = json.loads(b"".join(chunks))
+    except (ValueError, UnicodeDecodeError):
+        raise Problem(400, "body is not JSON") from None
+    if not isinstance(body, dict):
+        raise Problem(400, "body must be a JSON object")
+    return body
+
+
+def string_field(body: dict[str, Any], name: str) -> str:
+    value = body.get(name)
+    if not isinstance(value, str):
+        raise Problem(400, f"field {name!r} must be a string")
+    return value
+
+
+def string_list(body: dict[str, Any], name: str) -> list[str]:
+    value = body.get(name)
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise Problem(400, f"field {name!r} must be a list of strings")
+    return value
