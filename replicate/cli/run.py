@@ -16,18 +16,35 @@ from replicate.cli.progress import RichProgress
 from replicate.core.records import ResultRow
 from replicate.errors import InfraError, ReplicateError
 from replicate.harness.agent import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_DISK_QUOTA_MB, AgentConfig
+from replicate.harness.agents import builtin_names, is_builtin
 from replicate.harness.egress import parse_allow_hosts
+from replicate.harness.llm_client import (
+    DEFAULT_BASE_URL,
+    DEFAULT_KEY_ENV,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_TOKENS,
+    ModelConfig,
+)
 from replicate.harness.sandbox import Sandbox, get_sandbox, sandbox_names
 from replicate.scoring.results import TORN_FILE
 from replicate.scoring.session import RunOptions, RunSummary, run_batch
+from replicate.scoring.stats import TaskStats, overall_pass_at, task_stats
 
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("run", help="score an agent command on a batch")
     p.add_argument("--tasks", required=True, type=Path, help="task batch directory")
-    p.add_argument("--agent", required=True, help="shell command run in each task's workspace")
+    p.add_argument(
+        "--agent",
+        required=True,
+        help=f"shell command run in each task's workspace, or one of {', '.join(builtin_names())}",
+    )
     p.add_argument("--out", required=True, type=Path, help="run directory (re-run to resume)")
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument(
+        "--samples", type=int, default=1, metavar="K", help="attempts per task (pass@k, k <= K)"
+    )
+    _model_arguments(p)
     p.add_argument("--sandbox", default="local", choices=sandbox_names())
     p.add_argument("--timeout", type=float, default=DEFAULT_AGENT_TIMEOUT_S, help="agent seconds")
     p.add_argument(
@@ -53,6 +70,46 @@ def register(sub: Any) -> None:
     p.add_argument("--no-verify", action="store_true", help=NO_VERIFY_HELP)
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.set_defaults(handler=handle)
+
+
+def _model_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", help="the model a built-in agent calls (--agent builtin:NAME)")
+    p.add_argument(
+        "--base-url",
+        default=DEFAULT_BASE_URL,
+        help="OpenAI-compatible endpoint; its host must be named in --allow-host",
+    )
+    p.add_argument(
+        "--api-key-env",
+        default=DEFAULT_KEY_ENV,
+        metavar="VAR",
+        help=f"the variable holding the API key (default {DEFAULT_KEY_ENV})",
+    )
+    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="model calls")
+    p.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, help="tokens per attempt")
+
+
+def _model_config(args: argparse.Namespace) -> ModelConfig | None:
+    """The built-in agent's model, its key read from the environment (one-line errors)."""
+    if args.model is None:
+        return None
+    if not is_builtin(args.agent):
+        raise ReplicateError("--model is for the built-in agents (--agent builtin:NAME)")
+    if args.max_steps < 1 or args.max_tokens < 1:
+        raise ReplicateError("--max-steps and --max-tokens must be 1 or more")
+    key = os.environ.get(args.api_key_env)
+    if not key:
+        raise ReplicateError(
+            f"the built-in agent reads its API key from ${args.api_key_env}, which is not set "
+            "(name another variable with --api-key-env)"
+        )
+    return ModelConfig(
+        model=args.model,
+        api_key=key,
+        base_url=args.base_url,
+        max_steps=args.max_steps,
+        max_tokens=args.max_tokens,
+    )
 
 
 def _mounts(paths: list[str]) -> tuple[str, ...]:
@@ -81,6 +138,9 @@ def _allow_hosts(values: list[str], sandbox: Sandbox) -> tuple[str, ...]:
 def handle(args: argparse.Namespace) -> int:
     if args.disk_quota_mb < 0:
         raise ReplicateError(f"--disk-quota-mb is 0 (no cap) or more, not {args.disk_quota_mb}")
+    if args.samples < 1:
+        raise ReplicateError(f"--samples is 1 or more, not {args.samples}")
+    model = _model_config(args)
     sandbox = get_sandbox(args.sandbox)
     agent = AgentConfig(
         command=args.agent,
@@ -97,6 +157,8 @@ def handle(args: argparse.Namespace) -> int:
         agent=agent,
         sandbox_name=args.sandbox,
         workers=args.workers,
+        samples=args.samples,
+        model=model,
         task_ids=tuple(args.task),
         limit=args.limit,
         keep_workspaces=args.keep_workspaces,
@@ -106,10 +168,11 @@ def handle(args: argparse.Namespace) -> int:
     with RichProgress(enabled=not args.json) as progress:
         summary = run_batch(options, progress)
     if args.json:
-        rows = [_json_row(row) for row in summary.rows]
-        print(json.dumps({"mean_reward": summary.mean_reward, "rows": rows}, indent=2))
+        print(json.dumps(summary_json(summary), indent=2))
     else:
         err_console().print(results_table(summary))
+        if summary.samples > 1:
+            err_console().print(samples_table(summary))
     return _closing_line(summary)
 
 
@@ -150,6 +213,52 @@ def results_table(summary: RunSummary) -> Table:
     if summary.resumed:
         table.caption = f"{summary.resumed} attempt(s) kept from an earlier run of this RUN_DIR"
     return table
+
+
+def summary_json(summary: RunSummary) -> dict[str, Any]:
+    stats = task_stats(summary.rows, summary.samples)
+    return {
+        "mean_reward": summary.mean_reward,
+        "samples": summary.samples,
+        "pass_at_k": _by_k(overall_pass_at(stats, summary.samples)),
+        "tasks": [_json_task(s) for s in stats],
+        "rows": [_json_row(row) for row in summary.rows],
+    }
+
+
+def _by_k(values: tuple[float | None, ...]) -> dict[str, float | None]:
+    return {str(k): value for k, value in enumerate(values, start=1)}
+
+
+def _json_task(stats: TaskStats) -> dict[str, Any]:
+    return {
+        "task_id": stats.task_id,
+        "attempts": stats.attempts,
+        "successes": stats.successes,
+        "mean_reward": stats.mean_reward,
+        "pass_at_k": _by_k(stats.pass_at),
+    }
+
+
+def samples_table(summary: RunSummary) -> Table:
+    """Per task over its samples: mean reward and pass@k (success: reward 1.0)."""
+    stats = task_stats(summary.rows, summary.samples)
+    table = Table(title=f"per task over {summary.samples} samples")
+    table.add_column("target", overflow="fold")
+    table.add_column("graded", justify="right")
+    table.add_column("mean", justify="right")
+    for k in range(1, summary.samples + 1):
+        table.add_column(f"pass@{k}", justify="right")
+    for one in stats:
+        cells = (_number(one.mean_reward), *(_number(v) for v in one.pass_at))
+        table.add_row(summary.symbols.get(one.task_id, one.task_id), str(one.attempts), *cells)
+    overall = overall_pass_at(stats, summary.samples)
+    table.add_row("all tasks", "", f"{summary.mean_reward:.3f}", *(_number(v) for v in overall))
+    return table
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _json_row(row: ResultRow) -> dict[str, Any]:
