@@ -158,12 +158,17 @@ class ToolAgent(_ModelAgent):
         tally: _Tally,
         messages: list[dict[str, Any]],
     ) -> _Ending:
-        client = ChatClient(self.model)
         toolbox = Toolbox(task, workspace, ctx, self.config)
         messages += [
             {"role": "system", "content": TOOL_SYSTEM},
             {"role": "user", "content": task.prompt},
         ]
+        with ChatClient(self.model) as client:
+            return self._loop(client, toolbox, tally, messages)
+
+    def _loop(
+        self, client: ChatClient, toolbox: Toolbox, tally: _Tally, messages: list[dict[str, Any]]
+    ) -> _Ending:
         while True:
             spent = self._spent(tally)
             if spent is not None:
@@ -213,7 +218,8 @@ class SingleAgent(_ModelAgent):
             {"role": "system", "content": SINGLE_SYSTEM},
             {"role": "user", "content": single_prompt(task.prompt, target.path, stubbed)},
         ]
-        reply = ChatClient(self.model).complete(messages, None, tally.remaining())
+        with ChatClient(self.model) as client:
+            reply = client.complete(messages, None, tally.remaining())
         tally.add(reply)
         messages.append(dict(reply.message))
         content = reply.message.get("content") or ""

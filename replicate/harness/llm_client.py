@@ -133,6 +133,15 @@ class ChatClient:
             duration_s=round(time.monotonic() - started, 3),
         )
 
+    def close(self) -> None:
+        self._client.close()
+
+    def __enter__(self) -> ChatClient:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
     def _classify(self, exc: Exception) -> Exception:
         errors = self._openai
         first = (str(exc).splitlines() or [""])[0][:300]
