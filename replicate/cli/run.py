@@ -122,13 +122,15 @@ def _mounts(paths: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _allow_hosts(values: list[str], sandbox: Sandbox) -> tuple[str, ...]:
-    """The --allow-host values, checked (one-line error) and in canonical form."""
+def _allow_hosts(values: list[str], sandbox: Sandbox, *, host_side: bool) -> tuple[str, ...]:
+    """The --allow-host values, checked (one-line error) and in canonical form.  For a built-in
+    agent they allow its host-side model calls only (its tools never get a network), so the
+    sandbox need not isolate one."""
     try:
         rules = parse_allow_hosts(values)
     except ValueError as exc:
         raise ReplicateError(str(exc)) from None
-    if rules and not sandbox.isolated:
+    if rules and not sandbox.isolated and not host_side:
         raise ReplicateError(
             f"--allow-host needs a sandbox that isolates the network; {sandbox.name!r} does not"
         )
@@ -148,7 +150,7 @@ def handle(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         mounts=_mounts(args.mount),
         passed_env={name: os.environ[name] for name in args.env if name in os.environ},
-        allow_hosts=_allow_hosts(args.allow_host, sandbox),
+        allow_hosts=_allow_hosts(args.allow_host, sandbox, host_side=is_builtin(args.agent)),
         disk_quota_mb=args.disk_quota_mb or None,
     )
     options = RunOptions(
@@ -202,14 +204,19 @@ def results_table(summary: RunSummary) -> Table:
     table.add_column("agent")
     table.add_column("s", justify="right")
     repo_tests = any(row.verdict.repo_tests is not None for row in summary.rows)
+    tokens = any(row.prompt_tokens is not None for row in summary.rows)
     if repo_tests:
         table.add_column("repo tests", justify="right")
+    if tokens:
+        table.add_column("tokens in+out", justify="right")
     table.add_column("reason", overflow="fold")
     for row in summary.rows:
         cells = _cells(row)
-        if repo_tests:
-            cells = (*cells[:-1], _repo_tests(row), cells[-1])
-        table.add_row(summary.symbols.get(row.task_id, row.task_id), *cells)
+        extra: tuple[str, ...] = (_repo_tests(row),) if repo_tests else ()
+        extra += (f"{row.prompt_tokens or 0}+{row.completion_tokens or 0}",) if tokens else ()
+        name = summary.symbols.get(row.task_id, row.task_id)
+        name += f" #{row.sample}" if summary.samples > 1 else ""
+        table.add_row(name, *cells[:-1], *extra, cells[-1])
     if summary.resumed:
         table.caption = f"{summary.resumed} attempt(s) kept from an earlier run of this RUN_DIR"
     return table

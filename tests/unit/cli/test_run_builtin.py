@@ -72,3 +72,4 @@ def test_samples_give_one_row_each_and_pass_at_k(tiny: Tiny, tmp_path: Path) -> 
     ]
     assert again.returncode == 0, again.stderr[-3000:]
     assert "pass@3" in again.stderr and "3 attempt(s) kept" in again.stderr
+    assert "tokens in+out" in again.stderr and "100+20" in again.stderr and "#2" in again.stderr
