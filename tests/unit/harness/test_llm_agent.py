@@ -140,19 +140,26 @@ def test_the_step_budget_ends_the_attempt_and_the_work_is_graded(
     assert (row.status, row.reward) == ("graded", 1.0)  # the edit of the second step counts
 
 
-def test_one_completion_is_spliced_and_graded_after_a_429(tiny: Tiny, tmp_path: Path) -> None:
-    seen = threading.Event()
+def test_the_token_budget_ends_the_attempt(tiny: Tiny, tmp_path: Path) -> None:
+    with serve(right_script) as chat:
+        (row,) = run_with(tiny, tmp_path / "run", chat.url, max_tokens=200).rows
+    assert row.agent_status == "budget_exhausted" and len(chat.requests) == 2  # 120, then 240
+    assert (row.prompt_tokens, row.completion_tokens) == (200, 40)
+    assert "token budget of 200 spent" in transcript(tiny, tmp_path / "run")["stop"]
+
+
+def test_one_completion_is_graded_after_a_429_and_a_503(tiny: Tiny, tmp_path: Path) -> None:
+    failures = [error(429, "slow down", {"Retry-After": "0"}), error(503, "overloaded")]
+    lock = threading.Lock()
 
     def script(request: dict[str, Any]) -> Answer:
-        if not seen.is_set():
-            seen.set()
-            return error(429, "slow down", {"Retry-After": "0"})
-        return text(SINGLE_REPLY)
+        with lock:
+            return failures.pop(0) if failures else text(SINGLE_REPLY)
 
     with serve(script) as chat:
         (row,) = run_with(tiny, tmp_path / "run", chat.url, agent="builtin:openai-single").rows
     assert (row.reward, row.status, row.agent_status) == (1.0, "graded", "ok"), row.reason
-    assert len(chat.requests) == 2  # the 429 was retried by the client
+    assert len(chat.requests) == 3  # the client retried the 429 and the 503
     request = chat.requests[-1]
     assert "tools" not in request
     assert "raise NotImplementedError" in request["messages"][-1]["content"]
