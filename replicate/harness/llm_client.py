@@ -4,10 +4,10 @@ called from the host with the real `openai` client.
 Retries are the client's own (`max_retries`): it retries 408, 409, 429 and every 5xx answer and
 a dropped connection, with exponential backoff and jitter (0.5 s doubling to 8 s), honouring a
 server's `Retry-After`.  What is left after the retries is classified here: an endpoint that
-cannot be reached, refuses the key (401/403), or keeps failing is our side's failure
-(`ModelInfraError`: the attempt becomes an `infra_error` row, never a reward of 0); a request the
-server rejects as malformed (400, 404, 422: a context too long, an unknown tool) is the agent's
-failure (`ModelRefused`: the attempt is graded on what the workspace holds).
+cannot be reached, refuses the key (401/403), knows no such model or path (404), or keeps failing
+is our side's failure (`ModelInfraError`: the attempt becomes an `infra_error` row, never a reward
+of 0); a request the server rejects (400, 413, 422: a context too long) is the agent's failure
+(`ModelRefused`: the attempt is graded on what the workspace holds).
 
 `openai` is imported when the first client is made, never at import time.
 """
@@ -53,7 +53,7 @@ class ModelInfraError(Exception):
 
 
 class ModelRefused(Exception):
-    """The server rejected the request itself (400/404/422): the agent's attempt ends there."""
+    """The server rejected the request itself (400/413/422): the agent's attempt ends there."""
 
 
 @dataclass(frozen=True)
@@ -151,7 +151,9 @@ class ChatClient:
             return ModelInfraError(f"model endpoint unreachable: {first}")
         if isinstance(exc, errors.AuthenticationError | errors.PermissionDeniedError):
             return ModelInfraError(f"model endpoint refused the key ({exc.status_code}): {first}")
-        if isinstance(exc, errors.APIStatusError) and exc.status_code in (400, 404, 413, 422):
+        if isinstance(exc, errors.NotFoundError):
+            return ModelInfraError(f"model endpoint has no such model or path (404): {first}")
+        if isinstance(exc, errors.APIStatusError) and exc.status_code in (400, 413, 422):
             return ModelRefused(f"model endpoint rejected the request ({exc.status_code}): {first}")
         if isinstance(exc, errors.APIStatusError):
             return ModelInfraError(f"model endpoint failed ({exc.status_code}): {first}")

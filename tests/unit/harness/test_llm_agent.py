@@ -5,12 +5,15 @@ that cannot be reached is an infra_error row, and one completion is graded by th
 from __future__ import annotations
 
 import json
+import re
 import threading
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from replicate.harness.agent import AgentConfig
-from replicate.harness.llm_client import ModelConfig
+from replicate.harness.llm_client import ChatClient, ModelConfig, ModelInfraError, ModelRefused
 from replicate.harness.sandbox import get_sandbox
 from replicate.scoring.results import RUN_FILE
 from replicate.scoring.session import RunOptions, RunSummary, run_batch
@@ -166,3 +169,23 @@ def test_one_completion_is_graded_after_a_429_and_a_503(tiny: Tiny, tmp_path: Pa
     assert (row.prompt_tokens, row.completion_tokens) == (100, 20)
     candidate = tmp_path / "run" / "candidates" / tiny.id_of(CLAMP) / "0.py"
     assert candidate.read_text() == SINGLE_REPLY
+
+
+@pytest.mark.parametrize(
+    ("status", "kind", "words"),
+    [
+        (403, ModelInfraError, "refused the key (403)"),
+        (404, ModelInfraError, "no such model or path (404)"),
+        (400, ModelRefused, "rejected the request (400)"),
+        (422, ModelRefused, "rejected the request (422)"),
+    ],
+)
+def test_answers_that_are_not_retried_are_sorted_into_ours_and_the_agents(
+    status: int, kind: type[Exception], words: str
+) -> None:
+    script: Script = lambda request: error(status, "no")  # noqa: E731
+    with serve(script) as chat:
+        client = ChatClient(ModelConfig(model="m", api_key=KEY, base_url=chat.url))
+        with client, pytest.raises(kind, match=re.escape(words)):
+            client.complete([{"role": "user", "content": "hi"}], None, 10)
+    assert len(chat.requests) == 1
