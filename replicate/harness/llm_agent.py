@@ -111,6 +111,9 @@ class _ModelAgent:
                 ending = _Ending("error", str(exc), infra_error=str(exc))
         except ModelRefused as exc:
             ending = _Ending("error", str(exc))
+        except Exception as exc:  # noqa: BLE001 - ours (a sandbox that failed): keep the transcript
+            problem = f"harness error: {type(exc).__name__}: {exc}"
+            ending = _Ending("error", problem, infra_error=problem)
         transcript = {
             "agent": self.name,
             "model": self.model.model,
