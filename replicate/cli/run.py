@@ -16,18 +16,35 @@ from replicate.cli.progress import RichProgress
 from replicate.core.records import ResultRow
 from replicate.errors import InfraError, ReplicateError
 from replicate.harness.agent import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_DISK_QUOTA_MB, AgentConfig
+from replicate.harness.agents import builtin_names, is_builtin
 from replicate.harness.egress import parse_allow_hosts
+from replicate.harness.llm_client import (
+    DEFAULT_BASE_URL,
+    DEFAULT_KEY_ENV,
+    DEFAULT_MAX_STEPS,
+    DEFAULT_MAX_TOKENS,
+    ModelConfig,
+)
 from replicate.harness.sandbox import Sandbox, get_sandbox, sandbox_names
 from replicate.scoring.results import TORN_FILE
 from replicate.scoring.session import RunOptions, RunSummary, run_batch
+from replicate.scoring.stats import TaskStats, overall_pass_at, task_stats
 
 
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser("run", help="score an agent command on a batch")
     p.add_argument("--tasks", required=True, type=Path, help="task batch directory")
-    p.add_argument("--agent", required=True, help="shell command run in each task's workspace")
+    p.add_argument(
+        "--agent",
+        required=True,
+        help=f"shell command run in each task's workspace, or one of {', '.join(builtin_names())}",
+    )
     p.add_argument("--out", required=True, type=Path, help="run directory (re-run to resume)")
     p.add_argument("--workers", type=int, default=1)
+    p.add_argument(
+        "--samples", type=int, default=1, metavar="K", help="attempts per task (pass@k, k <= K)"
+    )
+    _model_arguments(p)
     p.add_argument("--sandbox", default="local", choices=sandbox_names())
     p.add_argument("--timeout", type=float, default=DEFAULT_AGENT_TIMEOUT_S, help="agent seconds")
     p.add_argument(
@@ -55,6 +72,46 @@ def register(sub: Any) -> None:
     p.set_defaults(handler=handle)
 
 
+def _model_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--model", help="the model a built-in agent calls (--agent builtin:NAME)")
+    p.add_argument(
+        "--base-url",
+        default=DEFAULT_BASE_URL,
+        help="OpenAI-compatible endpoint; its host must be named in --allow-host",
+    )
+    p.add_argument(
+        "--api-key-env",
+        default=DEFAULT_KEY_ENV,
+        metavar="VAR",
+        help=f"the variable holding the API key (default {DEFAULT_KEY_ENV})",
+    )
+    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="model calls")
+    p.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, help="tokens per attempt")
+
+
+def _model_config(args: argparse.Namespace) -> ModelConfig | None:
+    """The built-in agent's model, its key read from the environment (one-line errors)."""
+    if args.model is None:
+        return None
+    if not is_builtin(args.agent):
+        raise ReplicateError("--model is for the built-in agents (--agent builtin:NAME)")
+    if args.max_steps < 1 or args.max_tokens < 1:
+        raise ReplicateError("--max-steps and --max-tokens must be 1 or more")
+    key = os.environ.get(args.api_key_env)
+    if not key:
+        raise ReplicateError(
+            f"the built-in agent reads its API key from ${args.api_key_env}, which is not set "
+            "(name another variable with --api-key-env)"
+        )
+    return ModelConfig(
+        model=args.model,
+        api_key=key,
+        base_url=args.base_url,
+        max_steps=args.max_steps,
+        max_tokens=args.max_tokens,
+    )
+
+
 def _mounts(paths: list[str]) -> tuple[str, ...]:
     out = []
     for raw in paths:
@@ -65,13 +122,15 @@ def _mounts(paths: list[str]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def _allow_hosts(values: list[str], sandbox: Sandbox) -> tuple[str, ...]:
-    """The --allow-host values, checked (one-line error) and in canonical form."""
+def _allow_hosts(values: list[str], sandbox: Sandbox, *, host_side: bool) -> tuple[str, ...]:
+    """The --allow-host values, checked (one-line error) and in canonical form.  For a built-in
+    agent they allow its host-side model calls only (its tools never get a network), so the
+    sandbox need not isolate one."""
     try:
         rules = parse_allow_hosts(values)
     except ValueError as exc:
         raise ReplicateError(str(exc)) from None
-    if rules and not sandbox.isolated:
+    if rules and not sandbox.isolated and not host_side:
         raise ReplicateError(
             f"--allow-host needs a sandbox that isolates the network; {sandbox.name!r} does not"
         )
@@ -81,6 +140,9 @@ def _allow_hosts(values: list[str], sandbox: Sandbox) -> tuple[str, ...]:
 def handle(args: argparse.Namespace) -> int:
     if args.disk_quota_mb < 0:
         raise ReplicateError(f"--disk-quota-mb is 0 (no cap) or more, not {args.disk_quota_mb}")
+    if args.samples < 1:
+        raise ReplicateError(f"--samples is 1 or more, not {args.samples}")
+    model = _model_config(args)
     sandbox = get_sandbox(args.sandbox)
     agent = AgentConfig(
         command=args.agent,
@@ -88,7 +150,7 @@ def handle(args: argparse.Namespace) -> int:
         timeout_s=args.timeout,
         mounts=_mounts(args.mount),
         passed_env={name: os.environ[name] for name in args.env if name in os.environ},
-        allow_hosts=_allow_hosts(args.allow_host, sandbox),
+        allow_hosts=_allow_hosts(args.allow_host, sandbox, host_side=is_builtin(args.agent)),
         disk_quota_mb=args.disk_quota_mb or None,
     )
     options = RunOptions(
@@ -97,6 +159,8 @@ def handle(args: argparse.Namespace) -> int:
         agent=agent,
         sandbox_name=args.sandbox,
         workers=args.workers,
+        samples=args.samples,
+        model=model,
         task_ids=tuple(args.task),
         limit=args.limit,
         keep_workspaces=args.keep_workspaces,
@@ -106,10 +170,11 @@ def handle(args: argparse.Namespace) -> int:
     with RichProgress(enabled=not args.json) as progress:
         summary = run_batch(options, progress)
     if args.json:
-        rows = [_json_row(row) for row in summary.rows]
-        print(json.dumps({"mean_reward": summary.mean_reward, "rows": rows}, indent=2))
+        print(json.dumps(summary_json(summary), indent=2))
     else:
         err_console().print(results_table(summary))
+        if summary.samples > 1:
+            err_console().print(samples_table(summary))
     return _closing_line(summary)
 
 
@@ -139,17 +204,68 @@ def results_table(summary: RunSummary) -> Table:
     table.add_column("agent")
     table.add_column("s", justify="right")
     repo_tests = any(row.verdict.repo_tests is not None for row in summary.rows)
+    tokens = any(row.prompt_tokens is not None for row in summary.rows)
     if repo_tests:
         table.add_column("repo tests", justify="right")
+    if tokens:
+        table.add_column("tokens in+out", justify="right")
     table.add_column("reason", overflow="fold")
     for row in summary.rows:
         cells = _cells(row)
-        if repo_tests:
-            cells = (*cells[:-1], _repo_tests(row), cells[-1])
-        table.add_row(summary.symbols.get(row.task_id, row.task_id), *cells)
+        extra: tuple[str, ...] = (_repo_tests(row),) if repo_tests else ()
+        extra += (f"{row.prompt_tokens or 0}+{row.completion_tokens or 0}",) if tokens else ()
+        name = summary.symbols.get(row.task_id, row.task_id)
+        name += f" #{row.sample}" if summary.samples > 1 else ""
+        table.add_row(name, *cells[:-1], *extra, cells[-1])
     if summary.resumed:
         table.caption = f"{summary.resumed} attempt(s) kept from an earlier run of this RUN_DIR"
     return table
+
+
+def summary_json(summary: RunSummary) -> dict[str, Any]:
+    stats = task_stats(summary.rows, summary.samples)
+    return {
+        "mean_reward": summary.mean_reward,
+        "samples": summary.samples,
+        "pass_at_k": _by_k(overall_pass_at(stats, summary.samples)),
+        "tasks": [_json_task(s) for s in stats],
+        "rows": [_json_row(row) for row in summary.rows],
+    }
+
+
+def _by_k(values: tuple[float | None, ...]) -> dict[str, float | None]:
+    return {str(k): value for k, value in enumerate(values, start=1)}
+
+
+def _json_task(stats: TaskStats) -> dict[str, Any]:
+    return {
+        "task_id": stats.task_id,
+        "attempts": stats.attempts,
+        "successes": stats.successes,
+        "mean_reward": stats.mean_reward,
+        "pass_at_k": _by_k(stats.pass_at),
+    }
+
+
+def samples_table(summary: RunSummary) -> Table:
+    """Per task over its samples: mean reward and pass@k (success: reward 1.0)."""
+    stats = task_stats(summary.rows, summary.samples)
+    table = Table(title=f"per task over {summary.samples} samples")
+    table.add_column("target", overflow="fold")
+    table.add_column("graded", justify="right")
+    table.add_column("mean", justify="right")
+    for k in range(1, summary.samples + 1):
+        table.add_column(f"pass@{k}", justify="right")
+    for one in stats:
+        cells = (_number(one.mean_reward), *(_number(v) for v in one.pass_at))
+        table.add_row(summary.symbols.get(one.task_id, one.task_id), str(one.attempts), *cells)
+    overall = overall_pass_at(stats, summary.samples)
+    table.add_row("all tasks", "", f"{summary.mean_reward:.3f}", *(_number(v) for v in overall))
+    return table
+
+
+def _number(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
 
 
 def _json_row(row: ResultRow) -> dict[str, Any]:

@@ -18,7 +18,7 @@ CallKind = Literal["function", "method", "classmethod", "staticmethod"]
 Stratum = Literal["traced", "widened", "edge", "raises"]
 Provenance = Literal["traced", "widened", "edge"]
 VerdictStatus = Literal["graded", "violation", "infra_error"]
-AgentStatus = Literal["ok", "error", "timeout", "disk_quota_exceeded"]
+AgentStatus = Literal["ok", "error", "timeout", "disk_quota_exceeded", "budget_exhausted"]
 
 
 class Record(BaseModel):
@@ -273,6 +273,12 @@ class ResultRow(Record):
     agent_exit_code: int | None
     duration_s: float
     verdict: Verdict
+    prompt_tokens: int | None = Field(
+        default=None, description="Tokens the built-in agent's model calls sent (None: no model)."
+    )
+    completion_tokens: int | None = Field(
+        default=None, description="Tokens the built-in agent's model calls received."
+    )
 
 
 class FunnelStage(Record):

@@ -6,6 +6,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from replicate.batch.store import LoadedTask
 from replicate.core.records import AgentStatus
@@ -38,6 +39,10 @@ class AgentOutcome:
     duration_s: float
     log_tail: str
     egress: tuple[EgressRecord, ...] = ()  # targets the agent asked the proxy for (--allow-host)
+    infra_error: str | None = None  # our side failed (a model endpoint unreachable): not graded
+    prompt_tokens: int | None = None  # a built-in agent's model usage (harness/llm_agent.py)
+    completion_tokens: int | None = None
+    transcript: Mapping[str, Any] | None = None  # saved by the run under RUN_DIR/transcripts/
 
 
 def agent_env(
@@ -105,6 +110,37 @@ def run_agent(
 # --- end of egress ----------------------------------------------------------------------------
 
 
+def agent_request(
+    task: LoadedTask,
+    workspace: Path,
+    ctx: RepoContext,
+    config: AgentConfig,
+    argv: tuple[str, ...],
+    *,
+    timeout_s: float,
+    proxy_socket: str | None = None,
+) -> SandboxRequest:
+    """`argv` as the agent runs it: in the workspace, the scrubbed environment, the agent's
+    mounts and limits; behind the relay only when `proxy_socket` is given."""
+    mounts = [Mount.same(str(workspace), writable=True), Mount.same(str(ctx.env_root))]
+    if ctx.meta is not None:
+        mounts.append(Mount.same(str(ctx.meta)))
+    mounts += [Mount.same(path) for path in config.mounts]
+    if proxy_socket is not None:
+        mounts += [Mount.same(proxy_socket), Mount.same(relay_path())]
+        argv = relay_argv(ctx, proxy_socket, argv)
+    else:
+        config = dataclasses.replace(config, allow_hosts=())  # no proxy variables: no way out
+    return SandboxRequest(
+        argv=argv,
+        env=agent_env(task, workspace, ctx, config),
+        cwd=str(workspace),
+        timeout_s=timeout_s,
+        mounts=tuple(mounts),
+        limits=AGENT_LIMITS,
+    )
+
+
 def _run_sandboxed(
     task: LoadedTask,
     workspace: Path,
@@ -112,21 +148,9 @@ def _run_sandboxed(
     config: AgentConfig,
     proxy_socket: str | None,
 ) -> AgentOutcome:
-    mounts = [Mount.same(str(workspace), writable=True), Mount.same(str(ctx.env_root))]
-    if ctx.meta is not None:
-        mounts.append(Mount.same(str(ctx.meta)))
-    mounts += [Mount.same(path) for path in config.mounts]
     argv: tuple[str, ...] = ("/bin/sh", "-c", config.command)
-    if proxy_socket is not None:
-        mounts += [Mount.same(proxy_socket), Mount.same(relay_path())]
-        argv = relay_argv(ctx, proxy_socket, argv)
-    request = SandboxRequest(
-        argv=argv,
-        env=agent_env(task, workspace, ctx, config),
-        cwd=str(workspace),
-        timeout_s=config.timeout_s,
-        mounts=tuple(mounts),
-        limits=AGENT_LIMITS,
+    request = agent_request(
+        task, workspace, ctx, config, argv, timeout_s=config.timeout_s, proxy_socket=proxy_socket
     )
     result = config.sandbox.run(request)
     status: AgentStatus = "ok"

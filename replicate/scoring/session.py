@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 import threading
 import time
@@ -15,9 +16,11 @@ from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.progress import NullProgress, Progress
 from replicate.core.records import ResultRow, Verdict, VerdictStatus
-from replicate.harness.agent import AgentConfig, AgentOutcome, run_agent
+from replicate.harness.agent import AgentConfig, AgentOutcome
+from replicate.harness.agents import Agent, make_agent
 from replicate.harness.context import context_for
 from replicate.harness.jail import RepoContext
+from replicate.harness.llm_client import ModelConfig
 from replicate.harness.quota import EXCEEDED, release_stale, workspace_quota
 from replicate.harness.workspace import TargetRead, make_workspace, read_target
 from replicate.scoring.results import (
@@ -46,6 +49,7 @@ class RunOptions:
     keep_workspaces: bool = False
     repo_tests: bool = False  # also run the repository's tests of each target (reported only)
     verify: bool = True  # check the batch against its manifest (`--no-verify` skips it)
+    model: ModelConfig | None = None  # the model of a built-in agent (`--agent builtin:NAME`)
 
 
 @dataclass(frozen=True)
@@ -54,6 +58,7 @@ class RunSummary:
     resumed: int
     symbols: Mapping[str, str]  # task id -> the target's dotted symbol, for display
     torn: int = 0  # lines of an earlier results.jsonl moved aside (cut short by a crash)
+    samples: int = 1  # attempts per task (`--samples`)
 
     @property
     def infra_errors(self) -> int:
@@ -87,11 +92,12 @@ def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSumma
     The batch is checked first (every selected task loads, its files match the manifest), so a
     broken or edited batch is a one-line error before any agent runs.  RUN_DIR is locked for the
     whole run; rows cut short by an earlier crash are moved aside before resuming."""
+    agent = make_agent(options.agent, options.model)
     batch = Batch.open(options.tasks, verify=options.verify)
     ids = batch.select(options.task_ids, options.limit)
     identity = RunIdentity(
         tasks=str(batch.root),
-        agent=options.agent.command,
+        agent=agent.identity,
         sandbox=options.sandbox_name,
         samples=options.samples,
     )
@@ -108,22 +114,28 @@ def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSumma
         ]
         for ident in dict.fromkeys(ident for ident, _ in todo):
             batch.load(ident)  # raises the one-line error of a broken task before any agent runs
-        fresh = _run_all(batch, todo, options, progress or NullProgress())
+        fresh = _run_all(batch, todo, options, agent, progress or NullProgress())
     rows = tuple({**existing, **fresh}[(i, s)] for i in ids for s in range(options.samples))
     symbols = {ident: batch.spec(ident).source.symbol for ident in ids}
     resumed = len(ids) * options.samples - len(todo)
-    return RunSummary(rows=rows, resumed=resumed, symbols=symbols, torn=torn)
+    return RunSummary(
+        rows=rows, resumed=resumed, symbols=symbols, torn=torn, samples=options.samples
+    )
 
 
 def _run_all(
-    batch: Batch, todo: list[tuple[str, int]], options: RunOptions, show: Progress
+    batch: Batch,
+    todo: list[tuple[str, int]],
+    options: RunOptions,
+    agent: Agent,
+    show: Progress,
 ) -> dict[tuple[str, int], ResultRow]:
     show.stage(f"running the agent on {len(todo)} attempt(s)", total=len(todo))
     log = ResultLog(options.out)
     contexts = _Contexts(batch)
 
     def one(job: tuple[str, int]) -> ResultRow:
-        row = _attempt(batch, job[0], job[1], options, contexts)
+        row = _attempt(batch, job, options, agent, contexts)
         log.append([row])
         show.advance()
         return row
@@ -133,10 +145,11 @@ def _run_all(
 
 
 def _attempt(
-    batch: Batch, ident: str, sample: int, options: RunOptions, contexts: _Contexts
+    batch: Batch, job: tuple[str, int], options: RunOptions, agent: Agent, contexts: _Contexts
 ) -> ResultRow:
+    ident, sample = job
     started = time.monotonic()
-    agent = AgentOutcome("error", None, 0.0, "")
+    outcome = AgentOutcome("error", None, 0.0, "")
     workspace = options.out / "workspaces" / f"{ident}.{sample}"
     try:
         task = batch.load(ident)
@@ -147,9 +160,13 @@ def _attempt(
         quota = options.agent.disk_quota_mb
         with workspace_quota(workspace, quota, keep=options.keep_workspaces) as limit:
             make_workspace(task, workspace)
-            agent = limit.judge(run_agent(task, workspace, ctx, options.agent))
+            outcome = limit.judge(agent.attempt(task, workspace, ctx))
             read = read_target(workspace, task.hidden.target.path)
-        verdict = _grade_read(task, read, ctx, options, sample)
+        _save_transcript(options.out, job, outcome)
+        if outcome.infra_error:
+            verdict = _verdict(ident, None, "infra_error", f"agent: {outcome.infra_error}")
+        else:
+            verdict = _grade_read(task, read, ctx, options, sample)
     except Exception as exc:  # noqa: BLE001 - our failure: recorded as infra_error, run goes on
         verdict = _verdict(
             ident, None, "infra_error", f"harness error: {type(exc).__name__}: {exc}"
@@ -162,12 +179,21 @@ def _attempt(
         sample=sample,
         reward=verdict.reward,
         status=verdict.status,
-        reason=_reason(verdict, agent),
-        agent_status=agent.status,
-        agent_exit_code=agent.exit_code,
+        reason=_reason(verdict, outcome),
+        agent_status=outcome.status,
+        agent_exit_code=outcome.exit_code,
         duration_s=round(time.monotonic() - started, 3),
         verdict=verdict,
+        prompt_tokens=outcome.prompt_tokens,
+        completion_tokens=outcome.completion_tokens,
     )
+
+
+def _save_transcript(out: Path, job: tuple[str, int], outcome: AgentOutcome) -> None:
+    """A built-in agent's whole conversation: RUN_DIR/transcripts/<task>/<sample>.json."""
+    if outcome.transcript is not None:
+        text = json.dumps(outcome.transcript, indent=1, ensure_ascii=False) + "\n"
+        confined.write_bytes(out, f"transcripts/{job[0]}/{job[1]}.json", text.encode("utf-8"))
 
 
 def _reason(verdict: Verdict, agent: AgentOutcome) -> str:

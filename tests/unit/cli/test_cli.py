@@ -45,6 +45,8 @@ def bad_inputs(root: Path, tiny: Tiny) -> dict[str, Case]:
     batch = str(tiny.batch_dir)
     run = ("run", "--tasks", batch, "--agent", "true")
     grade = ("grade", "--tasks", batch)
+    builtin = ("run", "--tasks", batch, "--agent", "builtin:openai", "--model", "m")
+    builtin += ("--base-url", "http://127.0.0.1:9/v1")
     return {
         "gen-missing-path": Case(("gen", "--repo", "/no/such/path", "--out", "o1"), "/no/such"),
         "gen-missing-file-url": Case(
@@ -67,6 +69,21 @@ def bad_inputs(root: Path, tiny: Tiny) -> dict[str, Case]:
         "run-missing-mount": Case((*run, "--out", "r4", "--mount", "/no/such"), "--mount"),
         "run-unknown-task": Case((*run, "--out", "r5", "--task", "nope"), "unknown task id"),
         "run-out-is-a-file": Case((*run, "--out", str(root / "not-a-dir")), "run directory"),
+        "run-unknown-builtin": Case(
+            ("run", "--tasks", batch, "--agent", "builtin:nope", "--out", "r6"),
+            "choose one of builtin:openai, builtin:openai-single",
+        ),
+        "run-builtin-not-allowed": Case(
+            (*builtin, "--api-key-env", "PATH", "--out", "r7"), "--allow-host 127.0.0.1"
+        ),
+        "run-builtin-no-key": Case(
+            (*builtin, "--api-key-env", "REPLICATE_TEST_UNSET", "--out", "r8"), "is not set"
+        ),
+        "run-builtin-no-model": Case(
+            ("run", "--tasks", batch, "--agent", "builtin:openai", "--out", "r10"), "--model"
+        ),
+        "run-model-for-shell": Case((*run, "--out", "r11", "--model", "m"), "built-in agents"),
+        "run-no-samples": Case((*run, "--out", "r12", "--samples", "0"), "--samples"),
         "grade-unknown-task": Case(
             (*grade, "--task", "unknown-id", "--candidate", str(root / "bad.py")),
             "unknown task id 'unknown-id'",
@@ -156,6 +173,12 @@ BAD = (
     "run-missing-mount",
     "run-unknown-task",
     "run-out-is-a-file",
+    "run-unknown-builtin",
+    "run-builtin-not-allowed",
+    "run-builtin-no-key",
+    "run-builtin-no-model",
+    "run-model-for-shell",
+    "run-no-samples",
     "grade-unknown-task",
     "grade-missing-candidate",
     "grade-broken-batch",

@@ -37,6 +37,8 @@ def test_function_prompt_has_every_part() -> None:
     assert "## Docstring\n\n```text\nClamp value.\n```" in text
     assert "- `clamp(5, 0, 3)` → `3`" in text and "- `clamp(1, 2, 3)` → `2`" in text
     assert "called on 17 hidden inputs" in text
+    assert "weighted by the kind of input" in text and "earns 0" in text
+    assert "rescaled so that the best trivial body" in text and "fraction that match" not in text
     assert "Only `src/pkg/core.py` is taken from your workspace" in text
     assert "on `self`" not in text
     assert text.endswith("\n")
