@@ -11,6 +11,7 @@ from pathlib import Path
 
 from replicate.core.records import ResultRow
 from replicate.scoring import plots
+from replicate.scoring.difficulty import Difficulty
 from replicate.scoring.rundata import RunData, candidate_diff, load_run, transcript
 from replicate.scoring.stats import TaskStats, overall_pass_at, task_stats
 
@@ -37,6 +38,7 @@ class TaskView:
     repo: str
     stats: TaskStats
     attempts: tuple[Attempt, ...]
+    difficulty: Difficulty | None = None
 
 
 @dataclass(frozen=True)
@@ -126,6 +128,7 @@ def _task_view(run: RunData, stats: TaskStats, index: int) -> TaskView:
             )
             for r in rows
         ),
+        difficulty=run.difficulty(stats.task_id),
     )
 
 

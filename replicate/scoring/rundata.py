@@ -15,6 +15,7 @@ from replicate import confined
 from replicate.batch.store import Batch
 from replicate.core.records import ResultRow
 from replicate.errors import ReplicateError
+from replicate.scoring.difficulty import Difficulty, difficulty
 from replicate.scoring.results import RESULTS_FILE, RUN_FILE, load_rows
 
 MAX_SHOWN_BYTES = 200_000  # a transcript or a diff longer than this is cut for display
@@ -27,6 +28,7 @@ class TaskInfo:
     symbol: str
     repo: str
     stubbed: str | None = None  # the target file as the agent got it, for the diff
+    difficulty: Difficulty | None = None
 
 
 @dataclass(frozen=True)
@@ -45,6 +47,10 @@ class RunData:
     def repo(self, task_id: str) -> str:
         found = self.info.get(task_id)
         return found.repo if found else "(unknown)"
+
+    def difficulty(self, task_id: str) -> Difficulty | None:
+        found = self.info.get(task_id)
+        return found.difficulty if found else None
 
 
 def load_run(run_dir: Path) -> RunData:
@@ -94,10 +100,11 @@ def _task_info(tasks_dir: str, ids: set[str]) -> dict[str, TaskInfo]:
         try:
             task = batch.load(ident)
             stubbed = task.stubbed_source().decode("utf-8", "replace")
+            hardness = difficulty(task)
         except (ReplicateError, OSError, ValueError):
             continue
         source = task.spec.source
-        out[ident] = TaskInfo(symbol=source.symbol, repo=source.repo, stubbed=stubbed)
+        out[ident] = TaskInfo(source.symbol, source.repo, stubbed, hardness)
     return out
 
 

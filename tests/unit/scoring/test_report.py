@@ -65,6 +65,8 @@ def test_the_report_has_plots_tasks_and_fetches_nothing(run_dir: Path, tmp_path:
     assert failed.diff is not None and failed.diff == ""  # the agent left the stub as it was
     assert failed.row.verdict.counterexample is not None
     assert "Counterexample" in html and "expected: " in html
+    assert clamp.difficulty is not None and clamp.difficulty.complexity == 3
+    assert html.count('<p class="meta difficulty">') == 4 and "kill rate" in table
     assert "raise NotImplementedError" in html or "NotImplementedError" in html
 
 
