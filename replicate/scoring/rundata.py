@@ -11,12 +11,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from pydantic import ValidationError
+
 from replicate import confined
 from replicate.batch.store import Batch
 from replicate.core.records import ResultRow
 from replicate.errors import ReplicateError
 from replicate.scoring.difficulty import Difficulty, difficulty
-from replicate.scoring.results import RESULTS_FILE, RUN_FILE, load_rows
+from replicate.scoring.results import RESULTS_FILE, RUN_FILE
 
 MAX_SHOWN_BYTES = 200_000  # a transcript or a diff longer than this is cut for display
 
@@ -39,6 +41,7 @@ class RunData:
     agent: str
     tasks_dir: str
     info: Mapping[str, TaskInfo] = field(default_factory=dict)
+    torn: int = 0  # lines of results.jsonl that are not rows (skipped)
 
     def symbol(self, task_id: str) -> str:
         found = self.info.get(task_id)
@@ -57,12 +60,7 @@ def load_run(run_dir: Path) -> RunData:
     """RUN_DIR's rows in file order of first appearance (the last row per task and sample)."""
     if not (run_dir / RESULTS_FILE).is_file():
         raise ReplicateError(f"{run_dir} is not a run directory: it has no {RESULTS_FILE}")
-    try:
-        rows = tuple(load_rows(run_dir).values())
-    except ValueError as exc:
-        first = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        path = run_dir / RESULTS_FILE
-        raise ReplicateError(f"{path} has a line that is not a row: {first}") from None
+    rows, torn = _rows(run_dir / RESULTS_FILE)
     identity = _identity(run_dir)
     recorded = identity.get("samples")
     seen = max((r.sample for r in rows), default=0) + 1
@@ -75,7 +73,29 @@ def load_run(run_dir: Path) -> RunData:
         agent=str(identity.get("agent") or "(unknown)"),
         tasks_dir=tasks_dir,
         info=_task_info(tasks_dir, {r.task_id for r in rows}),
+        torn=torn,
     )
+
+
+def _rows(path: Path) -> tuple[tuple[ResultRow, ...], int]:
+    """The last row per (task, sample), and how many lines were not rows (a run cut short by a
+    crash leaves a torn last line; the next `run` moves it aside, the report skips it)."""
+    try:
+        text = path.read_text(encoding="utf-8", errors="replace")
+    except OSError as exc:
+        raise ReplicateError(f"cannot read {path}: {exc.strerror}") from None
+    rows: dict[tuple[str, int], ResultRow] = {}
+    torn = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            row = ResultRow.model_validate_json(line)
+        except ValidationError:
+            torn += 1
+            continue
+        rows[(row.task_id, row.sample)] = row
+    return tuple(rows.values()), torn
 
 
 def _identity(run_dir: Path) -> dict[str, object]:

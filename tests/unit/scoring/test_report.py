@@ -70,19 +70,22 @@ def test_the_report_has_plots_tasks_and_fetches_nothing(run_dir: Path, tmp_path:
     assert "raise NotImplementedError" in html or "NotImplementedError" in html
 
 
-def test_untrusted_text_is_escaped(run_dir: Path, tmp_path: Path) -> None:
+def test_untrusted_text_is_escaped_and_a_torn_line_skipped(run_dir: Path, tmp_path: Path) -> None:
     copy = Path(shutil.copytree(run_dir, tmp_path / "run"))
     lines = (copy / RESULTS_FILE).read_text().splitlines()
     row = json.loads(lines[0])
     row.update(task_id=f"x{PLANTED}", reason=PLANTED, sample=0)
     row["verdict"]["task_id"] = row["task_id"]
     with (copy / RESULTS_FILE).open("a") as handle:
-        handle.write(json.dumps(row) + "\n")
+        handle.write(json.dumps(row) + "\n" + '{"task_id": "cut sh')  # and a torn last line
     real = json.loads(lines[1])
     path = copy / "transcripts" / real["task_id"] / f"{real['sample']}.json"
     path.parent.mkdir(parents=True)
     path.write_text(json.dumps({"messages": [{"role": "assistant", "content": PLANTED}]}))
-    html = render(build_page(copy))
+    page = build_page(copy)
+    assert page.run.torn == 1 and len(page.run.rows) == len(lines) + 1
+    html = render(page)
+    assert "torn lines skipped" in html
     assert "<script" not in html.lower()
     assert "&lt;script&gt;alert(&#39;owned&#39;)&lt;/script&gt;" in html
     assert html.count("&lt;script&gt;") >= 3  # the id, the reason, the transcript
