@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what replicate needs on a Debian machine: bubblewrap (the local sandbox), git,
-# libfaketime, and the Python package itself (editable, with the dev tools when called with --dev).
+# libfaketime, and the Python package itself (editable; with --dev also the dev tools and
+# chromium, for the end-to-end test of `replicate report`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -9,6 +10,10 @@ command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
 # libfaketime: gen's second golden run shifts the clock to catch time-dependent outputs
 ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || need_apt+=(libfaketime)
+# chromium (--dev only): the end-to-end test opens `replicate report`'s page in a headless browser
+if [ "${1:-}" = "--dev" ]; then
+  [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"
   export DEBIAN_FRONTEND=noninteractive

@@ -11,11 +11,11 @@ from collections.abc import Sequence
 from rich.markup import escape
 
 from replicate import __version__, scratch
-from replicate.cli import export, gen, grade, run, serve, validate
+from replicate.cli import export, gen, grade, report, run, serve, validate
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
 
-SUBCOMMANDS = (gen, run, grade, validate, export, serve)
+SUBCOMMANDS = (gen, run, grade, validate, export, serve, report)
 
 
 def build_parser() -> argparse.ArgumentParser:

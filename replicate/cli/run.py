@@ -40,7 +40,12 @@ def register(sub: Any) -> None:
         help=f"shell command run in each task's workspace, or one of {', '.join(builtin_names())}",
     )
     p.add_argument("--out", required=True, type=Path, help="run directory (re-run to resume)")
-    p.add_argument("--workers", type=int, default=1)
+    p.add_argument(
+        "--workers",
+        type=int,
+        default=default_workers(),
+        help="attempts at once (default: the cores this process may use)",
+    )
     p.add_argument(
         "--samples", type=int, default=1, metavar="K", help="attempts per task (pass@k, k <= K)"
     )
@@ -68,8 +73,19 @@ def register(sub: Any) -> None:
     p.add_argument("--keep-workspaces", action="store_true", help="keep workspaces in RUN_DIR")
     p.add_argument("--repo-tests", action="store_true", help=REPO_TESTS_HELP)
     p.add_argument("--no-verify", action="store_true", help=NO_VERIFY_HELP)
+    p.add_argument(
+        "--cold", action="store_true", help="start each grading jail on demand (no warm pool)"
+    )
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.set_defaults(handler=handle)
+
+
+def default_workers() -> int:
+    """The cores this process may run on (its affinity mask, else the machine's count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return max(1, os.cpu_count() or 1)
 
 
 def _model_arguments(p: argparse.ArgumentParser) -> None:
@@ -142,6 +158,8 @@ def handle(args: argparse.Namespace) -> int:
         raise ReplicateError(f"--disk-quota-mb is 0 (no cap) or more, not {args.disk_quota_mb}")
     if args.samples < 1:
         raise ReplicateError(f"--samples is 1 or more, not {args.samples}")
+    if args.workers < 1:
+        raise ReplicateError(f"--workers is 1 or more, not {args.workers}")
     model = _model_config(args)
     sandbox = get_sandbox(args.sandbox)
     agent = AgentConfig(
@@ -166,6 +184,7 @@ def handle(args: argparse.Namespace) -> int:
         keep_workspaces=args.keep_workspaces,
         repo_tests=args.repo_tests,
         verify=not args.no_verify,
+        warm=not args.cold,
     )
     with RichProgress(enabled=not args.json) as progress:
         summary = run_batch(options, progress)

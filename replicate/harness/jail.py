@@ -35,7 +35,7 @@ from replicate.harness.sandbox.base import (
     SandboxResult,
     StopWhen,
 )
-from replicate.harness.warm import WarmPool
+from replicate.harness.warm import RequestFor, WarmPool
 from replicate.scratch import temporary_dir
 
 RUNNER_PATH = Path(runner_module.__file__).resolve()
@@ -236,16 +236,7 @@ def run_calls(
     nonce = secrets.token_hex(16)
     run = _Run(ctx, target, settings, hash_seed, clock_shift_days)
     if pool is not None and override is not None and sandbox.isolated:
-        bytecode = ctx.bytecode(ctx.tree, target)
-        job = _job(target, inputs, settings, encode_inputs)
-        inside = str(ctx.tree / target.path)
-        base = [*ctx.mounts(), Mount.same(str(ctx.tree))]
-        slot = pool.take(
-            run.warm_key(job),
-            lambda candidate: run.request(
-                ctx.tree, [*base, Mount(str(candidate), inside)], bytecode, job
-            ),
-        )
+        slot = pool.take(*_warm_job(run, inputs, encode_inputs))
         try:
             live = LiveFrames(nonce, _clock(inputs, settings))
             stop = _stop_when(live, until)
@@ -259,6 +250,37 @@ def run_calls(
         stdin = _job(target, inputs, settings, encode_inputs) + nonce.encode()
         result = sandbox.run(run.request(tree, mounts, bytecode, stdin))
     return _finished(result, nonce, inputs, settings)
+
+
+def _warm_job(
+    run: _Run, inputs: Sequence[CallInput], encode_inputs: bool
+) -> tuple[tuple[object, ...], RequestFor]:
+    """The key of a warm jail for this run and how to start one, given its candidate file."""
+    ctx, target = run.ctx, run.target
+    bytecode = ctx.bytecode(ctx.tree, target)
+    job = _job(target, inputs, run.settings, encode_inputs)
+    inside = str(ctx.tree / target.path)
+    base = [*ctx.mounts(), Mount.same(str(ctx.tree))]
+
+    def request_for(candidate: Path) -> SandboxRequest:
+        return run.request(ctx.tree, [*base, Mount(str(candidate), inside)], bytecode, job)
+
+    return run.warm_key(job), request_for
+
+
+def prewarm(
+    ctx: RepoContext,
+    target: Target,
+    inputs: Sequence[CallInput],
+    settings: GradingSettings,
+    pool: WarmPool,
+    *,
+    hash_seed: int = 0,
+) -> None:
+    """Start (in the background) the warm jails a later `run_calls(..., pool=pool)` of a
+    candidate for this target will take, so the process start is off the grade's path."""
+    run = _Run(ctx, target, settings, hash_seed, 0)
+    pool.fill(*_warm_job(run, inputs, False))
 
 
 def _stop_when(live: LiveFrames, until: Until | None) -> StopWhen:

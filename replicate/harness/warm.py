@@ -72,9 +72,15 @@ def _discard(future: Future[Slot]) -> None:
 class WarmPool:
     """Keeps up to `per_key` started slots for each key (repository tree + target file + ...)."""
 
-    def __init__(self, sandbox: WarmStart, per_key: int = 1, max_slots: int = 8) -> None:
+    def __init__(
+        self, sandbox: WarmStart, per_key: int = 1, max_slots: int = 8, *, refill: bool = True
+    ) -> None:
+        """`refill`: start a replacement whenever a slot is taken (a server, which cannot know
+        what comes next); without it, slots start only when `fill` asks (`replicate run`, which
+        knows which task its next grades are for)."""
         self._sandbox = sandbox
         self._per_key = per_key
+        self._refills = refill
         self._max_slots = max_slots
         self._ready: dict[Hashable, deque[Future[Slot]]] = {}
         self._lock = threading.Lock()
@@ -98,8 +104,13 @@ class WarmPool:
             queue = self._ready.setdefault(key, deque())
             ready = queue.popleft() if queue else None
         slot = ready.result() if ready is not None else self._start(request_for)
-        slot.after = lambda: self._refill_now(key, request_for)
+        if self._refills:
+            slot.after = lambda: self._refill_now(key, request_for)
         return slot
+
+    def fill(self, key: Hashable, request_for: RequestFor) -> None:
+        """Start slots for `key` in the background, up to `per_key` ready or starting."""
+        self._refill_now(key, request_for)
 
     def _refill_now(self, key: Hashable, request_for: RequestFor) -> None:
         with self._lock:

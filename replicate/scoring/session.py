@@ -19,9 +19,11 @@ from replicate.core.records import ResultRow, Verdict, VerdictStatus
 from replicate.harness.agent import AgentConfig, AgentOutcome
 from replicate.harness.agents import Agent, make_agent
 from replicate.harness.context import context_for
-from replicate.harness.jail import RepoContext
+from replicate.harness.jail import RepoContext, prewarm
 from replicate.harness.llm_client import ModelConfig
 from replicate.harness.quota import EXCEEDED, release_stale, workspace_quota
+from replicate.harness.sandbox.base import Sandbox, WarmStart
+from replicate.harness.warm import WarmPool
 from replicate.harness.workspace import TargetRead, make_workspace, read_target
 from replicate.scoring.results import (
     DONE_STATUSES,
@@ -50,6 +52,7 @@ class RunOptions:
     repo_tests: bool = False  # also run the repository's tests of each target (reported only)
     verify: bool = True  # check the batch against its manifest (`--no-verify` skips it)
     model: ModelConfig | None = None  # the model of a built-in agent (`--agent builtin:NAME`)
+    warm: bool = True  # grade in jails started while the agent works (`--cold`: on demand)
 
 
 @dataclass(frozen=True)
@@ -84,6 +87,38 @@ class _Contexts:
             if key not in self._made:
                 self._made[key] = context_for(task.repo, cache_root())
             return self._made[key]
+
+
+class _Pools:
+    """One warm pool per repository environment, sized to the workers: each attempt's jails are
+    started while its agent works, so grading does not wait for a process to start.  The verdict
+    is the same warm or cold (`WarmPool`); closed when the run ends, however it ends."""
+
+    PER_TASK = 2  # the first run and the second a candidate that earned anything gets
+
+    def __init__(self, sandbox: Sandbox, workers: int, enabled: bool) -> None:
+        self._sandbox = sandbox if isinstance(sandbox, WarmStart) else None
+        self._enabled = enabled and self._sandbox is not None and sandbox.isolated
+        self._slots = self.PER_TASK * (max(1, workers) + 1)
+        self._lock = threading.Lock()
+        self._made: dict[str, WarmPool] = {}
+
+    def get(self, task: LoadedTask) -> WarmPool | None:
+        if not self._enabled or self._sandbox is None:
+            return None
+        with self._lock:
+            key = task.hidden.repo_dir
+            if key not in self._made:
+                self._made[key] = WarmPool(
+                    self._sandbox, per_key=self.PER_TASK, max_slots=self._slots, refill=False
+                )
+            return self._made[key]
+
+    def close(self) -> None:
+        with self._lock:
+            made, self._made, self._enabled = list(self._made.values()), {}, False
+        for pool in made:
+            pool.close()
 
 
 def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSummary:
@@ -133,19 +168,28 @@ def _run_all(
     show.stage(f"running the agent on {len(todo)} attempt(s)", total=len(todo))
     log = ResultLog(options.out)
     contexts = _Contexts(batch)
+    pools = _Pools(options.agent.sandbox, options.workers, options.warm)
 
     def one(job: tuple[str, int]) -> ResultRow:
-        row = _attempt(batch, job, options, agent, contexts)
+        row = _attempt(batch, job, options, agent, contexts, pools)
         log.append([row])
         show.advance()
         return row
 
-    with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
-        return {(r.task_id, r.sample): r for r in pool.map(one, todo)}
+    try:
+        with ThreadPoolExecutor(max_workers=max(1, options.workers)) as workers:
+            return {(r.task_id, r.sample): r for r in workers.map(one, todo)}
+    finally:
+        pools.close()  # also on Ctrl-C: no started jail outlives the run
 
 
 def _attempt(
-    batch: Batch, job: tuple[str, int], options: RunOptions, agent: Agent, contexts: _Contexts
+    batch: Batch,
+    job: tuple[str, int],
+    options: RunOptions,
+    agent: Agent,
+    contexts: _Contexts,
+    pools: _Pools,
 ) -> ResultRow:
     ident, sample = job
     started = time.monotonic()
@@ -154,6 +198,10 @@ def _attempt(
     try:
         task = batch.load(ident)
         ctx = contexts.get(task)
+        pool = pools.get(task)
+        if pool is not None:  # the grade's jails start while the agent works
+            hidden = task.hidden
+            prewarm(ctx, hidden.target, task.inputs, hidden.grading, pool)
         release_stale(workspace)
         if workspace.exists():
             shutil.rmtree(workspace)
@@ -166,7 +214,7 @@ def _attempt(
         if outcome.infra_error:
             verdict = _verdict(ident, None, "infra_error", f"agent: {outcome.infra_error}")
         else:
-            verdict = _grade_read(task, read, ctx, options, sample)
+            verdict = _grade_read(task, read, ctx, options, sample, pool)
     except Exception as exc:  # noqa: BLE001 - our failure: recorded as infra_error, run goes on
         verdict = _verdict(
             ident, None, "infra_error", f"harness error: {type(exc).__name__}: {exc}"
@@ -203,14 +251,19 @@ def _reason(verdict: Verdict, agent: AgentOutcome) -> str:
 
 
 def _grade_read(
-    task: LoadedTask, read: TargetRead, ctx: RepoContext, options: RunOptions, sample: int
+    task: LoadedTask,
+    read: TargetRead,
+    ctx: RepoContext,
+    options: RunOptions,
+    sample: int,
+    pool: WarmPool | None,
 ) -> Verdict:
     if read.violation:
         return _verdict(task.id, 0.0, "violation", read.violation)
     if read.text is None:
         return _verdict(task.id, 0.0, "graded", read.problem or "target file unreadable")
     confined.write_bytes(options.out, f"candidates/{task.id}/{sample}.py", read.text.encode())
-    verdict = grade_text(task, read.text, ctx, options.agent.sandbox)
+    verdict = grade_text(task, read.text, ctx, options.agent.sandbox, pool=pool)
     if options.repo_tests:
         verdict = with_repo_tests(verdict, task, read.text, ctx, options.agent.sandbox)
     return verdict

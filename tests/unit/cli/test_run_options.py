@@ -1,0 +1,26 @@
+"""`run --workers` defaults to the cores the process may use; `--cold` turns warm grading off."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+
+from replicate.cli.main import build_parser, main
+from replicate.cli.run import default_workers
+
+
+def test_workers_default_to_the_cores_and_cold_is_off() -> None:
+    args = build_parser().parse_args(["run", "--tasks", "t", "--agent", "true", "--out", "o"])
+    assert args.workers == default_workers() == len(os.sched_getaffinity(0))
+    assert args.cold is False
+    cold = build_parser().parse_args(
+        ["run", "--tasks", "t", "--agent", "true", "--out", "o", "--cold", "--workers", "3"]
+    )
+    assert (cold.cold, cold.workers) == (True, 3)
+
+
+def test_zero_workers_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
+    code = main(["run", "--tasks", "t", "--agent", "true", "--out", "o", "--workers", "0"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == "error: --workers is 1 or more, not 0"
