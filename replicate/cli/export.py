@@ -1,4 +1,4 @@
-"""`replicate export --tasks DIR --format rows --out PATH`: a batch as a framework's dataset."""
+"""`replicate export --tasks DIR --format NAME --out PATH`: a batch as a framework reads it."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from replicate.errors import ReplicateError
 from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.registry import EXPORTERS, exporter
 
+OUT_HELP = "output path (rows: PATH.parquet, PATH.jsonl; inspect, harbor: an empty folder)"
 NO_VERIFY_HELP = "trust the batch as it is: skip checking its files against its manifest"
 
 
@@ -26,9 +27,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--format", default="rows", help=f"output format ({', '.join(sorted(EXPORTERS))})"
     )
-    p.add_argument(
-        "--out", required=True, type=Path, help="output path (rows: PATH.parquet, PATH.jsonl)"
-    )
+    p.add_argument("--out", required=True, type=Path, help=OUT_HELP)
     p.add_argument("--task", action="append", default=[], help="task id or symbol (repeatable)")
     p.add_argument("--limit", type=int, default=None, help="at most N tasks")
     p.add_argument("--split", default="train", help="split name recorded in each row")

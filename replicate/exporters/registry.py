@@ -6,9 +6,11 @@ from collections.abc import Callable
 
 from replicate.errors import ReplicateError
 from replicate.exporters.base import Exporter
+from replicate.exporters.inspect_eval import InspectExporter
 from replicate.exporters.rows import RowsExporter
 
 EXPORTERS: dict[str, Callable[[], Exporter]] = {
+    "inspect": InspectExporter,
     "rows": RowsExporter,
 }
 
