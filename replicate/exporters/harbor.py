@@ -39,7 +39,7 @@ STRATA = ("traced", "widened", "edge", "raises")
 
 def task_metadata(task: LoadedTask) -> dict[str, Any]:
     source, strength = task.spec.source, task.hidden.strength
-    counts = Counter(item.stratum for item in task.inputs)
+    counts = Counter(str(item.stratum) for item in task.inputs)
     return {
         "source_repo": source.repo,
         "commit": source.commit,
