@@ -19,3 +19,14 @@ fi
 extras=""
 [ "${1:-}" = "--dev" ] && extras="[dev]"
 python3 -m pip install -q --disable-pip-version-check -e ".${extras}"
+
+# Harbor (the `harbor` export format's tests read the export back with it) needs Python >= 3.12:
+# a venv of its own, made once. REPLICATE_HARBOR_VENV moves it; no Python 3.12 here: skipped.
+if [ "${1:-}" = "--dev" ]; then
+  HARBOR_VENV=${REPLICATE_HARBOR_VENV:-$HOME/.cache/replicate-harbor-venv}
+  PY312=$(command -v python3.12 || ls -d /root/.pyenv/versions/3.12*/bin/python3.12 2>/dev/null | tail -n 1 || true)
+  if [ ! -x "$HARBOR_VENV/bin/harbor" ] && [ -n "$PY312" ]; then
+    "$PY312" -m venv "$HARBOR_VENV"
+    "$HARBOR_VENV/bin/pip" install -q --disable-pip-version-check harbor
+  fi
+fi
