@@ -24,7 +24,6 @@ from typing import Any
 from replicate import __version__, confined
 from replicate.batch.manifest import write_manifest
 from replicate.batch.store import HIDDEN, REPOS, SPECS, Batch, LoadedTask
-from replicate.errors import ReplicateError
 from replicate.exporters import harbor_files as files
 from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.inspect_eval import ensure_empty
@@ -109,6 +108,7 @@ def write_task_dir(batch: Batch, task: LoadedTask, root: Path, split: str) -> No
     write_workspace(task, root / "environment" / "workspace")
     write_text(root / "tests" / "Dockerfile", files.verifier_dockerfile())
     write_text(root / "tests" / "test.sh", files.test_script(task.id, target), 0o755)
+    write_text(root / "tests" / "jail-python.sh", files.JAIL_PYTHON, 0o755)
     one_task_batch(batch, task, root / "tests" / "batch")
     write_text(root / "solution" / "solve.sh", files.solve_script(target), 0o755)
     (root / "solution" / "original.py").write_bytes(task.original_source())
@@ -130,5 +130,7 @@ class HarborExporter:
         write_text(base / "Dockerfile", files.verifier_base_dockerfile())
         (base / "wheels").mkdir()
         if options.build_images:
-            raise ReplicateError("--build-images: not available yet")
+            from replicate.exporters.harbor_images import build_all
+
+            build_all(batch, written, base)
         return Written(tasks=len(written), files=(*written, base))

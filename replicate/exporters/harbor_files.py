@@ -102,6 +102,29 @@ PREPARE = (
 )
 
 
+JAIL_PYTHON = """#!/bin/sh
+# The jail's interpreter in the verifier image: `replicate grade --sandbox plain` runs the
+# candidate through it, in a copy of the tree (its working directory).  It runs as nobody, so
+# the hidden files of this image (root only) are out of the candidate's reach.
+here=$(pwd) && chmod -R go+rX "$here" && chmod go+x "$(dirname "$here")" || exit 125
+exec setpriv --reuid=65534 --regid=65534 --clear-groups @PYTHON@ "$@"
+"""
+
+# Root-only batch, but for the distribution metadata the jail reads (meta/ and the folders that
+# lead to it, which nobody may pass through, not list); each environment's interpreter wrapped.
+LOCK_DOWN = " && ".join(
+    [
+        f"chmod -R go-rwx {BATCH_IN_IMAGE}",
+        f"chmod go+x {BATCH_IN_IMAGE} {BATCH_IN_IMAGE}/reference_impls "
+        f"{BATCH_IN_IMAGE}/reference_impls/_repos {BATCH_IN_IMAGE}/reference_impls/_repos/*",
+        f"(chmod -R go+rX {BATCH_IN_IMAGE}/reference_impls/_repos/*/meta 2>/dev/null || true)",
+        f"for py in {CACHE_IN_IMAGE}/envs/*/bin/python; do real=$(readlink -f \"$py\") "
+        '&& rm \"$py\" && sed \"s|@PYTHON@|$real|\" /tests/jail-python.sh > \"$py\" '
+        '&& chmod 755 \"$py\"; done',
+    ]
+)
+
+
 def verifier_dockerfile() -> str:
     """One task's verifier: the shared base, the one-task batch (root only), test.sh."""
     return "\n".join(
@@ -111,9 +134,9 @@ def verifier_dockerfile() -> str:
             "# now, offline, from the wheelhouse of the base image.",
             f"FROM {VERIFIER_IMAGE}",
             f"COPY batch/ {BATCH_IN_IMAGE}/",
-            "COPY test.sh /tests/test.sh",
-            f"RUN chmod -R go-rwx {BATCH_IN_IMAGE} && chmod 755 /tests/test.sh "
-            f"&& python3 -c {shlex.quote(PREPARE)}",
+            "COPY test.sh jail-python.sh /tests/",
+            f"RUN chmod 755 /tests/test.sh && python3 -c {shlex.quote(PREPARE)}",
+            f"RUN {LOCK_DOWN}",
             "",
         ]
     )
