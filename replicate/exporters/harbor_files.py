@@ -152,8 +152,8 @@ set -u
 OUT={REWARD_DIR}
 mkdir -p "$OUT"
 CANDIDATE={candidate}
-if [ ! -f "$CANDIDATE" ] || [ -L "$CANDIDATE" ]; then
-  CANDIDATE=$(mktemp)  # nothing (or a symlink) left behind: graded as an empty file
+if [ ! -f "$CANDIDATE" ] || [ "$(readlink -f "$CANDIDATE")" != "$CANDIDATE" ]; then
+  CANDIDATE=$(mktemp)  # nothing left, or a symlink on the way: graded as an empty file
 fi
 python3 -m replicate grade --tasks {BATCH_IN_IMAGE} --task {shlex.quote(task_id)} \\
   --candidate "$CANDIDATE" --sandbox plain >"$OUT/verdict.json" 2>"$OUT/grade.log"

@@ -2,9 +2,10 @@
 
 One export of one task of the committed batch, its images built once for the module.  The
 verifier container is run as Harbor runs it (no network, the artifact at its path, /tests/test.sh)
-on: the original (1.0), the stub (0), a result whose `__eq__` is always true (0) and a candidate
-that reads its task's hidden files from the verifier image (0).  The agent image's whole file
-system holds neither the original body nor a hidden file.
+on: the original (1.0), the stub (0), a result whose `__eq__` is always true (0), a candidate
+that reads its task's hidden files from the verifier image and an artifact that is a symlink to
+the original there (0).  The agent image's whole file system holds neither the original body
+nor a hidden file.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import io
 import json
 import os
 import tarfile
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 
 import pytest
 
@@ -21,6 +22,8 @@ from replicate.batch.store import Batch, LoadedTask
 from replicate.exporters.harbor_images import task_tags
 from replicate.harness.sandbox import SandboxUnavailable, get_sandbox
 from tests.e2e.conftest import REPO_ROOT, replicate
+
+BATCH = "/opt/replicate/batch"
 
 READ_HIDDEN = """
 
@@ -55,20 +58,26 @@ def exported(task: LoadedTask, tmp_path_factory: pytest.TempPathFactory) -> Path
     return out
 
 
-def verify(task: LoadedTask, candidate: str, scratch: Path) -> dict[str, float]:
+def verify(task: LoadedTask, candidate: str, scratch: Path, link: bool = False) -> dict[str, float]:
     """The verifier image run on `candidate` as Harbor runs it (the artifact at its path, the
-    verifier's log folder mounted from the host); the reward.json it wrote."""
+    verifier's log folder mounted from the host); the reward.json it wrote.  With `link`, the
+    artifact is a symlink to the original in the verifier image instead."""
     import docker
 
-    scratch.mkdir()
-    path, logs = scratch / "candidate.py", scratch / "verifier"
-    path.write_text(candidate, encoding="utf-8")
+    target = PurePosixPath("/app", task.hidden.target.path)
+    (scratch / "folder").mkdir(parents=True)
+    path, logs = scratch / "folder" / target.name, scratch / "verifier"
+    if link:
+        tree = f"{BATCH}/reference_impls/_repos/{task.hidden.repo_dir}/tree"
+        path.symlink_to(f"{tree}/{task.hidden.target.path}")
+    else:
+        path.write_text(candidate, encoding="utf-8")
     logs.mkdir()
     docker.from_env().containers.run(
         task_tags(task.id)[1],
         ["/tests/test.sh"],
         volumes={
-            str(path): {"bind": f"/app/{task.hidden.target.path}", "mode": "ro"},
+            str(path.parent): {"bind": str(target.parent), "mode": "ro"},
             str(logs): {"bind": "/logs/verifier", "mode": "rw"},
         },
         network_mode="none",
@@ -90,6 +99,8 @@ def test_the_verifier_grades_the_artifact(task: LoadedTask, exported: Path, tmp_
     assert verify(task, original, tmp_path / "original") == {"reward": 1.0, "infra_error": 0.0}
     for name, candidate in (("stub", stub), ("eq", always_equal), ("reads", reading)):
         assert verify(task, candidate, tmp_path / name) == {"reward": 0.0, "infra_error": 0.0}
+    linked = verify(task, "", tmp_path / "link", link=True)
+    assert linked == {"reward": 0.0, "infra_error": 0.0}
 
 
 def image_hits(tag: str, body: bytes) -> tuple[list[str], int]:
