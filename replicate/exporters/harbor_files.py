@@ -102,11 +102,16 @@ PREPARE = (
 )
 
 
-JAIL_PYTHON = """#!/bin/sh
+JAIL_PYTHON = f"""#!/bin/sh
 # The jail's interpreter in the verifier image: `replicate grade --sandbox plain` runs the
-# candidate through it, in a copy of the tree (its working directory).  It runs as nobody, so
-# the hidden files of this image (root only) are out of the candidate's reach.
-here=$(pwd) && chmod -R go+rX "$here" && chmod go+x "$(dirname "$here")" || exit 125
+# candidate through it, in a copy of the tree (its working directory), as nobody, so the hidden
+# files of this image (root only) are out of the candidate's reach.  The reference itself (run
+# to shrink a counterexample, in the pristine tree) is trusted and runs as it is.
+here=$(pwd) || exit 125
+case "$here" in
+  {BATCH_IN_IMAGE}/*) exec @PYTHON@ "$@" ;;
+esac
+chmod -R go+rX "$here" && chmod go+x "$(dirname "$here")" || exit 125
 exec setpriv --reuid=65534 --regid=65534 --clear-groups @PYTHON@ "$@"
 """
 
@@ -119,7 +124,7 @@ LOCK_DOWN = " && ".join(
         f"{BATCH_IN_IMAGE}/reference_impls/_repos {BATCH_IN_IMAGE}/reference_impls/_repos/*",
         f"(chmod -R go+rX {BATCH_IN_IMAGE}/reference_impls/_repos/*/meta 2>/dev/null || true)",
         f"for py in {CACHE_IN_IMAGE}/envs/*/bin/python; do real=$(readlink -f \"$py\") "
-        '&& rm \"$py\" && sed \"s|@PYTHON@|$real|\" /tests/jail-python.sh > \"$py\" '
+        '&& rm \"$py\" && sed \"s|@PYTHON@|$real|g\" /tests/jail-python.sh > \"$py\" '
         '&& chmod 755 \"$py\"; done',
     ]
 )
@@ -155,9 +160,10 @@ CANDIDATE={candidate}
 if [ ! -f "$CANDIDATE" ] || [ "$(readlink -f "$CANDIDATE")" != "$CANDIDATE" ]; then
   CANDIDATE=$(mktemp)  # nothing left, or a symlink on the way: graded as an empty file
 fi
-python3 -m replicate grade --tasks {BATCH_IN_IMAGE} --task {shlex.quote(task_id)} \\
+cd / || exit 1  # -I as well: nothing of the working directory shadows what the grader imports
+python3 -I -m replicate grade --tasks {BATCH_IN_IMAGE} --task {shlex.quote(task_id)} \\
   --candidate "$CANDIDATE" --sandbox plain >"$OUT/verdict.json" 2>"$OUT/grade.log"
-python3 - "$OUT" <<'PY'
+python3 -I - "$OUT" <<'PY'
 import json, math, sys
 out = sys.argv[1]
 try:
