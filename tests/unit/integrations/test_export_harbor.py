@@ -9,12 +9,14 @@ from __future__ import annotations
 import json
 import os
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from replicate.batch.store import Batch
+from replicate.exporters import harbor_files
 from replicate.verifiers.grader import original_source, stubbed_source
 from tests.unit.integrations.rows import cli
 from tests.unit.minted import Tiny
@@ -107,3 +109,29 @@ def test_a_non_empty_output_folder_is_refused(tiny: Tiny, tmp_path: Path) -> Non
                str(tmp_path))  # fmt: skip
     assert done.returncode == 2 and "empty" in done.stderr
     assert (tmp_path / "keep.txt").read_text() == "mine"
+
+
+def reward_json(verdict: str, tmp_path: Path) -> dict[str, float]:
+    """What test.sh's last step writes for a verdict.json holding `verdict`."""
+    script = harbor_files.test_script("some-task", "src/pkg/mod.py")
+    program = script.split("<<'PY'\n", 1)[1].rsplit("PY\n", 1)[0]
+    (tmp_path / "verdict.json").write_text(verdict, encoding="utf-8")
+    subprocess.run([sys.executable, "-I", "-", str(tmp_path)], input=program, text=True, check=True)
+    rewards: dict[str, float] = json.loads((tmp_path / "reward.json").read_text(encoding="utf-8"))
+    return rewards
+
+
+@pytest.mark.parametrize(
+    ("verdict", "expected"),
+    [
+        ('{"status": "graded", "reward": 0.75}', {"reward": 0.75, "infra_error": 0.0}),
+        ('{"status": "infra_error", "reward": null}', {"reward": 0.0, "infra_error": 1.0}),
+        ('{"status": "graded", "reward": NaN}', {"reward": 0.0, "infra_error": 1.0}),
+        ("not json at all", {"reward": 0.0, "infra_error": 1.0}),
+        ("", {"reward": 0.0, "infra_error": 1.0}),
+    ],
+)
+def test_reward_json_holds_finite_numbers_only(
+    verdict: str, expected: dict[str, float], tmp_path: Path
+) -> None:
+    assert reward_json(verdict, tmp_path) == expected
