@@ -104,7 +104,11 @@ def write_task_dir(batch: Batch, task: LoadedTask, root: Path, split: str) -> No
     target = task.hidden.target.path
     write_text(root / "instruction.md", instruction_text(task, files.WORKDIR))
     write_text(root / "task.toml", task_toml(task, split))
-    write_text(root / "environment" / "Dockerfile", files.agent_dockerfile())
+    lock = task.repo.record.lock
+    write_text(root / "environment" / "Dockerfile", files.agent_dockerfile(bool(lock)))
+    if lock:  # the wheels come from --build-images (or `pip wheel --no-deps pip -r ...`)
+        write_text(root / "environment" / "requirements.txt", "".join(f"{x}\n" for x in lock))
+        (root / "environment" / "wheels").mkdir()
     write_workspace(task, root / "environment" / "workspace")
     write_text(root / "tests" / "Dockerfile", files.verifier_dockerfile())
     write_text(root / "tests" / "test.sh", files.test_script(task.id, target), 0o755)

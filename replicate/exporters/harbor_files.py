@@ -60,12 +60,32 @@ def toml_document(root: Mapping[str, Any], tables: Mapping[str, Mapping[str, Any
     return "\n".join(lines) + "\n"
 
 
-def agent_dockerfile() -> str:
+ENV_WHEELS = "/opt/replicate-env"
+
+
+def pip_from(wheels: str) -> str:
+    """pip run straight from its wheel in `wheels` (the base image has no pip)."""
+    return f'python3 "$(ls {wheels}/pip-*.whl | head -n 1)/pip"'
+
+
+def agent_dockerfile(has_lock: bool) -> str:
+    """The agent's image; with a lock, the repository's pinned dependencies installed offline
+    from environment/wheels/ (filled by --build-images)."""
+    install = []
+    if has_lock:
+        pip = pip_from(ENV_WHEELS)
+        install = [
+            f"COPY wheels/ requirements.txt {ENV_WHEELS}/",
+            f"RUN {pip} install --no-index --find-links {ENV_WHEELS} --no-deps "
+            f"--break-system-packages --quiet -r {ENV_WHEELS}/requirements.txt "
+            f"&& rm -rf {ENV_WHEELS}",
+        ]
     return "\n".join(
         [
             "# The agent's image: the repository with the target's body stubbed, TASK.md at its",
-            "# root.  Nothing hidden is copied here: no batch, no grader, no original.",
+            "# root, its pinned dependencies.  Nothing hidden: no batch, no grader, no original.",
             f"FROM {BASE_IMAGE}",
+            *install,
             f"COPY workspace/ {WORKDIR}/",
             f"RUN useradd --create-home --uid 1000 {AGENT_USER} && chown -R 1000:1000 {WORKDIR}",
             f"WORKDIR {WORKDIR}",
@@ -76,9 +96,8 @@ def agent_dockerfile() -> str:
 
 def verifier_base_dockerfile() -> str:
     """The shared verifier image: this package installed offline from `wheels/`."""
-    pip = f'"$(ls {WHEELS_IN_IMAGE}/pip-*.whl | head -n 1)/pip"'
     install = (
-        f"python3 {pip} install --no-index --find-links {WHEELS_IN_IMAGE} "
+        f"{pip_from(WHEELS_IN_IMAGE)} install --no-index --find-links {WHEELS_IN_IMAGE} "
         "--break-system-packages --no-compile --quiet pip replicate-rl"
     )
     return "\n".join(
@@ -123,9 +142,9 @@ LOCK_DOWN = " && ".join(
         f"chmod go+x {BATCH_IN_IMAGE} {BATCH_IN_IMAGE}/reference_impls "
         f"{BATCH_IN_IMAGE}/reference_impls/_repos {BATCH_IN_IMAGE}/reference_impls/_repos/*",
         f"(chmod -R go+rX {BATCH_IN_IMAGE}/reference_impls/_repos/*/meta 2>/dev/null || true)",
-        f"for py in {CACHE_IN_IMAGE}/envs/*/bin/python; do real=$(readlink -f \"$py\") "
-        '&& rm \"$py\" && sed \"s|@PYTHON@|$real|g\" /tests/jail-python.sh > \"$py\" '
-        '&& chmod 755 \"$py\"; done',
+        f'for py in {CACHE_IN_IMAGE}/envs/*/bin/python; do real=$(readlink -f "$py") '
+        '&& rm "$py" && sed "s|@PYTHON@|$real|g" /tests/jail-python.sh > "$py" '
+        '&& chmod 755 "$py"; done',
     ]
 )
 

@@ -41,19 +41,24 @@ def package_source() -> str:
     return str(root) if (root / "pyproject.toml").is_file() else f"replicate-rl=={__version__}"
 
 
-def fill_wheelhouse(wheels: Path, lock: Sequence[str]) -> None:
-    """pip, this package with its dependencies, and the repositories' locks, as wheels."""
+def pip_wheel(wheels: Path, what: Sequence[str], *, deps: bool = True) -> None:
+    """`pip wheel` of `what` into `wheels`, on the host; one line on failure."""
     argv = [sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check"]
-    argv += ["--wheel-dir", str(wheels), "pip", package_source()]
+    argv += ["--wheel-dir", str(wheels), *([] if deps else ["--no-deps"]), *what]
     try:
         done = subprocess.run(
-            [*argv, *lock], capture_output=True, text=True, timeout=WHEEL_TIMEOUT_S, check=False
+            argv, capture_output=True, text=True, timeout=WHEEL_TIMEOUT_S, check=False
         )
     except subprocess.TimeoutExpired as exc:
         raise InfraError(f"pip wheel took longer than {WHEEL_TIMEOUT_S}s") from exc
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
-        raise InfraError(f"cannot build the verifier's wheelhouse: {last}")
+        raise InfraError(f"cannot build the wheelhouse {wheels}: {last}")
+
+
+def fill_wheelhouse(wheels: Path, lock: Sequence[str]) -> None:
+    """pip, this package with its dependencies, and the repositories' locks, as wheels."""
+    pip_wheel(wheels, ["pip", package_source(), *lock])
 
 
 def build(context: Path, tag: str) -> None:
@@ -63,9 +68,7 @@ def build(context: Path, tag: str) -> None:
 
     try:
         client = docker.from_env(timeout=BUILD_TIMEOUT_S)
-        client.images.build(
-            path=str(context), tag=tag, rm=True, pull=False, network_mode="none"
-        )
+        client.images.build(path=str(context), tag=tag, rm=True, pull=False, network_mode="none")
     except docker.errors.BuildError as exc:
         raise InfraError(f"cannot build {tag}: {str(exc).splitlines()[0]}") from exc
     except docker.errors.DockerException as exc:
@@ -80,6 +83,11 @@ def build_all(batch: Batch, task_dirs: Sequence[Path], base: Path) -> list[str]:
     tags = [VERIFIER_IMAGE]
     for folder in task_dirs:
         agent, verifier = task_tags(folder.name)
+        requirements = folder / "environment" / "requirements.txt"
+        if requirements.is_file():  # the agent image's own wheelhouse: pip and the lock
+            pip_wheel(
+                folder / "environment" / "wheels", ["pip", "-r", str(requirements)], deps=False
+            )
         build(folder / "environment", agent)
         build(folder / "tests", verifier)
         tags += [agent, verifier]

@@ -135,3 +135,29 @@ def test_reward_json_holds_finite_numbers_only(
     verdict: str, expected: dict[str, float], tmp_path: Path
 ) -> None:
     assert reward_json(verdict, tmp_path) == expected
+
+
+def test_a_locked_repository_gets_its_dependencies_in_the_agent_image(
+    tiny: Tiny, tmp_path: Path
+) -> None:
+    """With a lock, the agent's Dockerfile installs it offline from environment/wheels/ (what
+    --build-images fills); Harbor's linter still passes the task."""
+    batch = tiny.copy_batch(tmp_path / "batch")
+    for record in (batch / "reference_impls" / "_repos").glob("*/repo.json"):
+        data = json.loads(record.read_text(encoding="utf-8"))
+        record.write_text(json.dumps({**data, "lock": ["six==1.17.0"]}), encoding="utf-8")
+    out = tmp_path / "out"
+    done = cli("export", "--tasks", str(batch), "--no-verify", "--format", "harbor", "--out",
+               str(out), "--task", SYMBOLS[0])  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    environment = out / tiny.id_of(SYMBOLS[0]) / "environment"
+    assert (environment / "requirements.txt").read_text() == "six==1.17.0\n"
+    assert (environment / "wheels").is_dir()
+    dockerfile = (environment / "Dockerfile").read_text()
+    assert "--no-index" in dockerfile and "-r /opt/replicate-env/requirements.txt" in dockerfile
+    python = harbor_python()
+    if python is None:
+        pytest.skip("no Harbor venv (Python 3.12): run scripts/install.sh --dev")
+    check = [str(python), str(CHECK), str(environment.parent)]
+    view = json.loads(subprocess.run(check, capture_output=True, text=True, check=True).stdout)
+    assert {finding["rule"] for finding in view["lint"]} <= {"unpinned-image"}
