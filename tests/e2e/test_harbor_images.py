@@ -1,6 +1,6 @@
 """`replicate export --format harbor --build-images`, graded for real in Docker.
 
-One export of one task of the committed batch, its images built once for the module.  The
+One export of one task of the committed batch, its images built once for the session.  The
 verifier container is run as Harbor runs it (no network, the artifact at its path, /tests/test.sh)
 on: the original (1.0), the stub (0), a result whose `__eq__` is always true (0), a candidate
 that reads its task's hidden files from the verifier image and an artifact that is a symlink to
@@ -43,13 +43,13 @@ def docker_available() -> None:
         pytest.skip(f"docker unavailable: {exc}")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def task() -> LoadedTask:
     batch = Batch.open(REPO_ROOT)
     return batch.load(batch.ids[0])
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def exported(task: LoadedTask, tmp_path_factory: pytest.TempPathFactory) -> Path:
     out = tmp_path_factory.mktemp("harbor-images") / "out"
     done = replicate("export", "--tasks", str(REPO_ROOT), "--format", "harbor", "--out",
