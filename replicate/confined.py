@@ -114,3 +114,17 @@ def write_bytes(root: Path, relpath: str, data: bytes) -> None:
         out = os.open(leaf, flags, 0o644, dir_fd=fd)
     with os.fdopen(out, "wb") as handle:
         handle.write(data)
+
+
+def regular_files(root: Path) -> list[str]:
+    """The relative paths of the regular files under `root`, sorted; no symlink is followed (a
+    symlinked directory is not entered, a symlinked file not listed)."""
+    found = []
+    for folder, dirs, files in os.walk(root):
+        base = Path(folder)
+        dirs[:] = sorted(d for d in dirs if not (base / d).is_symlink())
+        for name in files:
+            path = base / name
+            if not path.is_symlink() and path.is_file():
+                found.append(path.relative_to(root).as_posix())
+    return sorted(found)

@@ -24,3 +24,19 @@ fi
 extras=""
 [ "${1:-}" = "--dev" ] && extras="[dev]"
 python3 -m pip install -q --disable-pip-version-check -e ".${extras}"
+
+# Harbor (the `harbor` export format's tests read the export back with it) needs Python >= 3.12:
+# a venv of its own, made once. REPLICATE_HARBOR_VENV moves it; no Python 3.12 here: skipped.
+if [ "${1:-}" = "--dev" ]; then
+  HARBOR_VENV=${REPLICATE_HARBOR_VENV:-$HOME/.cache/replicate-harbor-venv}
+  PY312=""
+  for candidate in python3.12 python3.13 /root/.pyenv/versions/3.1[2-9]*/bin/python3; do
+    if "$candidate" -c 'import sys; assert sys.version_info >= (3, 12)' >/dev/null 2>&1; then
+      PY312=$candidate; break  # a pyenv shim of a version not selected does not run: skipped
+    fi
+  done
+  if [ ! -x "$HARBOR_VENV/bin/harbor" ] && [ -n "$PY312" ]; then
+    "$PY312" -m venv "$HARBOR_VENV"
+    "$HARBOR_VENV/bin/pip" install -q --disable-pip-version-check harbor
+  fi
+fi

@@ -1,4 +1,4 @@
-"""`replicate export --tasks DIR --format rows --out PATH`: a batch as a framework's dataset."""
+"""`replicate export --tasks DIR --format NAME --out PATH`: a batch as a framework reads it."""
 
 from __future__ import annotations
 
@@ -15,6 +15,8 @@ from replicate.errors import ReplicateError
 from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.registry import EXPORTERS, exporter
 
+OUT_HELP = "output path (rows: PATH.parquet, PATH.jsonl; inspect, harbor: an empty folder)"
+BUILD_HELP = "harbor: also build and tag every task's images locally (docker)"
 NO_VERIFY_HELP = "trust the batch as it is: skip checking its files against its manifest"
 
 
@@ -26,12 +28,11 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--format", default="rows", help=f"output format ({', '.join(sorted(EXPORTERS))})"
     )
-    p.add_argument(
-        "--out", required=True, type=Path, help="output path (rows: PATH.parquet, PATH.jsonl)"
-    )
+    p.add_argument("--out", required=True, type=Path, help=OUT_HELP)
     p.add_argument("--task", action="append", default=[], help="task id or symbol (repeatable)")
     p.add_argument("--limit", type=int, default=None, help="at most N tasks")
     p.add_argument("--split", default="train", help="split name recorded in each row")
+    p.add_argument("--build-images", action="store_true", help=BUILD_HELP)
     p.add_argument("--no-verify", action="store_true", help=NO_VERIFY_HELP)
     p.add_argument("--json", action="store_true", help="print what was written as JSON on stdout")
     p.set_defaults(handler=handle)
@@ -39,11 +40,14 @@ def register(sub: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     chosen = exporter(args.format)  # an unknown format fails before the batch is read
+    if args.build_images and args.format != "harbor":
+        raise ReplicateError("--build-images applies to --format harbor only")
     if args.limit is not None and args.limit < 1:
         raise ReplicateError(f"--limit must be at least 1 (got {args.limit})")
     batch = Batch.open(args.tasks, verify=not args.no_verify)
     task_ids = batch.select(args.task, args.limit)
-    written = chosen.export(batch, task_ids, args.out, ExportOptions(split=args.split))
+    options = ExportOptions(split=args.split, build_images=args.build_images)
+    written = chosen.export(batch, task_ids, args.out, options)
     if args.json:
         payload = {"format": args.format, "tasks": written.tasks, "files": _names(written)}
         print(json.dumps(payload, indent=2))

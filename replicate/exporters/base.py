@@ -15,6 +15,7 @@ class ExportOptions:
     """Settings every format may use."""
 
     split: str = "train"  # the dataset split the rows are for (recorded in each row)
+    build_images: bool = False  # harbor: also build the task images locally (docker)
 
 
 @dataclass(frozen=True)

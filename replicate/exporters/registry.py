@@ -6,9 +6,13 @@ from collections.abc import Callable
 
 from replicate.errors import ReplicateError
 from replicate.exporters.base import Exporter
+from replicate.exporters.harbor import HarborExporter
+from replicate.exporters.inspect_eval import InspectExporter
 from replicate.exporters.rows import RowsExporter
 
 EXPORTERS: dict[str, Callable[[], Exporter]] = {
+    "harbor": HarborExporter,
+    "inspect": InspectExporter,
     "rows": RowsExporter,
 }
 

@@ -69,3 +69,16 @@ def test_a_folder_is_not_a_file(tmp_path: Path) -> None:
     (tmp_path / "d").mkdir()
     with pytest.raises(confined.ConfinementError, match="not a regular file"):
         confined.read_bytes(tmp_path, "d")
+
+
+def test_regular_files_lists_no_symlink_and_enters_no_symlinked_folder(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "secret.py").write_text("x")
+    root = tmp_path / "root"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "mod.py").write_text("x")
+    (root / "top.txt").write_text("x")
+    (root / "pkg" / "link.py").symlink_to(outside / "deep" / "secret.py")
+    (root / "linked").symlink_to(outside / "deep")
+    assert confined.regular_files(root) == ["pkg/mod.py", "top.txt"]

@@ -1,0 +1,140 @@
+"""The `harbor` format: a Harbor task folder per task (SkyRL, rLLM, verifiers, NeMo Gym read them).
+
+    OUT/<id>/instruction.md          TASK.md and where the repository is (/app)
+    OUT/<id>/task.toml               [task] [metadata] [verifier] [agent] [environment], artifacts
+    OUT/<id>/environment/            the agent's image: Dockerfile and the stubbed workspace
+    OUT/<id>/tests/                  the verifier's image: Dockerfile, test.sh, a one-task batch
+    OUT/<id>/solution/solve.sh       the oracle (the original file put back)
+    OUT/_images/replicate-verifier/  the shared verifier base image: Dockerfile, wheels/
+
+Hidden inputs, expected outcomes and the original live only under tests/ and solution/, which
+Harbor shows the verifier and the oracle, never the agent.  `--build-images` also fills the
+wheelhouse and builds every image locally (`replicate.exporters.harbor_images`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections import Counter
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from replicate import __version__, confined
+from replicate.batch.manifest import write_manifest
+from replicate.batch.store import HIDDEN, REPOS, SPECS, Batch, LoadedTask
+from replicate.exporters import harbor_files as files
+from replicate.exporters.base import ExportOptions, Written
+from replicate.exporters.inspect_eval import ensure_empty
+from replicate.exporters.workspace import instruction_text, write_workspace
+
+IMAGES = "_images"
+VERIFIER_BASE = "replicate-verifier"
+AGENT_TIMEOUT_S = 1800.0
+VERIFIER_TIMEOUT_S = 600.0
+STRATA = ("traced", "widened", "edge", "raises")
+
+
+def task_metadata(task: LoadedTask) -> dict[str, Any]:
+    source, strength = task.spec.source, task.hidden.strength
+    counts = Counter(str(item.stratum) for item in task.inputs)
+    return {
+        "source_repo": source.repo,
+        "commit": source.commit,
+        "path": source.path,
+        "symbol": source.symbol,
+        "kill_rate": strength.kill_rate if strength is not None else None,
+        "strata": {name: counts.get(name, 0) for name in STRATA},
+        "hidden_inputs": len(task.inputs),
+        "body_statements": task.spec.body_statements,
+        "grader_version": task.hidden.grader_version,
+        "exported_by": f"replicate-rl {__version__}",
+    }
+
+
+def task_toml(task: LoadedTask, split: str) -> str:
+    target = f"{files.WORKDIR}/{task.hidden.target.path}"
+    no_network = "no-network"
+    return files.toml_document(
+        {"schema_version": files.HARBOR_SCHEMA_VERSION, "artifacts": [target]},
+        {
+            "task": {
+                "name": f"replicate/{task.id}",
+                "description": f"Re-implement `{task.spec.source.symbol}` ({split})",
+                "keywords": ["replicate", "python", "code"],
+            },
+            "metadata": {**task_metadata(task), "split": split},
+            "verifier": {
+                "timeout_sec": VERIFIER_TIMEOUT_S,
+                "environment_mode": "separate",
+                "network_mode": no_network,
+            },
+            "agent": {
+                "timeout_sec": AGENT_TIMEOUT_S,
+                "network_mode": no_network,
+                "user": files.AGENT_USER,
+            },
+            "environment": {"network_mode": no_network, "workdir": files.WORKDIR},
+        },
+    )
+
+
+def write_text(path: Path, text: str, mode: int = 0o644) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+    os.chmod(path, mode)
+
+
+def one_task_batch(batch: Batch, task: LoadedTask, dest: Path) -> None:
+    """A batch holding `task` alone (its public and hidden halves, its repository), with a
+    manifest of its own."""
+    dest.mkdir(parents=True)
+    repo = f"{HIDDEN}/{REPOS}/{task.hidden.repo_dir}"
+    for part in (f"{SPECS}/{task.id}", f"{HIDDEN}/{task.id}", repo):
+        for rel in confined.regular_files(batch.root / part):
+            data = confined.read_bytes(batch.root / part, rel)
+            confined.write_bytes(dest, f"{part}/{rel}", data)
+    for schema in (batch.root / SPECS).glob("*.schema.json"):
+        shutil.copyfile(schema, dest / SPECS / schema.name)
+    write_manifest(dest)
+
+
+def write_task_dir(batch: Batch, task: LoadedTask, root: Path, split: str) -> None:
+    target = task.hidden.target.path
+    write_text(root / "instruction.md", instruction_text(task, files.WORKDIR))
+    write_text(root / "task.toml", task_toml(task, split))
+    lock = task.repo.record.lock
+    write_text(root / "environment" / "Dockerfile", files.agent_dockerfile(bool(lock)))
+    if lock:  # the wheels come from --build-images (or `pip wheel --no-deps pip -r ...`)
+        write_text(root / "environment" / "requirements.txt", "".join(f"{x}\n" for x in lock))
+        (root / "environment" / "wheels").mkdir()
+    write_workspace(task, root / "environment" / "workspace")
+    write_text(root / "tests" / "Dockerfile", files.verifier_dockerfile())
+    write_text(root / "tests" / "test.sh", files.test_script(task.id, target), 0o755)
+    write_text(root / "tests" / "jail-python.sh", files.JAIL_PYTHON, 0o755)
+    one_task_batch(batch, task, root / "tests" / "batch")
+    write_text(root / "solution" / "solve.sh", files.solve_script(target), 0o755)
+    (root / "solution" / "original.py").write_bytes(task.original_source())
+
+
+class HarborExporter:
+    """OUT/<id>/ per task and OUT/_images/ (`out` must be absent or an empty folder)."""
+
+    def export(
+        self, batch: Batch, task_ids: Sequence[str], out: Path, options: ExportOptions
+    ) -> Written:
+        ensure_empty(out)
+        written = []
+        for task_id in task_ids:
+            task = batch.load(task_id)
+            write_task_dir(batch, task, out / task.id, options.split)
+            written.append(out / task.id)
+        base = out / IMAGES / VERIFIER_BASE
+        write_text(base / "Dockerfile", files.verifier_base_dockerfile())
+        (base / "wheels").mkdir()
+        if options.build_images:
+            from replicate.exporters.harbor_images import build_all
+
+            build_all(batch, written, base)
+        return Written(tasks=len(written), files=(*written, base))

@@ -1,0 +1,100 @@
+"""The `inspect` format: an inspect_ai task file, its samples and their workspaces.
+
+    OUT/replicate_inspect.py        `@task replicate_tasks(sandbox="docker", sandbox_config=None)`
+    OUT/samples.json                per task: id, instruction, metadata, workspace folder; the batch
+    OUT/workspaces/<id>/            the stubbed tree and TASK.md: the sample's files
+
+`inspect eval OUT/replicate_inspect.py --model M` runs one sample per task; the scorer reads the
+target file out of the sample's sandbox and grades it on the host through the batch
+(`replicate.integrations.inspect_task`), so only what an agent may see is copied anywhere.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from replicate.batch.store import Batch, LoadedTask
+from replicate.errors import ReplicateError
+from replicate.exporters.base import ExportOptions, Written
+from replicate.exporters.workspace import instruction_text, write_workspace
+from replicate.integrations.inspect_task import SAMPLES_NAME
+
+TASK_FILE = "replicate_inspect.py"
+WORKSPACES = "workspaces"
+WORKDIR = "the current working directory"
+
+TASK_SOURCE = '''"""inspect_ai tasks exported by `replicate export --format inspect` (do not edit).
+
+    inspect eval replicate_inspect.py --model MODEL [-T sandbox=docker -T sandbox_config=FILE]
+
+Grading needs this package (replicate-rl) and the batch named in samples.json on this machine.
+"""
+
+from pathlib import Path
+
+from inspect_ai import Task, task
+
+from replicate.integrations.inspect_task import build_task
+
+SAMPLES = Path(__file__).resolve().parent / "samples.json"
+
+
+@task
+def replicate_tasks(sandbox: str = "docker", sandbox_config: str | None = None) -> Task:
+    return build_task(SAMPLES, sandbox=sandbox, sandbox_config=sandbox_config)
+'''
+
+
+def ensure_empty(out: Path) -> None:
+    """`out` is absent or an empty folder; a one-line error otherwise."""
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        raise ReplicateError(f"output folder must be absent or empty: {out}")
+    out.mkdir(parents=True, exist_ok=True)
+
+
+def metadata(task: LoadedTask) -> dict[str, Any]:
+    source = task.spec.source
+    return {
+        "task_id": task.id,
+        "repo": source.repo,
+        "commit": source.commit,
+        "path": task.hidden.target.path,
+        "symbol": source.symbol,
+    }
+
+
+def write_text(path: Path, text: str) -> None:
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+class InspectExporter:
+    """OUT/ as above (`out` must be absent or an empty folder)."""
+
+    def export(
+        self, batch: Batch, task_ids: Sequence[str], out: Path, options: ExportOptions
+    ) -> Written:
+        ensure_empty(out)
+        samples = []
+        for task_id in task_ids:
+            task = batch.load(task_id)
+            folder = f"{WORKSPACES}/{task.id}"
+            write_workspace(task, out / folder)
+            samples.append(
+                {
+                    "task_id": task.id,
+                    "instruction": instruction_text(task, WORKDIR),
+                    "metadata": {**metadata(task), "split": options.split},
+                    "workspace": folder,
+                }
+            )
+        payload = {"tasks_dir": str(batch.root.resolve()), "samples": samples}
+        write_text(out / SAMPLES_NAME, json.dumps(payload, indent=2, ensure_ascii=False) + "\n")
+        write_text(out / TASK_FILE, TASK_SOURCE)
+        files = (out / TASK_FILE, out / SAMPLES_NAME, out / WORKSPACES)
+        return Written(tasks=len(samples), files=files)
