@@ -189,6 +189,7 @@ def other_selves(
                 stratum="widened",
                 provenance="widened",
                 origin=item.origin,
+                visible=False,
                 pickle_b64=recipe_b64(parts.call, {}, ctors[n], build=True),
             )
         )
@@ -381,6 +382,7 @@ def _input(call: _Call, index: int) -> CallInput:
         origin=call.seed.item.origin,
         pickle_b64=recipe_b64(seed.call, call.patch, seed.ctor if built else None, built),
         replaced=replacements(call.patch),
+        visible=False,
     )
 
 
