@@ -152,6 +152,18 @@ ATTACKS = [
         max_reward=0.1,
         naive=NaiveOptions(traced_only=True),
     ),
+    # Read off the workspace without running anything: the tests' literal calls and asserted
+    # results (parametrize rows included) and the doctests, None elsewhere.  A grader of the
+    # visible tests pays it most of the reward; ours at most MAX_DEGENERATE_REWARD.
+    Attack(
+        "memorise-literal-calls",
+        16,
+        "samplelib.numeric.lcm_list",
+        "memorise.py",
+        naive_min=0.51,
+        max_reward=0.05,
+        naive=NaiveOptions(traced_only=True),
+    ),
     Attack(
         "coin-flip",
         17,
