@@ -105,12 +105,8 @@ class _Harvest:
             self.drops[(key, "argument too large")] += 1
             return
         digest = hashlib.sha256(data).hexdigest()
-        if (key, digest) in self.seen:
-            if visible and not self.seen[(key, digest)]:
-                self.seen[(key, digest)] = True
-                self.emit({**self.written[(key, digest)], "visible": True})
+        if not self._first_time(key, digest, visible):
             return
-        self.seen[(key, digest)] = visible
         ctor = self.memory.lookup(args[0], type(args[0])) if rebuild and args else None
         if ctor is not None and self.spent[key] + len(data) + len(ctor) > self.budget:
             ctor = None
@@ -129,6 +125,19 @@ class _Harvest:
         if not visible:  # kept to write again if a test makes the same call itself
             self.written[(key, digest)] = record
         self.emit(record)
+
+
+    def _first_time(self, key: str, digest: str, visible: bool) -> bool:
+        """Whether the call was not recorded before; a repeat made from the tests of a call
+        first recorded from the library is written again, visible."""
+        seen = self.seen.get((key, digest))
+        if seen is None:
+            self.seen[(key, digest)] = visible
+            return True
+        if visible and not seen:
+            self.seen[(key, digest)] = True
+            self.emit({**self.written.pop((key, digest)), "visible": True})
+        return False
 
 
 ATTEMPTS_PER_KEPT = 3
