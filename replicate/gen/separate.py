@@ -30,7 +30,7 @@ from replicate.verifiers.inputs import Budget
 Outcome = Mapping[str, Any]
 SALT = "baseline"
 SEARCH = Budget(widened=300, edge=60)
-MAX_ADDED = 20
+MAX_ADDED = 60  # a baseline a little above the floor needs a few dozen to come under it
 
 
 @dataclass(frozen=True)
