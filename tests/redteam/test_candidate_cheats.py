@@ -46,7 +46,11 @@ ATTACKS = [
         ("str",),
     ),
     Attack(
-        "eq-list-subclass", 1, "samplelib.shapes.Interval.merge_all", "eq_always_true.py", ("list",)
+        "eq-list-subclass",
+        1,
+        "samplelib.accounts.Account.statement",
+        "eq_always_true.py",
+        ("list",),
     ),
     # The reference raises on 13 of 71 and 8 of 81 inputs of the next two: no object wins those.
     Attack(
@@ -82,7 +86,7 @@ ATTACKS = [
     Attack(
         "forged-frames-fd3-nonce",
         4,
-        "samplelib.text.snake_to_camel",
+        "samplelib.functional.group_by",
         "forge_output.py",
         ("fd3-nonce",),
         naive=NaiveOptions(nonce=True),
@@ -138,7 +142,7 @@ ATTACKS = [
     Attack(
         "edit-sibling-module",
         15,
-        "samplelib.text.caesar_shift",
+        "samplelib.functional.zip_with",
         "edit_other_files.py",
         ("sibling",),
         naive_min=0.6,
