@@ -252,8 +252,8 @@ def _under_the_floor(
     """The baseline, with the golden outputs it was computed on; when a degenerate program (a
     table of the visible calls included) reaches its floor, inputs that tell it apart are
     searched and added first (`replicate.gen.separate`; `rebuild` makes the task of golden
-    outputs).  Dropped when the baseline stays at the
-    floor, or a degenerate program would earn more than `MAX_DEGENERATE_REWARD` normalised."""
+    outputs).  Dropped when the baseline stays at the floor, or a degenerate program would earn
+    more than `MAX_DEGENERATE_REWARD` normalised."""
     found = baseline(task, ctx, sandbox)
     if isinstance(found, str):
         return Dropped("validated", found)

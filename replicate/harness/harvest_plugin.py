@@ -126,7 +126,6 @@ class _Harvest:
             self.written[(key, digest)] = record
         self.emit(record)
 
-
     def _first_time(self, key: str, digest: str, visible: bool) -> bool:
         """Whether the call was not recorded before; a repeat made from the tests of a call
         first recorded from the library is written again, visible."""
