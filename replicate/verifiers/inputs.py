@@ -153,8 +153,19 @@ def widen(
     picks = _Picks(relations, keys, seen, budget)
     edge = picks.take(_edges(calls, _defaults(target)), budget.edge)
     widened = picks.take(_widened(target, calls, rng, salt), budget.widened)
-    made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
+    # a draw whose value has no plain encoding (a complex from arithmetic on a float, say)
+    # cannot be recorded as a replacement: it is left out
+    encodable = [call for call in [*widened, *edge] if _encodes(call.patch)]
+    made = [_input(call, first_index + n) for n, call in enumerate(encodable)]
     return Widening(tuple(made), generatable=True)
+
+
+def _encodes(patch: Mapping[Slot, Any]) -> bool:
+    try:
+        replacements(patch)
+    except plain.NotPlain:
+        return False
+    return True
 
 
 def seeds_among(inputs: Sequence[CallInput]) -> list[CallInput]:
