@@ -153,10 +153,7 @@ def widen(
     picks = _Picks(relations, keys, seen, budget)
     edge = picks.take(_edges(calls, _defaults(target)), budget.edge)
     widened = picks.take(_widened(target, calls, rng, salt), budget.widened)
-    # a draw whose value has no plain encoding (a complex from arithmetic on a float, say)
-    # cannot be recorded as a replacement: it is left out
-    encodable = [call for call in [*widened, *edge] if _encodes(call.patch)]
-    made = [_input(call, first_index + n) for n, call in enumerate(encodable)]
+    made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
     return Widening(tuple(made), generatable=True)
 
 
@@ -223,7 +220,9 @@ class _Picks:
         for call in itertools.islice(candidates, limit * 6):
             if len(taken) >= limit:
                 break
-            if not call.patch or not holds(self.relations, {**call.values, **call.patch}):
+            if not call.patch or not _encodes(call.patch):
+                continue  # a value without a plain encoding (a complex, say) cannot be recorded
+            if not holds(self.relations, {**call.values, **call.patch}):
                 continue
             builds = _builds_self(call)
             if builds and built >= most_built:
@@ -353,7 +352,8 @@ def _edges(
             kinds.setdefault(type(owner[2]).__name__, owner)
         queue = [(slot, owner, edge) for owner in kinds.values() for edge in boundaries(owner[2])]
         seen = {plain.canonical_of(owner[2]) for owner in owners}
-        if slot in defaults and plain.canonical_of(defaults[slot]) not in seen:
+        default = {slot: defaults[slot]} if slot in defaults else {}
+        if default and _encodes(default) and plain.canonical_of(defaults[slot]) not in seen:
             queue.insert(0, (slot, owners[0], defaults[slot]))
         queues.append(queue)
     for row in itertools.zip_longest(*queues):
