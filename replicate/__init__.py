@@ -7,6 +7,8 @@ __version__ = "0.1.0"
 # /2: strata weighted, normalised against degenerate programs and a table of the visible calls;
 #     mutant kill rate recorded; the runner unpickles all inputs before the first call.
 # /3: a method's `self` is varied through the class call that built it (recipe/2 inputs).
-GRADER_VERSION = "replicate-grader/3"
+# /4: a baseline of 1 pays 0 (it paid the raw reward); the tables of the visible calls hold only
+#     the calls made from test code or a doctest, and count against the floor at gen time.
+GRADER_VERSION = "replicate-grader/4"
 
 __all__ = ["GRADER_VERSION", "__version__"]

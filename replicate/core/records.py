@@ -131,6 +131,12 @@ class CallInput(Record):
     replaced: tuple[Replacement, ...] = Field(
         default=(), description="For a generated input: the arguments that differ from its seed."
     )
+    visible: bool = Field(
+        default=True,
+        description="A traced call made straight from test code or a doctest, which the agent "
+        "can read in the workspace; False: a call made inside the library while a test ran, "
+        "or a generated input.",
+    )
 
 
 class Example(Record):

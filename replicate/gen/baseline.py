@@ -4,10 +4,13 @@ A degenerate program keeps the target's signature and replaces its body with one
 ``raise NotImplementedError`` (the stub), ``return None``, ``return <first argument>`` (after
 ``self``), ``return <a constant>`` (the most common expected return values) or ``raise <T>``
 (``ValueError`` and every exception type the reference raises); and, for each of those, a lookup
-table of the calls the agent can see (every traced input: the repository's tests stay in the
-workspace) that behaves like that program on every other input.  The best raw reward among them
-is the task's baseline b; rewards are normalised to max(0, (raw - b) / (1 - b)), so memorising
-the visible tests earns ~0 (catalogue 16) and the reward measures behaviour beyond them.
+table of the calls the agent can see (the traced inputs called straight from the repository's
+tests or a doctest, which stay in the workspace; not those the library made itself while a test
+ran) that behaves like that program on every other input.  The best raw reward among them is the
+task's baseline b; rewards are normalised to max(0, (raw - b) / (1 - b)), so memorising the
+visible tests earns ~0 (catalogue 16) and the reward measures behaviour beyond them.  `too_weak`
+holds every program, tables included, under the floor of its kind; `overpaid` checks that none
+earns more than `MAX_DEGENERATE_REWARD` once normalised.
 
 Most of them need no run of their own: where the stub raised NotImplementedError the body had
 started and done nothing, so ``return None``, ``return <constant>`` and ``raise T`` would have
@@ -32,7 +35,13 @@ from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.grader import original_source
 from replicate.verifiers.plain import canonical
 from replicate.verifiers.render import render
-from replicate.verifiers.reward import MAX_BASELINE, MAX_CONSTANT_BASELINE, score
+from replicate.verifiers.reward import (
+    MAX_BASELINE,
+    MAX_CONSTANT_BASELINE,
+    MAX_DEGENERATE_REWARD,
+    normalise,
+    score,
+)
 from replicate.verifiers.signature import parse_signature
 
 Outcome = Mapping[str, Any]
@@ -87,14 +96,16 @@ def derivable(target: Target, stub: Mapping[int, Outcome] | None) -> bool:
 
 
 def derived_outcomes(
-    task: LoadedTask, stub: Mapping[int, Outcome]
+    task: LoadedTask, stub: Mapping[int, Outcome], common: Sequence[Outcome] | None = None
 ) -> dict[str, dict[int, Outcome]]:
     """Outcomes of the programs that only change what the stub's body did, per program (none
-    when they cannot be read off the stub's: see `derivable`)."""
+    when they cannot be read off the stub's: see `derivable`); the constants are the most
+    common values among `common` (the task's expected outcomes by default)."""
     if not derivable(task.hidden.target, stub):
         return {}
     programs: dict[str, Any] = {"return None": {"status": "returned", "value": {"t": "none"}}}
-    for value in _common_values(task.expected.values()):
+    values = task.expected.values() if common is None else common
+    for value in _common_values(values):
         name = f"{CONSTANT} {render(value, 60)}"
         programs.setdefault(name, {"status": "returned", "value": value})
     raised = {_exc_type(o) for o in task.expected.values() if o.get("status") == "raised"}
@@ -149,18 +160,30 @@ def _outcomes(
 
 def baseline(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> Baseline | str:
     """The task's baseline, or why it could not be computed (an infrastructure problem)."""
+    outcomes = program_outcomes(task, ctx, sandbox)
+    return outcomes if isinstance(outcomes, str) else summarise(task, outcomes)
+
+
+def program_outcomes(
+    task: LoadedTask,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    common: Sequence[Outcome] | None = None,
+) -> dict[str, Mapping[int, Outcome]] | str:
+    """Each degenerate program's outcomes on the task's inputs (tables aside; constants from
+    `common`, see `derived_outcomes`), or why they could not be had (infrastructure)."""
     stub = _outcomes(task, with_body(task, STUB_BODY), ctx, sandbox)
     if isinstance(stub, str):
         return stub
     outcomes: dict[str, Mapping[int, Outcome]] = {"raise NotImplementedError": stub or {}}
-    outcomes.update(derived_outcomes(task, stub) if stub is not None else {})
+    outcomes.update(derived_outcomes(task, stub, common) if stub is not None else {})
     derived = derivable(task.hidden.target, stub)
     for program in programs_to_run(task.hidden.target, derived=derived):
         found = _outcomes(task, with_body(task, program.body), ctx, sandbox)
         if isinstance(found, str):
             return found
         outcomes[program.name] = found or {}
-    return summarise(task, outcomes)
+    return outcomes
 
 
 def summarise(task: LoadedTask, outcomes: Mapping[str, Mapping[int, Outcome]]) -> Baseline:
@@ -179,12 +202,12 @@ def summarise(task: LoadedTask, outcomes: Mapping[str, Mapping[int, Outcome]]) -
 
 
 def visible_table(task: LoadedTask, otherwise: Mapping[int, Outcome]) -> dict[int, Outcome]:
-    """The outcomes of a lookup table of the calls the agent can see (the repository's tests
-    stay in the workspace: every traced input, with what it should give) that behaves like
-    another degenerate program on every other input (docs/design.md §5, item 16)."""
+    """The outcomes of a lookup table of the calls the agent can see (the traced inputs called
+    straight from the repository's tests or a doctest, with what they should give) that behaves
+    like another degenerate program on every other input (docs/design.md §5, item 16)."""
     got = {i: outcome for i, outcome in otherwise.items()}
     for item in task.inputs:
-        if item.provenance == "traced":
+        if item.provenance == "traced" and item.visible:
             got[item.index] = task.expected[item.index]
     return got
 
@@ -193,14 +216,46 @@ def _ranked(scores: Sequence[DegenerateScore]) -> list[DegenerateScore]:
     return sorted(scores, key=lambda s: (-s.raw_reward, s.program))
 
 
+def behind(program: str) -> str:
+    """The program a table of the visible calls falls back on (the program itself otherwise)."""
+    return program.removeprefix(f"{VISIBLE} ")
+
+
+def floor(program: str) -> float:
+    """The raw reward at which a program makes a task too weak: a table of the visible calls
+    is held to the floor of the program it falls back on."""
+    return MAX_CONSTANT_BASELINE if behind(program).startswith(CONSTANT) else MAX_BASELINE
+
+
 def too_weak(found: Baseline) -> str | None:
-    """Why a degenerate program makes the task too weak to mint, or None."""
-    for program in found.programs:  # best first
-        if program.program.startswith(VISIBLE):
-            continue  # bounded by the traced stratum's weight; the baseline takes care of it
-        constant = program.program.startswith(CONSTANT)
-        limit = MAX_CONSTANT_BASELINE if constant else MAX_BASELINE
-        if program.raw_reward > limit:
-            kind = "a constant" if constant else program.program.split()[0]
-            return f"a degenerate program ({kind}) scores above {limit}"
+    """Why a degenerate program (a table of the visible calls included) makes the task too weak
+    to mint, or None."""
+    weak = reaching_floor(found)
+    if not weak:
+        return None
+    program = weak[0].program
+    return f"a degenerate program ({_kind(program)}) scores {floor(program)} or more"
+
+
+def reaching_floor(found: Baseline) -> list[DegenerateScore]:
+    """The programs at or above the floor of their kind, best first."""
+    return [p for p in found.programs if p.raw_reward >= floor(p.program)]
+
+
+def _kind(program: str) -> str:
+    other = behind(program)
+    kind = "a constant" if other.startswith(CONSTANT) else other.split()[0]
+    return f"the visible calls, else {kind}" if other != program else kind
+
+
+def overpaid(found: Baseline) -> str | None:
+    """Why some degenerate program would earn more than `MAX_DEGENERATE_REWARD` once its raw
+    reward is normalised against the task's baseline, or None (checked on every minted task)."""
+    for program in found.programs:
+        earned = normalise(program.raw_reward, found.raw_reward)
+        if earned > MAX_DEGENERATE_REWARD:
+            return (
+                f"a degenerate program ({_kind(program.program)}) earns {earned:.2f} "
+                f"normalised, more than {MAX_DEGENERATE_REWARD}"
+            )
     return None

@@ -11,17 +11,20 @@ Hidden inputs per task, by rule:
   stratum it came from), so no one or two inputs carry a stratum's whole weight.
 Validation: the reference scores 1.0 when graded like a candidate (hash seed 0; a few inputs on
 which it does not, at most `MAX_FLAKY`, are dropped as nondeterministic), and no degenerate
-program earns too much
-(`replicate.gen.baseline.too_weak`); their best raw reward is the baseline the reward is
-normalised against.
+program, a table of the visible calls included, reaches the floor of its kind
+(`replicate.gen.baseline.too_weak`; before dropping the task, inputs that tell them apart are
+searched and added: `replicate.gen.separate`); their best raw reward is the baseline the reward
+is normalised against, and no degenerate program earns more than 0.05 once normalised
+(`replicate.gen.baseline.overpaid`).
 """
 
 from __future__ import annotations
 
 import base64
 import dataclasses
+import functools
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from replicate import GRADER_VERSION
@@ -40,10 +43,12 @@ from replicate.core.records import (
     TaskSpec,
     Validation,
 )
-from replicate.gen.baseline import baseline, too_weak
+from replicate.gen.baseline import baseline, overpaid, too_weak
 from replicate.gen.golden import Golden, golden, timing_settings
 from replicate.gen.harvest import HarvestedCall
+from replicate.gen.separate import separating
 from replicate.gen.strength import assess, rejected, with_added
+from replicate.gen.survivors import joined
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.compare import render_outcome
@@ -175,7 +180,7 @@ def traced_input(index: int, call: HarvestedCall) -> CallInput:
     if call.ctor_b64:
         ctor = base64.b64decode(call.ctor_b64)
         blob = recipe_b64(base64.b64decode(call.pickle_b64), {}, ctor)
-    return CallInput(index=index, origin=call.origin, pickle_b64=blob)
+    return CallInput(index=index, origin=call.origin, pickle_b64=blob, visible=call.visible)
 
 
 def mint_target(
@@ -224,18 +229,46 @@ def mint_target(
         strength = assessed.strength
         g = with_added(g, assessed)
         task = _task(repo, repo_dir, target, g, pending)
-    found = baseline(task, ctx, sandbox)
-    if isinstance(found, str):
-        return Dropped("validated", found)
-    weak = too_weak(found)
-    if weak:
-        return Dropped("validated", weak)
+    rebuild = functools.partial(_task, repo, repo_dir, target, validation=pending)
+    floored = _under_the_floor(task, g, rebuild, ctx, sandbox)
+    if isinstance(floored, Dropped):
+        return floored
+    g, found = floored
     validation = Validation(
         reference_reward=1.0,
         stub_reward=0.0,
         dropped_nondeterministic=g.drops.get("nondeterministic outcome", 0),
     )
     return Minted(_task(repo, repo_dir, target, g, validation, found, strength))
+
+
+def _under_the_floor(
+    task: LoadedTask,
+    g: Golden,
+    rebuild: Callable[[Golden], LoadedTask],
+    ctx: RepoContext,
+    sandbox: Sandbox,
+) -> tuple[Golden, Baseline] | Dropped:
+    """The baseline, with the golden outputs it was computed on; when a degenerate program (a
+    table of the visible calls included) reaches its floor, inputs that tell it apart are
+    searched and added first (`replicate.gen.separate`; `rebuild` makes the task of golden
+    outputs).  Dropped when the baseline stays at the floor, or a degenerate program would earn
+    more than `MAX_DEGENERATE_REWARD` normalised."""
+    found = baseline(task, ctx, sandbox)
+    if isinstance(found, str):
+        return Dropped("validated", found)
+    if too_weak(found):
+        extra = separating(task, found, ctx, sandbox)
+        if isinstance(extra, str):
+            return Dropped("validated", extra)
+        if extra.added:
+            g = joined(g, extra.added, extra.expected, extra.times)
+            task = rebuild(g)
+            found = baseline(task, ctx, sandbox)
+            if isinstance(found, str):
+                return Dropped("validated", found)
+    why = too_weak(found) or overpaid(found)
+    return Dropped("validated", why) if why else (g, found)
 
 
 def _reference_misses(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> set[int] | str:

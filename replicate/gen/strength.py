@@ -28,7 +28,15 @@ from replicate.batch.store import LoadedTask
 from replicate.core.records import CallInput, GradingSettings, Strength
 from replicate.core.splice import SpliceError, splice
 from replicate.gen.golden import Golden
-from replicate.gen.survivors import NOTHING, Search, confirmed, pick_killers, reference_run, search
+from replicate.gen.survivors import (
+    NOTHING,
+    Search,
+    confirmed,
+    joined,
+    pick_killers,
+    reference_run,
+    search,
+)
 from replicate.harness.frames import is_result
 from replicate.harness.jail import RepoContext, Until, run_calls
 from replicate.harness.sandbox.base import Sandbox, WarmStart
@@ -295,20 +303,5 @@ def rejected(strength: Strength, threshold: float | None = None) -> str | None:
 
 
 def with_added(g: Golden, assessment: Assessment) -> Golden:
-    """The golden outputs with the inputs that kill survivors added (for `mint`), numbered
-    after every input of `g` (the examples held out of the hidden inputs included)."""
-    if not assessment.added:
-        return g
-    start = max((i.index for i in g.inputs), default=-1) + 1
-    added = [i.model_copy(update={"index": start + n}) for n, i in enumerate(assessment.added)]
-    expected = {
-        start + n: assessment.added_expected[i.index] for n, i in enumerate(assessment.added)
-    }
-    times = assessment.added_times
-    return dataclasses.replace(
-        g,
-        inputs=(*g.inputs, *added),
-        expected={**g.expected, **expected},
-        max_call_s=max(g.max_call_s, *times),
-        total_call_s=g.total_call_s + sum(times),
-    )
+    """The golden outputs with the inputs that kill survivors added (for `mint`)."""
+    return joined(g, assessment.added, assessment.added_expected, assessment.added_times)

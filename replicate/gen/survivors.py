@@ -10,6 +10,7 @@ the reference under hash seed 0, as a candidate is graded, and join the hidden i
 
 from __future__ import annotations
 
+import dataclasses
 import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
@@ -22,6 +23,7 @@ from replicate.gen.golden import (
     CLOCK_SHIFT_DAYS,
     SLOW_S,
     WIDEN_SETTINGS,
+    Golden,
     keep,
     run_resuming,
     screen,
@@ -156,3 +158,25 @@ def confirmed(
         for i in picked
         if compare_outcome(searched.expected[i.index], got.get(i.index), WIDEN_SETTINGS) is None
     ]
+
+
+def joined(
+    g: Golden,
+    added: Sequence[CallInput],
+    expected: Mapping[int, Outcome],
+    times: Sequence[float],
+) -> Golden:
+    """The golden outputs with searched inputs added (`expected` by their searched index),
+    numbered after every input of `g` (the examples held out of the hidden inputs included)."""
+    if not added:
+        return g
+    start = max((i.index for i in g.inputs), default=-1) + 1
+    renumbered = [i.model_copy(update={"index": start + n}) for n, i in enumerate(added)]
+    outcomes = {start + n: expected[i.index] for n, i in enumerate(added)}
+    return dataclasses.replace(
+        g,
+        inputs=(*g.inputs, *renumbered),
+        expected={**g.expected, **outcomes},
+        max_call_s=max(g.max_call_s, *times),
+        total_call_s=g.total_call_s + sum(times),
+    )

@@ -17,7 +17,13 @@ Configuration: a JSON file named by $REPLICATE_HARVEST (see `HarvestConfig` on t
 Output: JSON lines appended to the configured file, flushed per record, so a crash keeps what was
 recorded:
   {"rec": "call", "key": ..., "pickle_b64": ..., "origin": <test node id>, "rebuilt": bool,
-   "ctor_b64": <pickled (args, kwargs) of the class call that built `self`, methods only>}
+   "visible": bool, "ctor_b64": <pickled (args, kwargs) of the class call that built `self`,
+   methods only>}
+A call is `visible` when the frame that made it is test code (a file named like a test or a
+conftest, or under a tests folder, below the directory pytest runs in) or a doctest: what an agent
+can read in its workspace.  A call the library makes itself while a test runs is not.  A call
+first recorded as not visible and later made again from a test is written again, visible (the
+trusted side merges the two).
   {"rec": "drop", "key": ..., "reason": ..., "count": n}          (at session end)
   {"rec": "wrap", "key": ..., "ok": bool, "reason": ...}
   {"rec": "paths", "sys_path": [...]}                              (at session end)
@@ -52,7 +58,8 @@ class _Harvest:
         self.attempts: Counter[str] = Counter()
         self.out = open(config["out"], "a", encoding="utf-8")  # noqa: SIM115
         self.counts: Counter[str] = Counter()
-        self.seen: set[tuple[str, str]] = set()
+        self.seen: dict[tuple[str, str], bool] = {}  # whether a visible call was recorded
+        self.written: dict[tuple[str, str], dict[str, Any]] = {}  # records of the others
         self.drops: Counter[tuple[str, str]] = Counter()
         self.busy = False
         self.origin = ""
@@ -68,9 +75,15 @@ class _Harvest:
             self.out.close()
 
     def record(
-        self, key: str, args: tuple[Any, ...], kwargs: dict[str, Any], rebuild: bool = False
+        self,
+        key: str,
+        args: tuple[Any, ...],
+        kwargs: dict[str, Any],
+        rebuild: bool = False,
+        visible: bool = True,
     ) -> None:
-        """Record one call; with `rebuild`, `args[0]` is a `self` that may be rebuilt."""
+        """Record one call; with `rebuild`, `args[0]` is a `self` that may be rebuilt; `visible`:
+        the call was made from test code or a doctest."""
         if self.counts[key] >= self.max_per_target:
             return
         self.attempts[key] += 1
@@ -92,9 +105,8 @@ class _Harvest:
             self.drops[(key, "argument too large")] += 1
             return
         digest = hashlib.sha256(data).hexdigest()
-        if (key, digest) in self.seen:
+        if not self._first_time(key, digest, visible):
             return
-        self.seen.add((key, digest))
         ctor = self.memory.lookup(args[0], type(args[0])) if rebuild and args else None
         if ctor is not None and self.spent[key] + len(data) + len(ctor) > self.budget:
             ctor = None
@@ -106,10 +118,25 @@ class _Harvest:
             "pickle_b64": base64.b64encode(data).decode("ascii"),
             "origin": self.origin,
             "rebuilt": rebuilt,
+            "visible": visible,
         }
         if ctor is not None:
             record["ctor_b64"] = base64.b64encode(ctor).decode("ascii")
+        if not visible:  # kept to write again if a test makes the same call itself
+            self.written[(key, digest)] = record
         self.emit(record)
+
+    def _first_time(self, key: str, digest: str, visible: bool) -> bool:
+        """Whether the call was not recorded before; a repeat made from the tests of a call
+        first recorded from the library is written again, visible."""
+        seen = self.seen.get((key, digest))
+        if seen is None:
+            self.seen[(key, digest)] = visible
+            return True
+        if visible and not seen:
+            self.seen[(key, digest)] = True
+            self.emit({**self.written.pop((key, digest)), "visible": True})
+        return False
 
 
 ATTEMPTS_PER_KEPT = 3
@@ -224,6 +251,33 @@ class _Memory:
             return None
 
 
+TEST_DIRS = frozenset({"tests", "test", "testing"})
+
+
+def _from_tests(frame: Any) -> bool:
+    """Whether the call was made by test code or a doctest: the first caller outside this
+    plugin is in a test file (or a conftest, or under a tests folder) below the directory
+    pytest runs in, or in a doctest."""
+    while frame is not None and frame.f_code.co_filename == __file__:
+        frame = frame.f_back
+    if frame is None:
+        return False
+    return _is_test_file(frame.f_code.co_filename, os.getcwd())
+
+
+def _is_test_file(filename: str, root: str) -> bool:
+    if filename.startswith("<doctest "):
+        return True
+    if filename.startswith("<") or not os.path.isabs(filename):
+        return False
+    rel = os.path.relpath(filename, root)
+    if rel.startswith(".."):
+        return False  # the standard library, site-packages, this plugin's own folder
+    *folders, name = rel.split(os.sep)
+    is_test = name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+    return is_test or any(folder in TEST_DIRS for folder in folders)
+
+
 def _recorder(key: str, fn: Any, skip_first: bool, rebuild: bool = False) -> Any:
     """A plain function that records and then calls `fn`."""
 
@@ -233,7 +287,8 @@ def _recorder(key: str, fn: Any, skip_first: bool, rebuild: bool = False) -> Any
         if state is not None and not state.busy:
             state.busy = True
             try:
-                state.record(key, args[1:] if skip_first else args, kwargs, rebuild)
+                visible = _from_tests(sys._getframe(1))
+                state.record(key, args[1:] if skip_first else args, kwargs, rebuild, visible)
             finally:
                 state.busy = False
         return fn(*args, **kwargs)

@@ -157,6 +157,14 @@ def widen(
     return Widening(tuple(made), generatable=True)
 
 
+def _encodes(patch: Mapping[Slot, Any]) -> bool:
+    try:
+        replacements(patch)
+    except plain.NotPlain:
+        return False
+    return True
+
+
 def seeds_among(inputs: Sequence[CallInput]) -> list[CallInput]:
     """The inputs to generate from: the traced calls, and those traced calls run on a `self`
     built from another class call (`other_selves`)."""
@@ -189,6 +197,7 @@ def other_selves(
                 stratum="widened",
                 provenance="widened",
                 origin=item.origin,
+                visible=False,
                 pickle_b64=recipe_b64(parts.call, {}, ctors[n], build=True),
             )
         )
@@ -211,7 +220,9 @@ class _Picks:
         for call in itertools.islice(candidates, limit * 6):
             if len(taken) >= limit:
                 break
-            if not call.patch or not holds(self.relations, {**call.values, **call.patch}):
+            if not call.patch or not _encodes(call.patch):
+                continue  # a value without a plain encoding (a complex, say) cannot be recorded
+            if not holds(self.relations, {**call.values, **call.patch}):
                 continue
             builds = _builds_self(call)
             if builds and built >= most_built:
@@ -341,7 +352,8 @@ def _edges(
             kinds.setdefault(type(owner[2]).__name__, owner)
         queue = [(slot, owner, edge) for owner in kinds.values() for edge in boundaries(owner[2])]
         seen = {plain.canonical_of(owner[2]) for owner in owners}
-        if slot in defaults and plain.canonical_of(defaults[slot]) not in seen:
+        default = {slot: defaults[slot]} if slot in defaults else {}
+        if default and _encodes(default) and plain.canonical_of(defaults[slot]) not in seen:
             queue.insert(0, (slot, owners[0], defaults[slot]))
         queues.append(queue)
     for row in itertools.zip_longest(*queues):
@@ -381,6 +393,7 @@ def _input(call: _Call, index: int) -> CallInput:
         origin=call.seed.item.origin,
         pickle_b64=recipe_b64(seed.call, call.patch, seed.ctor if built else None, built),
         replaced=replacements(call.patch),
+        visible=False,
     )
 
 

@@ -16,16 +16,21 @@ The reward, per task:
    a correct re-implementation is most likely to differ by accident, so they count half.
 4. Normalisation: b = the best raw reward of the degenerate programs (return None, return the
    first argument, return the most common expected value, raise an exception, and each of these
-   behind a lookup table of the visible (traced) calls — computed at gen time and recorded on the
-   hidden task); reward = max(0, (raw - b) / (1 - b)).  So every degenerate program, and a
-   table of the repository's tests, earns 0 and the reference 1.  A task is not minted when
-   ``return None``, ``return <first argument>`` or a ``raise`` earns more than 0.5 raw (an
-   identity or a validator: too little to replicate), or a constant more than 0.9 (too few inputs
-   tell the function from a constant; below that the normalisation handles it: a prime test on
-   mostly composite numbers still has a dozen inputs that tell).
+   behind a lookup table of the visible calls: the traced calls made straight from the tests or
+   a doctest, which the agent can read in the workspace — computed at gen time and recorded on
+   the hidden task); reward = max(0, (raw - b) / (1 - b)).  So every degenerate program, and a
+   table of the repository's tests, earns 0 and the reference 1.  The normalisation never
+   switches off: a task is not minted when a program, table or not, reaches the floor of its
+   kind — `MAX_BASELINE` (0.5) for ``return None``, ``return <first argument>`` and a
+   ``raise`` (an identity or a validator, or hidden inputs the tests already show), or
+   `MAX_CONSTANT_BASELINE` (0.9) for a constant (too few inputs tell the function from a
+   constant; below that the normalisation handles it: a prime test on mostly composite numbers
+   still has a dozen inputs that tell) — unless inputs found to tell it apart bring it under;
+   and a minted task is checked to give every degenerate program a normalised reward of at most
+   `MAX_DEGENERATE_REWARD`.  A baseline of 1 or more pays nothing (no such task is written).
 
 A task minted before strata were weighted (no `stratum_weights`) keeps the plain fraction of all
-inputs, and one without a baseline is not normalised, so its rewards do not change.
+inputs, and one without a baseline (minted before normalisation) is not normalised.
 """
 
 from __future__ import annotations
@@ -45,8 +50,9 @@ from replicate.core.records import (
 from replicate.verifiers.compare import Mismatch, compare_outcome
 
 DEFAULT_WEIGHTS = StratumWeights(traced=1.0, widened=2.0, edge=0.5, raises=0.5)
-MAX_BASELINE = 0.5  # a task on which None, the first argument or a raise earns more is not minted
-MAX_CONSTANT_BASELINE = 0.9  # nor one on which a constant earns more
+MAX_BASELINE = 0.5  # a task on which None, the first argument or a raise earns this is not minted
+MAX_CONSTANT_BASELINE = 0.9  # nor one on which a constant earns this (with a table or without)
+MAX_DEGENERATE_REWARD = 0.05  # the most a degenerate program may earn, normalised, on a task
 
 
 @dataclass(frozen=True)
@@ -72,9 +78,13 @@ def raw_reward(counts: Sequence[StratumCount], weights: StratumWeights | None) -
 
 
 def normalise(raw: float, baseline: float | None) -> float:
-    """max(0, (raw - b) / (1 - b)); the raw reward itself without a baseline (or b >= 1)."""
-    if baseline is None or baseline <= 0.0 or baseline >= 1.0:
+    """max(0, (raw - b) / (1 - b)); 0 when b >= 1 (a degenerate program does as well as anything
+    can: nothing is measured beyond it); the raw reward only for a task minted before
+    normalisation (no baseline)."""
+    if baseline is None or baseline <= 0.0:
         return raw
+    if baseline >= 1.0:
+        return 0.0
     return max(0.0, (raw - baseline) / (1.0 - baseline))
 
 

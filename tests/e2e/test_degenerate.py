@@ -1,7 +1,10 @@
-"""The reward on real minted batches: degenerate agents earn ~0, and grading is repeatable.
+"""The reward on real minted batches: degenerate agents earn ~0 on every task, and grading is
+repeatable.
 
 Batches: more-itertools and boltons (minted once per session, tests/e2e/conftest.py) and the
-bundled batch committed at the repository root (minted from corpus/samplelib).
+bundled batch committed at the repository root (minted from corpus/samplelib).  Every check is
+per task, the worst task against the limit: a few tasks that pay a degenerate program 0.5
+vanish in a mean over a batch.
 """
 
 from __future__ import annotations
@@ -16,15 +19,18 @@ import pytest
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.records import ResultRow, Verdict
+from replicate.gen.baseline import CONSTANT, VISIBLE, floor
 from replicate.harness.context import context_for
 from replicate.harness.sandbox import get_sandbox
 from replicate.verifiers.grader import grade_text
+from replicate.verifiers.reward import MAX_DEGENERATE_REWARD, normalise
 from tests.e2e.conftest import REPO_ROOT, Minted, replicate
 
 AGENT = Path(__file__).with_name("degenerate_agent.py")
-MODES = ("none", "first", "raise")  # return None, return <first argument>, raise ValueError
-SAMPLE = 30  # tasks per batch, spread over its modules; each mode gets every third one
-MAX_MEAN = 0.05
+MEMORISE = REPO_ROOT / "tests" / "redteam" / "agents" / "memorise.py"
+# return None, return <first argument>, raise ValueError, a table of the tests' literal calls
+MODES = ("none", "first", "raise", "memorise")
+SAMPLE = 32  # tasks per batch, spread over its modules; each mode gets every fourth one
 REPEATS = 100
 OTHER_SEEDS = range(1, 7)
 
@@ -42,12 +48,16 @@ def read_rows(run: Path) -> list[ResultRow]:
 
 
 def agent_command(mode_of: dict[str, str]) -> str:
-    """One shell command that runs the degenerate agent in the mode chosen for each task."""
-    arms = [
-        f"{shlex.quote(ident)}) exec python {shlex.quote(str(AGENT))} {mode} ;;"
-        for ident, mode in mode_of.items()
-    ]
+    """One shell command that runs the degenerate agent in the mode chosen for each task (the
+    red team's memorising agent for `memorise`)."""
+    arms = [f"{shlex.quote(ident)}) exec {_agent(mode)} ;;" for ident, mode in mode_of.items()]
     return f'case "$REPLICATE_TASK_ID" in {" ".join(arms)} *) exit 3 ;; esac'
+
+
+def _agent(mode: str) -> str:
+    if mode == "memorise":
+        return f"python {shlex.quote(str(MEMORISE))} e2e-memorise"
+    return f"python {shlex.quote(str(AGENT))} {mode}"
 
 
 @pytest.fixture(params=["more_itertools", "boltons", "bundled"])
@@ -65,7 +75,8 @@ def test_degenerate_agents_score_near_zero(batch_dir: Path, tmp_path: Path) -> N
     run = tmp_path / "run"
     done = replicate(
         "run", "--tasks", str(batch_dir), "--agent", agent_command(mode_of), "--out", str(run),
-        "--workers", "2", "--mount", str(AGENT.parent), *task_args, timeout=1800,
+        "--workers", "2", "--mount", str(AGENT.parent), "--mount", str(MEMORISE.parent),
+        *task_args, timeout=1800,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr[-3000:]
     rows = read_rows(run)
@@ -75,13 +86,45 @@ def test_degenerate_agents_score_near_zero(batch_dir: Path, tmp_path: Path) -> N
     summary = {}
     for mode in MODES:
         mine = [r for r in rows if mode_of[r.task_id] == mode]
-        mean = sum(r.reward or 0.0 for r in mine) / len(mine)
-        raw = sum(r.verdict.raw_reward or 0.0 for r in mine if r.verdict) / len(mine)
-        summary[mode] = {"tasks": len(mine), "mean_reward": mean, "mean_raw_reward": raw}
-        worst = sorted(mine, key=lambda r: -(r.reward or 0.0))[:5]
-        detail = [(r.task_id, r.reward, r.verdict and r.verdict.raw_reward) for r in worst]
-        assert mean <= MAX_MEAN, (mode, mean, detail)
+        worst = sorted(mine, key=lambda r: -(r.reward or 0.0))
+        top = (worst[0].reward or 0.0) if worst else 0.0
+        detail = [(r.task_id, r.reward, r.verdict and r.verdict.raw_reward) for r in worst[:5]]
+        summary[mode] = {"tasks": len(mine), "max_reward": top, "worst": detail[:3]}
+        assert top <= MAX_DEGENERATE_REWARD, (mode, detail)
     print(json.dumps({"batch": str(batch_dir), "modes": summary}))
+
+
+def _kind(program: str) -> str:
+    """The kind of a degenerate program, for the report: constants and raises taken together."""
+    other = program.removeprefix(f"{VISIBLE} ")
+    if other.startswith(CONSTANT):
+        kind = "return constant"
+    elif other.startswith("raise "):
+        kind = "raise"
+    elif other == "return None":
+        kind = other
+    else:
+        kind = "return <first argument>"
+    return f"{VISIBLE} {kind}" if other != program else kind
+
+
+def test_no_degenerate_program_earns_on_any_task(batch_dir: Path) -> None:
+    """Every task, from its recorded baseline: each degenerate program (the tables of the
+    visible calls included) is under the floor of its kind, and earns at most
+    MAX_DEGENERATE_REWARD once normalised; the worst task is what is checked."""
+    batch = Batch.open(batch_dir)
+    worst: dict[str, tuple[float, str]] = {}
+    for ident in batch.ids:
+        found = batch.load(ident).hidden.baseline
+        assert found is not None, ident
+        for program in found.programs:
+            assert program.raw_reward < floor(program.program), (ident, program)
+            earned = normalise(program.raw_reward, found.raw_reward)
+            kind = _kind(program.program)
+            if earned >= worst.get(kind, (-1.0, ""))[0]:
+                worst[kind] = (earned, ident)
+    assert worst and max(e for e, _ in worst.values()) <= MAX_DEGENERATE_REWARD, worst
+    print(json.dumps({"batch": str(batch_dir), "tasks": len(batch.ids), "worst": worst}))
 
 
 def _grade_many(task: LoadedTask, text: str, seeds: list[int]) -> list[Verdict]:

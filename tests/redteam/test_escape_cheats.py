@@ -38,7 +38,7 @@ ATTACKS = [
     Attack(
         "sitecustomize",
         6,
-        "samplelib.text.caesar_shift",
+        "samplelib.text.title_case",
         "site_hooks.py",
         ("sitecustomize",),
         naive_tree="workspace",

@@ -9,6 +9,7 @@ from replicate.core.records import Baseline, CallKind, DegenerateScore, Span, Ta
 from replicate.gen.baseline import (
     derivable,
     derived_outcomes,
+    overpaid,
     programs_to_run,
     summarise,
     too_weak,
@@ -114,13 +115,59 @@ def test_summary_ranks_programs_and_too_weak_tells_why(tiny: Tiny) -> None:
         "return None",
     ]
     weak = Baseline(raw_reward=0.6, programs=(DegenerateScore(program="return x", raw_reward=0.6),))
-    assert too_weak(weak) == "a degenerate program (return) scores above 0.5"
+    assert too_weak(weak) == "a degenerate program (return) scores 0.5 or more"
+    at = Baseline(raw_reward=0.5, programs=(DegenerateScore(program="return x", raw_reward=0.5),))
+    assert too_weak(at) == "a degenerate program (return) scores 0.5 or more"  # at the floor
     constant = DegenerateScore(program="return constant False", raw_reward=0.7)
     assert too_weak(Baseline(raw_reward=0.7, programs=(constant,))) is None
     high = constant.model_copy(update={"raw_reward": 0.95})
     assert too_weak(Baseline(raw_reward=0.95, programs=(high,))) == (
-        "a degenerate program (a constant) scores above 0.9"
+        "a degenerate program (a constant) scores 0.9 or more"
     )
+
+
+def test_tables_of_the_visible_calls_are_held_to_the_floor_of_what_they_fall_back_on() -> None:
+    # A task whose hidden inputs are all visible calls: the table answers every one (raw 1.0).
+    # Such tasks were minted (the check skipped tables) and normalise(raw, 1.0) paid raw.
+    everything = DegenerateScore(program="visible calls, else return None", raw_reward=1.0)
+    assert too_weak(Baseline(raw_reward=1.0, programs=(everything,))) == (
+        "a degenerate program (the visible calls, else return) scores 0.5 or more"
+    )
+    table = DegenerateScore(program="visible calls, else raise ValueError", raw_reward=0.49)
+    assert too_weak(Baseline(raw_reward=0.49, programs=(table,))) is None
+    constant = DegenerateScore(program="visible calls, else return constant 0", raw_reward=0.85)
+    assert too_weak(Baseline(raw_reward=0.85, programs=(constant,))) is None
+    high = constant.model_copy(update={"raw_reward": 0.97})
+    assert too_weak(Baseline(raw_reward=0.97, programs=(high,))) == (
+        "a degenerate program (the visible calls, else a constant) scores 0.9 or more"
+    )
+
+
+def test_overpaid_checks_each_program_against_the_recorded_baseline() -> None:
+    programs = (
+        DegenerateScore(program="visible calls, else return None", raw_reward=0.45),
+        DegenerateScore(program="return None", raw_reward=0.2),
+    )
+    assert overpaid(Baseline(raw_reward=0.45, programs=programs)) is None
+    # A baseline that is not the best program's (recorded before the tables counted, say)
+    # would pay the table (0.45 - 0.2) / 0.8 = 0.31: the task is dropped.
+    assert overpaid(Baseline(raw_reward=0.2, programs=programs)) == (
+        "a degenerate program (the visible calls, else return) earns 0.31 normalised, "
+        "more than 0.05"
+    )
+
+
+def test_only_calls_made_from_the_tests_go_in_the_table(tiny: Tiny) -> None:
+    task = tiny.task("tinypkg.core.parse_int")
+    traced = [i for i in task.inputs if i.provenance == "traced"]
+    assert traced and all(i.visible for i in traced)  # the tiny tests call it directly
+    assert not any(i.visible for i in task.inputs if i.provenance != "traced")
+    inner = traced[0].model_copy(update={"visible": False})  # as if the library had made it
+    hidden = dataclasses.replace(
+        task, inputs=tuple(inner if i.index == inner.index else i for i in task.inputs)
+    )
+    assert set(visible_table(task, {})) == {i.index for i in traced}
+    assert set(visible_table(hidden, {})) == {i.index for i in traced[1:]}
 
 
 def test_a_table_of_the_visible_calls_sets_the_baseline(tiny: Tiny) -> None:
@@ -137,7 +184,7 @@ def test_a_table_of_the_visible_calls_sets_the_baseline(tiny: Tiny) -> None:
     assert found.raw_reward == table_raw > 0.0
     assert found.programs[0].program == "visible calls, else return None"
     assert normalise(table_raw, found.raw_reward) == 0.0
-    assert too_weak(Baseline(raw_reward=0.8, programs=found.programs)) is None
+    assert (too_weak(found) is None) == (table_raw < 0.5)  # tables count against the floor
 
 
 def test_with_body_is_the_stub_with_another_statement(tiny: Tiny) -> None:

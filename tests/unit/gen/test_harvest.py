@@ -90,9 +90,9 @@ def test_parse_every_record_kind(tmp_path: Path) -> None:
     )
     parsed = harvest._parse(out, work)
     assert parsed.configured
-    assert [(c.pickle_b64, c.origin) for c in parsed.calls["m.f"]] == [
-        ("AAA=", "tests/t.py::a"),
-        ("BBB=", ""),
+    assert [(c.pickle_b64, c.origin, c.visible) for c in parsed.calls["m.f"]] == [
+        ("AAA=", "tests/t.py::a", True),
+        ("BBB=", "", True),  # no flag (an older plugin): visible, as before
     ]
     assert dict(parsed.drops["m.f"]) == {"argument too large": 5, "unpicklable argument: X": 1}
     assert parsed.not_wrapped == {"m.g": "module does not import: X"}

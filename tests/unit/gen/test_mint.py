@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Sequence
 
-from replicate.core.records import CallInput, Provenance, Stratum
+import pytest
+
+from replicate.batch.store import LoadedTask
+from replicate.core.records import Baseline, CallInput, DegenerateScore, Provenance, Stratum
+from replicate.gen import mint
 from replicate.gen.golden import Golden
 from replicate.gen.mint import MIN_GENERATED, MIN_STRATUM, MIN_TRACED, _examples, settle_strata
+from replicate.gen.separate import NONE, Separating
 from replicate.verifiers.reward import DEFAULT_WEIGHTS
 from tests.unit.minted import SYMBOLS, Tiny
 
@@ -80,3 +85,47 @@ def test_examples_come_from_traced_calls() -> None:
     assert [i.index for i in hidden] == [0, 1, 2, 3, 4, 10, 11, 12, 13, 14]
     few = Golden(tuple(inputs[5:]), {i.index: returned for i in inputs}, 2, Counter(), 0.0, 0.0)
     assert _examples(few) == ((), tuple(inputs[5:]))
+
+
+def _baseline(raw: float) -> Baseline:
+    table = DegenerateScore(program="visible calls, else return None", raw_reward=raw)
+    return Baseline(raw_reward=raw, programs=(table,))
+
+
+def _golden(inputs: Sequence[CallInput]) -> Golden:
+    expected = {i.index: {"status": "returned", "value": {"t": "int", "v": "1"}} for i in inputs}
+    return Golden(tuple(inputs), expected, len(inputs), Counter(), 0.01, 0.1)
+
+
+def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
+    tiny: Tiny, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The floor check's control flow, the jailed runs replaced: the baseline is computed again
+    on the task with the searched inputs, and the task stays only if it is under the floor."""
+    task = tiny.task("tinypkg.core.clamp")
+    g = _golden(_inputs(("traced", "traced", 4)))
+    searched = _inputs(("widened", "widened", 9))
+    found = Separating(tuple(searched), {i.index: g.expected[0] for i in searched}, (0.01,) * 9)
+    rebuilt: list[Golden] = []
+
+    def rebuild(golden: Golden) -> LoadedTask:
+        rebuilt.append(golden)
+        return task
+
+    def run(after: float) -> tuple[Golden, Baseline] | mint.Dropped:
+        results = iter([_baseline(1.0), _baseline(after)])
+        monkeypatch.setattr(mint, "baseline", lambda *_: next(results))
+        monkeypatch.setattr(mint, "separating", lambda *_: found)
+        return mint._under_the_floor(task, g, rebuild, None, None)  # type: ignore[arg-type]
+
+    kept = run(0.3)
+    assert isinstance(kept, tuple)
+    assert len(kept[0].inputs) == 13 and kept[1].raw_reward == 0.3
+    assert len(rebuilt[-1].inputs) == 13  # the baseline was computed on the task with them
+    dropped = run(0.6)
+    assert dropped == mint.Dropped(
+        "validated", "a degenerate program (the visible calls, else return) scores 0.5 or more"
+    )
+    monkeypatch.setattr(mint, "separating", lambda *_: NONE)
+    monkeypatch.setattr(mint, "baseline", lambda *_: _baseline(1.0))
+    assert isinstance(mint._under_the_floor(task, g, rebuild, None, None), mint.Dropped)  # type: ignore[arg-type]

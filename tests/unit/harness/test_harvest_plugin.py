@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from replicate.gen.harvest import _parse
 from replicate.harness import harvest_plugin
 from tests.unit.minted import write_files
 
@@ -46,6 +47,14 @@ def double(x):
 
 def apply(fn, x):
     return fn(x)
+
+
+def outer(x):
+    return inner(x) + 1
+
+
+def inner(x):
+    return x * 10
 
 
 def size(x):
@@ -92,6 +101,12 @@ def test_double():
     assert double(2) == 4
 
 
+def test_outer():
+    assert core.outer(4) == 41  # calls inner(4) itself
+    assert core.inner(5) == 50
+    assert core.inner(4) == 40  # the call the library made, now made by the test
+
+
 def test_apply():
     assert core.apply(lambda v: v, 1) == 1
     assert core.apply(SHIFT, 1) == 2
@@ -127,6 +142,8 @@ KEYS = {
     "pkg.core.double": ("pkg.core", "double", "function"),
     "pkg.core.square": ("pkg.core", "square", "function"),
     "pkg.core.apply": ("pkg.core", "apply", "function"),
+    "pkg.core.inner": ("pkg.core", "inner", "function"),
+    "pkg.core.outer": ("pkg.core", "outer", "function"),
     "pkg.core.size": ("pkg.core", "size", "function"),
     "pkg.core.Box.grow": ("pkg.core", "Box.grow", "method"),
     "pkg.core.Box.make": ("pkg.core", "Box.make", "classmethod"),
@@ -159,6 +176,9 @@ class Harvest:
             for r in self.records
             if r["rec"] == "call" and r["key"] == key
         ]
+
+    def visible(self, key: str) -> list[bool]:
+        return [r["visible"] for r in self.records if r["rec"] == "call" and r["key"] == key]
 
     def origins(self, key: str) -> list[str]:
         return [r["origin"] for r in self.records if r["rec"] == "call" and r["key"] == key]
@@ -222,7 +242,7 @@ def harvest(tmp_path_factory: pytest.TempPathFactory) -> Harvest:
 
 def test_the_tests_themselves_pass(harvest: Harvest) -> None:
     assert harvest.exit_code == 0, harvest.log[-2000:]
-    assert "8 passed" in harvest.log  # 6 tests and 2 doctests
+    assert "9 passed" in harvest.log  # 7 tests and 2 doctests
 
 
 def test_wrap_records(harvest: Harvest) -> None:
@@ -242,6 +262,33 @@ def test_calls_through_a_reexport_and_from_doctests_once_each(harvest: Harvest) 
     origins = harvest.origins("pkg.core.double")
     assert origins[:2] == ["tests/test_core.py::test_double"] * 2
     assert origins[2] == "pkg/core.py::pkg.core.double"
+
+
+def test_calls_from_tests_and_doctests_are_visible_those_from_the_library_are_not(
+    harvest: Harvest, tmp_path: Path
+) -> None:
+    assert harvest.visible("pkg.core.double") == [True, True, True]  # tests, then the doctest
+    assert harvest.visible("pkg.core.outer") == [True]
+    # inner(4) made by outer (library code), inner(5) by the test; then the test makes inner(4)
+    # itself: the call is written again, visible, and the trusted side merges the two.
+    assert harvest.calls("pkg.core.inner") == [((4,), {}), ((5,), {}), ((4,), {})]
+    assert harvest.visible("pkg.core.inner") == [False, True, True]
+    out = tmp_path / "harvest.jsonl"
+    out.write_text("".join(json.dumps(r) + "\n" for r in harvest.records))
+    merged = _parse(out, tmp_path)
+    assert [c.visible for c in merged.calls["pkg.core.inner"]] == [True, True]
+    assert len(merged.calls["pkg.core.outer"]) == 1
+
+
+def test_which_frames_count_as_test_code() -> None:
+    root = "/work/repo"
+    test_code = ["tests/test_x.py", "pkg/tests/helpers.py", "x_test.py", "conftest.py"]
+    assert all(harvest_plugin._is_test_file(f"{root}/{rel}", root) for rel in test_code)
+    assert harvest_plugin._is_test_file("<doctest pkg.core.double[0]>", root)
+    library = ["pkg/core.py", "pkg/testing.py", "src/pkg/lexer.py"]
+    assert not any(harvest_plugin._is_test_file(f"{root}/{rel}", root) for rel in library)
+    assert not harvest_plugin._is_test_file("/usr/lib/python3.11/tests/x.py", root)  # outside
+    assert not harvest_plugin._is_test_file("<string>", root)
 
 
 def test_cached_function_is_recorded_from_tests_and_its_doctest(harvest: Harvest) -> None:

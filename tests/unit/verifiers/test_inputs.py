@@ -7,11 +7,13 @@ import pickle
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from replicate.core.records import CallInput, CallKind, Span, Target
 from replicate.harness.runner import _unpack
-from replicate.verifiers import plain
+from replicate.verifiers import inputs, plain
 from replicate.verifiers.inputs import Budget, Seed, widen
-from replicate.verifiers.recipes import recipe_b64, seed_call
+from replicate.verifiers.recipes import recipe_b64, replacements, seed_call
 from replicate.verifiers.render import render
 from tests.unit.minted import Tiny
 
@@ -208,3 +210,12 @@ def test_a_parameters_default_is_an_edge_case_when_no_call_passed_it() -> None:
     passed = [_seed(k, ([1, 2, 3], None if k == 2 else k)) for k in range(1, 4)]
     again = widen(target, passed, 3, Budget(widened=0, edge=12))
     assert not any(call[1] is None for call in _calls(again.inputs))  # a call passed it already
+
+
+def test_a_draw_without_a_plain_encoding_is_left_out() -> None:
+    # A generated value the tagged encoding has no form for (a complex) cannot be recorded as a
+    # replacement: recording it raised and ended the whole gen (seen on boltons).
+    with pytest.raises(plain.NotPlain):
+        replacements({0: 1j})
+    assert not inputs._encodes({0: 1j, 1: 2})
+    assert inputs._encodes({0: 1.5, "key": [1, "a"]})

@@ -122,4 +122,6 @@ def test_normalise_against_the_baseline() -> None:
     assert normalise(0.1, 0.4) == 0.0  # never negative
     assert abs(normalise(0.7, 0.4) - 0.5) < 1e-12
     assert normalise(0.7, None) == 0.7 and normalise(0.7, 0.0) == 0.7
-    assert normalise(0.7, 1.0) == 0.7  # a degenerate baseline would divide by zero: not applied
+    # A baseline of 1 pays nothing: no raw fallback, so a program that does as well as the
+    # reference because the visible calls answer every hidden input earns 0 (before: its raw 1).
+    assert normalise(1.0, 1.0) == 0.0 and normalise(0.5, 1.0) == 0.0

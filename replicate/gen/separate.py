@@ -1,0 +1,91 @@
+"""Inputs that tell a task from its degenerate programs, searched before a weak task is dropped.
+
+When a degenerate program (a table of the visible calls included) reaches the floor of its kind
+(`replicate.gen.baseline.too_weak`), the hidden inputs do not reach far enough beyond what the
+tests show.  More inputs are generated from the traced calls exactly as for surviving mutants
+(`replicate.gen.survivors.search`: widened, edge and recombined values, run twice, only
+deterministic, comparable, quick, compact outcomes kept), under another salt; the degenerate
+programs run on them; a few inputs that the programs at the floor get wrong (greedily, those
+most of them get wrong first, `MAX_ADDED` in all) are re-checked against the reference under
+hash seed 0 and returned to join the hidden inputs.  The caller computes the baseline again and
+keeps the task only if it is under the floor.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from replicate.batch.store import LoadedTask
+from replicate.core.records import Baseline, CallInput
+from replicate.gen.baseline import behind, program_outcomes, reaching_floor
+from replicate.gen.survivors import Search, confirmed, pick_killers, reference_run, search
+from replicate.harness.jail import RepoContext
+from replicate.harness.sandbox.base import Sandbox
+from replicate.verifiers.compare import compare_outcome
+from replicate.verifiers.inputs import Budget
+
+Outcome = Mapping[str, Any]
+SALT = "baseline"
+SEARCH = Budget(widened=300, edge=60)
+MAX_ADDED = 60  # a baseline a little above the floor needs a few dozen to come under it
+
+
+@dataclass(frozen=True)
+class Separating:
+    """Searched inputs the degenerate programs at the floor get wrong, with the reference's
+    outcomes (by the inputs' searched indices) and call times."""
+
+    added: tuple[CallInput, ...]
+    expected: Mapping[int, Outcome]
+    times: tuple[float, ...]
+
+
+NONE = Separating((), {}, ())
+
+
+def separating(
+    task: LoadedTask, found: Baseline, ctx: RepoContext, sandbox: Sandbox
+) -> Separating | str:
+    """Inputs that pull the programs reaching the floor down; a str on infrastructure trouble."""
+    weak = [behind(p.program) for p in reaching_floor(found)]
+    if not weak:
+        return NONE
+    reference = reference_run(task, ctx, sandbox)
+    if isinstance(reference, str):
+        return f"baseline search: reference run failed: {reference}"
+    if not reference.seeds:
+        return NONE
+    searched = search(task, ctx, sandbox, reference, SEARCH, salt=SALT)
+    if not searched.inputs:
+        return NONE
+    probe = _probe(task, searched)
+    outcomes = program_outcomes(probe, ctx, sandbox, common=list(task.expected.values()))
+    if isinstance(outcomes, str):
+        return f"baseline search: {outcomes}"
+    differing = [_wrong(probe, outcomes[name]) for name in dict.fromkeys(weak) if name in outcomes]
+    order = [i.index for i in searched.inputs]
+    chosen = pick_killers(differing, order, per_survivor=MAX_ADDED, limit=MAX_ADDED)
+    added = confirmed(task, ctx, sandbox, searched, chosen)
+    return Separating(
+        tuple(added),
+        {i.index: searched.expected[i.index] for i in added},
+        tuple(searched.times[i.index] for i in added),
+    )
+
+
+def _probe(task: LoadedTask, searched: Search) -> LoadedTask:
+    """The task with the searched inputs as its only inputs (to run the programs on them)."""
+    return dataclasses.replace(task, inputs=searched.inputs, expected=dict(searched.expected))
+
+
+def _wrong(probe: LoadedTask, got: Mapping[int, Outcome]) -> frozenset[int]:
+    """The inputs on which a program's outcome is not the reference's."""
+    settings = probe.hidden.grading
+    return frozenset(
+        i.index
+        for i in probe.inputs
+        if compare_outcome(probe.expected[i.index], got.get(i.index), settings) is not None
+    )
