@@ -34,7 +34,7 @@ def test_samples_give_one_row_each_and_pass_at_k(tiny: Tiny, tmp_path: Path) -> 
     with serve(script) as chat:
         args = ("--tasks", str(tiny.batch_dir), "--out", str(out), "--task", CLAMP)
         args += ("--agent", "builtin:openai-single", "--model", "fake", "--base-url", chat.url)
-        args += ("--allow-host", "127.0.0.1", "--samples", "3", "--json")
+        args += ("--allow-host", "127.0.0.1", "--samples", "3", "--workers", "1", "--json")
         env = {**os.environ, "OPENAI_API_KEY": "sk-test"}
         done = subprocess.run(
             [sys.executable, "-m", "replicate", "run", *args],

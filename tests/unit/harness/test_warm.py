@@ -49,9 +49,10 @@ def test_warm_runs_give_the_cold_results_and_never_share_a_jail(
             for source in (original_source(task), stateful, stateful)
         ]
     assert warm[0].parsed.done and _values(warm[0]) == _values(cold)
-    # a warm jail is killed at the runner's `done` frame rather than waited for; a cold one
-    # exits by itself (the runner's os._exit(0))
-    assert cold.result.exit_code == 0 and warm[0].result.exit_code == 128 + 9
+    # a warm jail is killed at the runner's `done` frame rather than waited for (SIGKILL), unless
+    # the runner's own os._exit(0) right after that frame wins the race (seen in CI); a cold one
+    # always exits by itself
+    assert cold.result.exit_code == 0 and warm[0].result.exit_code in (0, 128 + 9)
     # Each stateful candidate starts from nothing: call counts restart, the /tmp mark is new.
     first, second = _values(warm[1]), _values(warm[2])
     assert first == second
