@@ -177,13 +177,15 @@ class Tiny:
 def run_cli(
     *args: str, cwd: Path | None = None, timeout: float = 120
 ) -> subprocess.CompletedProcess[str]:
-    """`python -m replicate ARGS` in a subprocess."""
+    """`python -m replicate ARGS` in a subprocess, with this checkout's package first on the
+    path (whatever the editable install points at)."""
     return subprocess.run(
         [sys.executable, "-m", "replicate", *args],
         capture_output=True,
         text=True,
         timeout=timeout,
         cwd=cwd,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT)},
         check=False,
     )
 

@@ -3,29 +3,15 @@
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from replicate.batch.store import LoadedTask
 from replicate.verifiers.grader import original_source, stubbed_source
-from tests.unit.minted import REPO_ROOT, Tiny
+from tests.unit.minted import Tiny, run_cli
 
-
-def cli(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    """`python -m replicate ARGS` with this worktree's package first on the path."""
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
-    return subprocess.run(
-        [sys.executable, "-m", "replicate", *args],
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=env,
-        check=False,
-    )
+cli = run_cli  # the tests of this folder call it `cli`
 
 
 def export_rows(tiny: Tiny, out: Path, *extra: str) -> Path:
