@@ -31,7 +31,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from replicate.batch.store import Batch  # noqa: E402
 from replicate.verifiers.grader import original_source  # noqa: E402
-from tests.unit.integrations.server import serving  # noqa: E402
+from tests.integration.integrations.server import serving  # noqa: E402
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from replicate.gen import harvest
-from tests.unit.minted import write_files
+from tests.integration.minted import write_files
 
 
 def test_src_layout(tmp_path: Path) -> None:

@@ -1,0 +1,240 @@
+"""Golden-output helpers: call rendering, relative time limits, drop reasons."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Any
+
+import pytest
+
+from replicate.core.records import CallInput, CallKind, Provenance, Span, Target
+from replicate.gen import golden
+from replicate.gen.golden import (
+    GOLDEN_SETTINGS,
+    _first_problem,
+    _second_problem,
+    _slow_limit,
+    generated_problem,
+    keep,
+    render_call,
+    run_resuming,
+    timing_settings,
+)
+from replicate.harness.frames import ParsedRun
+from replicate.harness.jail import JailRun
+from replicate.harness.sandbox.base import SandboxResult
+from tests.integration.minted import Tiny
+
+
+def _target(kind: CallKind, qualname: str = "f", class_name: str | None = None) -> Target:
+    span = Span(start_byte=0, end_byte=1, start_line=1, end_line=1)
+    return Target(
+        path="m.py",
+        module="m",
+        qualname=qualname,
+        kind=kind,
+        signature="def f(): ...",
+        class_name=class_name,
+        def_span=span,
+        body_span=span,
+        body_indent="    ",
+        body_statements=1,
+    )
+
+
+def _int(n: int) -> dict[str, str]:
+    return {"t": "int", "v": str(n)}
+
+
+def _returned(value: Any, **extra: Any) -> dict[str, Any]:
+    return {"status": "returned", "value": value, "args": [], "kwargs": {}, **extra}
+
+
+def test_render_function_call() -> None:
+    outcome = {"args_in": [_int(1), {"t": "str", "v": "a"}], "kwargs_in": {"k": _int(2)}}
+    assert render_call(_target("function"), outcome) == "f(1, 'a', k=2)"
+    assert render_call(_target("function"), {}) == "f()"
+
+
+def test_render_method_call_shows_self() -> None:
+    me = {"t": "obj", "type": "m.Box", "fields": {"n": _int(3)}}
+    target = _target("method", "Box.add", "Box")
+    assert render_call(target, {"args_in": [me, _int(4)]}) == "Box(n=3).add(4)"
+
+
+def test_render_class_and_static_method_calls_name_the_class() -> None:
+    outcome = {"args_in": [_int(4)]}
+    assert render_call(_target("classmethod", "Box.make", "Box"), outcome) == "Box.make(4)"
+    assert render_call(_target("staticmethod", "Box.make", "Box"), outcome) == "Box.make(4)"
+
+
+def test_render_cuts_long_arguments() -> None:
+    outcome = {"args_in": [{"t": "str", "v": "x" * 500}]}
+    text = render_call(_target("function"), outcome)
+    assert text.startswith("f('xxx") and text.endswith("...)") and len(text) < 140
+
+
+@pytest.mark.parametrize(
+    ("max_call", "total", "call_timeout", "total_timeout"),
+    [
+        (0.0, 0.0, 1.0, 30.0),  # floors
+        (0.5, 10.0, 5.0, 70.0),  # 10x the slowest call, 5x the total + 20 s
+        (3.0, 100.0, 10.0, 300.0),  # ceilings
+        (0.1234, 2.0, 1.234, 30.0),
+    ],
+)
+def test_timing_settings(
+    max_call: float, total: float, call_timeout: float, total_timeout: float
+) -> None:
+    settings = timing_settings(max_call, total)
+    assert settings.call_timeout_s == call_timeout
+    assert settings.total_timeout_s == total_timeout
+
+
+def test_drop_reasons() -> None:
+    ok = _returned(_int(1), t=0.1)
+    assert _first_problem(ok) is None and _second_problem(ok, _returned(_int(1), t=0.9)) is None
+    assert _first_problem(None) == "reference hangs or crashes the process"
+    assert _second_problem(ok, None) == "reference hangs or crashes the process"
+    assert _first_problem({"status": "load_error", "msg": "x"}) == "input does not load in the jail"
+    assert _first_problem({"status": "timeout", "t": 5.0}) == "reference hangs"
+    opaque = _returned({"t": "opaque", "type": "m.X"})
+    assert _first_problem(opaque) == "outcome not comparable (opaque, too large or unverifiable)"
+    assert _second_problem(ok, _returned(_int(2))) == "nondeterministic outcome"
+    assert _second_problem(ok, {"status": "timeout", "t": 5.0}) == "reference hangs"
+    raised = {
+        "status": "raised",
+        "exc": {"type": "builtins.ValueError", "msg": "m"},
+        "args": [],
+        "kwargs": {},
+    }
+    assert _second_problem(raised, dict(raised)) is None
+    assert GOLDEN_SETTINGS.call_timeout_s >= 5.0
+
+
+def test_generated_inputs_are_also_dropped_when_the_reference_blows_up_or_is_slow() -> None:
+    ok = _returned(_int(1), t=0.01)
+    assert generated_problem(ok, 0.1) is None
+    assert generated_problem(_returned(_int(1), t=0.5), 0.1) == "reference too slow"
+    deep = {**ok, "status": "raised", "exc": {"type": "builtins.RecursionError", "msg": ""}}
+    assert generated_problem(deep, 0.1) == "reference blows up (recursion, memory)"
+    value_error = {**deep, "exc": {"type": "builtins.ValueError", "msg": ""}}
+    assert generated_problem(value_error, 0.1) is None
+    assert generated_problem({"status": "timeout", "t": 1.0}, 0.1) == "reference hangs"
+    items = [_int(n) for n in range(10_000)]
+    bulky = _returned({"t": "iter", "v": items, "truncated": True}, t=0.01)
+    assert generated_problem(bulky, 0.1) == "outcome too large for a generated input"
+
+
+def _item(index: int, provenance: Provenance) -> CallInput:
+    return CallInput(index=index, stratum=provenance, provenance=provenance, pickle_b64="")
+
+
+def test_slowness_is_judged_on_the_faster_of_two_runs() -> None:
+    """Wall-clock hiccups on a busy machine must not change which inputs a batch keeps."""
+    traced = [_item(0, "traced"), _item(1, "traced")]
+    first = {0: _returned(_int(1), t=0.2), 1: _returned(_int(1), t=0.001)}
+    second = {0: _returned(_int(1), t=0.02), 1: _returned(_int(1), t=0.001)}
+    assert _slow_limit(traced, first, second) == pytest.approx(0.1)  # 3 x 0.02 < SLOW_S
+    assert _slow_limit(traced, second, {}) == pytest.approx(0.1)
+    assert _slow_limit(traced, {**first, 0: _returned(_int(1), t=0.05)}, {}) == (
+        pytest.approx(0.15)
+    )
+    made = [_item(2, "widened"), _item(3, "widened"), _item(4, "edge"), _item(5, "traced")]
+    first.update({2: _returned(_int(2), t=0.5), 3: _returned(_int(3), t=0.5)})
+    first.update({4: _returned(_int(4), t=0.01), 5: _returned(_int(5), t=0.9)})
+    second.update({2: _returned(_int(2), t=0.01), 3: _returned(_int(3), t=0.3)})
+    second.update({4: _returned(_int(4), t=0.2), 5: _returned(_int(5), t=0.9)})
+    drops: Counter[str] = Counter()
+    gen_drops: Counter[str] = Counter()
+    kept, expected, times = keep(
+        _target("function"), [*traced, *made], (first, second), drops, gen_drops, 0.1
+    )
+    # 2: slow once only (kept); 3: slow twice (dropped); 4: slow once only; 5: traced, never
+    assert [i.index for i in kept] == [0, 1, 2, 4, 5]
+    assert sorted(expected) == [0, 1, 2, 4, 5] and "t" not in expected[2]
+    assert gen_drops == Counter({"reference too slow": 1}) and not drops
+    assert times == pytest.approx([0.2, 0.001, 0.5, 0.2, 0.9])  # limits use the slower run
+
+
+def test_a_tasks_outcomes_stay_within_its_budget_largest_first(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    text = {n: {"t": "str", "v": "x" * size} for n, size in enumerate([100, 900, 500, 50])}
+    runs = {n: _returned(value, t=0.001) for n, value in text.items()}
+    items = [_item(0, "traced"), _item(1, "traced"), _item(2, "widened"), _item(3, "traced")]
+    drops: Counter[str] = Counter()
+    gen_drops: Counter[str] = Counter()
+    monkeypatch.setattr(golden, "TASK_EXPECTED_BYTES", 1000)
+    kept, expected, times = keep(_target("function"), items, (runs, runs), drops, gen_drops, 0.1)
+    # each outcome is its string plus ~80 bytes of JSON: without the 900, ~1000 are left
+    assert [i.index for i in kept] == [0, 2, 3] and sorted(expected) == [0, 2, 3]
+    assert drops == Counter({"outcome too large for the task": 1}) and not gen_drops
+    assert len(times) == 3
+    monkeypatch.setattr(golden, "TASK_EXPECTED_BYTES", 450)  # then the 500 goes too
+    kept, expected, _ = keep(_target("function"), items, (runs, runs), drops, gen_drops, 0.1)
+    assert [i.index for i in kept] == [0, 3] and gen_drops["outcome too large for the task"] == 1
+
+
+def test_minted_inputs_carry_rendered_calls_and_strata(tiny: Tiny) -> None:
+    parse = tiny.task("tinypkg.core.parse_int")
+    traced = [i for i in parse.inputs if i.provenance == "traced"]
+    assert [i.call for i in traced] == [
+        "parse_int('12')",
+        "parse_int(' -7 ')",
+        "parse_int('x1')",
+        "parse_int('')",
+    ]
+    # two returning traced calls are too few to weigh on their own: folded into widened
+    assert [i.stratum for i in traced] == ["widened", "widened", "raises", "raises"]
+    # generated inputs: rendered from what the runner received, in their own strata
+    generated = [i for i in parse.inputs if i.provenance != "traced"]
+    assert len(generated) >= 5 and all(i.call.startswith("parse_int(") for i in generated)
+    assert {i.stratum for i in generated} <= {"widened", "edge", "raises"}
+    assert all(i.stratum in (i.provenance, "raises") for i in generated)
+    add = tiny.task("tinypkg.core.Counter.add")
+    assert [i.call for i in add.inputs if i.provenance == "traced"] == [
+        "Counter(total=0).add(2)",
+        "Counter(total=2).add(3)",
+        "Counter(total=10).add(-4)",
+    ]
+    assert all(i.origin == "tests/test_core.py::test_counter" for i in add.inputs)
+    assert any(
+        i.provenance == "widened" and i.call.startswith("Counter(total=") for i in add.inputs
+    )
+    # expected outcomes keep the arguments after the call, not the ones before, nor timings
+    assert all(set(o) == {"status", "value", "args", "kwargs"} for o in add.expected.values())
+    assert add.expected[0]["args"][0]["fields"]["total"] == _int(2)
+    grading = add.hidden.grading
+    assert 1.0 <= grading.call_timeout_s <= 10.0 and 30.0 <= grading.total_timeout_s <= 300.0
+    assert add.hidden.validation.reference_reward == 1.0
+    assert add.hidden.validation.stub_reward == 0.0
+
+
+class _Runs:
+    """Stands for `run_calls`: each call answers the next scripted (outcome indices, timed out)."""
+
+    def __init__(self, script: list[tuple[list[int], bool]]) -> None:
+        self.script = script
+        self.asked: list[list[int]] = []
+
+    def __call__(self, ctx: Any, target: Any, inputs: Any, *args: Any, **kwargs: Any) -> JailRun:
+        self.asked.append([i.index for i in inputs])
+        done, timed_out = self.script.pop(0)
+        outcomes = {i: _returned(_int(i), t=0.0) for i in done}
+        parsed = ParsedRun(True, None, outcomes, done=not timed_out, started=True)
+        return JailRun(parsed, SandboxResult(None if timed_out else 0, timed_out, 1.0))
+
+
+def test_a_run_out_of_time_partway_goes_on_without_dropping(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    items = [_item(n, "traced") for n in range(5)]
+    # time runs out after 0 and 1 (a busy machine): go on from 2; then 2 is stuck (no progress
+    # before the limit): drop it; then 3 crashes the process (no time out): drop it too
+    runs = _Runs([([0, 1], True), ([], True), ([], False), ([4], False)])
+    monkeypatch.setattr(golden, "run_calls", runs)
+    outcomes, drops, infra = run_resuming(None, None, items, None, seed=1)  # type: ignore[arg-type]
+    assert infra is None and sorted(outcomes) == [0, 1, 4]
+    assert runs.asked == [[0, 1, 2, 3, 4], [2, 3, 4], [3, 4], [4]]
+    assert drops == Counter({"reference hangs or crashes the process": 2})

@@ -1,0 +1,131 @@
+"""Minting rules: strata sizes, generated-input minimums, examples from traced calls only."""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+import pytest
+
+from replicate.batch.store import LoadedTask
+from replicate.core.records import Baseline, CallInput, DegenerateScore, Provenance, Stratum
+from replicate.gen import mint
+from replicate.gen.golden import Golden
+from replicate.gen.mint import MIN_GENERATED, MIN_STRATUM, MIN_TRACED, _examples, settle_strata
+from replicate.gen.separate import NONE, Separating
+from replicate.verifiers.reward import DEFAULT_WEIGHTS
+from tests.integration.minted import SYMBOLS, Tiny
+
+
+def _inputs(*groups: tuple[Stratum, Provenance, int]) -> list[CallInput]:
+    out = []
+    for stratum, provenance, count in groups:
+        for _ in range(count):
+            out.append(
+                CallInput(index=len(out), stratum=stratum, provenance=provenance, pickle_b64="")
+            )
+    return out
+
+
+def _sizes(inputs: Sequence[CallInput]) -> dict[str, int]:
+    return dict(Counter(i.stratum for i in inputs))
+
+
+def test_small_strata_are_folded_into_the_largest() -> None:
+    inputs = _inputs(
+        ("traced", "traced", 5), ("raises", "traced", 2), ("widened", "widened", 20),
+        ("edge", "edge", 1),
+    )  # fmt: skip
+    assert _sizes(settle_strata(inputs)) == {"traced": 7, "widened": 21}
+    kept = _inputs(("traced", "traced", 3), ("raises", "widened", 3), ("edge", "edge", 4))
+    assert settle_strata(kept) == tuple(kept)
+    lone = _inputs(("traced", "traced", 2))
+    assert _sizes(settle_strata(lone)) == {"traced": 2}  # one stratum stays whatever its size
+    tiny_two = _inputs(("traced", "traced", 2), ("raises", "traced", 2))
+    assert _sizes(settle_strata(tiny_two)) == {"traced": 4}
+    few_returns = _inputs(
+        ("traced", "traced", 2), ("raises", "traced", 9), ("widened", "widened", 9)
+    )
+    assert _sizes(settle_strata(few_returns)) == {"raises": 9, "widened": 11}
+
+
+def test_rules_are_stated() -> None:
+    assert (MIN_TRACED, MIN_GENERATED, MIN_STRATUM) == (3, 5, 3)
+
+
+def test_minted_tasks_keep_the_minimums(tiny: Tiny) -> None:
+    for symbol in SYMBOLS:
+        task = tiny.task(symbol)
+        sizes = Counter(i.stratum for i in task.inputs)
+        provenance = Counter(i.provenance for i in task.inputs)
+        assert provenance["traced"] >= MIN_TRACED, symbol
+        assert all(n >= MIN_STRATUM for n in sizes.values()) or len(sizes) == 1, (symbol, sizes)
+        assert task.spec.hidden_inputs == len(task.inputs)
+        assert task.hidden.grading.stratum_weights == DEFAULT_WEIGHTS
+        assert task.hidden.baseline is not None
+        generated = provenance["widened"] + provenance["edge"]
+        if symbol != "tinypkg.core.Counter.add" or generated:
+            assert generated >= MIN_GENERATED, (symbol, provenance)
+        # generated inputs come after the traced ones, with their own indices
+        traced = [i.index for i in task.inputs if i.provenance == "traced"]
+        others = [i.index for i in task.inputs if i.provenance != "traced"]
+        assert not others or max(traced) < min(others)
+
+
+def test_examples_come_from_traced_calls() -> None:
+    inputs = [CallInput(index=n, call=f"f({'x' * (9 - n)})", pickle_b64="") for n in range(7)] + [
+        CallInput(index=10 + n, call="f()", provenance="widened", stratum="widened", pickle_b64="")
+        for n in range(5)
+    ]
+    returned = {"status": "returned", "value": {"t": "int", "v": "1"}, "args": [], "kwargs": {}}
+    golden = Golden(tuple(inputs), {i.index: returned for i in inputs}, 7, Counter(), 0.0, 0.0)
+    examples, hidden = _examples(golden)
+    # the two shortest traced calls are shown; the (shorter) generated calls stay hidden
+    assert [e.call for e in examples] == ["f(xxxx)", "f(xxx)"]
+    assert [i.index for i in hidden] == [0, 1, 2, 3, 4, 10, 11, 12, 13, 14]
+    few = Golden(tuple(inputs[5:]), {i.index: returned for i in inputs}, 2, Counter(), 0.0, 0.0)
+    assert _examples(few) == ((), tuple(inputs[5:]))
+
+
+def _baseline(raw: float) -> Baseline:
+    table = DegenerateScore(program="visible calls, else return None", raw_reward=raw)
+    return Baseline(raw_reward=raw, programs=(table,))
+
+
+def _golden(inputs: Sequence[CallInput]) -> Golden:
+    expected = {i.index: {"status": "returned", "value": {"t": "int", "v": "1"}} for i in inputs}
+    return Golden(tuple(inputs), expected, len(inputs), Counter(), 0.01, 0.1)
+
+
+def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
+    tiny: Tiny, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The floor check's control flow, the jailed runs replaced: the baseline is computed again
+    on the task with the searched inputs, and the task stays only if it is under the floor."""
+    task = tiny.task("tinypkg.core.clamp")
+    g = _golden(_inputs(("traced", "traced", 4)))
+    searched = _inputs(("widened", "widened", 9))
+    found = Separating(tuple(searched), {i.index: g.expected[0] for i in searched}, (0.01,) * 9)
+    rebuilt: list[Golden] = []
+
+    def rebuild(golden: Golden) -> LoadedTask:
+        rebuilt.append(golden)
+        return task
+
+    def run(after: float) -> tuple[Golden, Baseline] | mint.Dropped:
+        results = iter([_baseline(1.0), _baseline(after)])
+        monkeypatch.setattr(mint, "baseline", lambda *_: next(results))
+        monkeypatch.setattr(mint, "separating", lambda *_: found)
+        return mint._under_the_floor(task, g, rebuild, None, None)  # type: ignore[arg-type]
+
+    kept = run(0.3)
+    assert isinstance(kept, tuple)
+    assert len(kept[0].inputs) == 13 and kept[1].raw_reward == 0.3
+    assert len(rebuilt[-1].inputs) == 13  # the baseline was computed on the task with them
+    dropped = run(0.6)
+    assert dropped == mint.Dropped(
+        "validated", "a degenerate program (the visible calls, else return) scores 0.5 or more"
+    )
+    monkeypatch.setattr(mint, "separating", lambda *_: NONE)
+    monkeypatch.setattr(mint, "baseline", lambda *_: _baseline(1.0))
+    assert isinstance(mint._under_the_floor(task, g, rebuild, None, None), mint.Dropped)  # type: ignore[arg-type]

@@ -1,0 +1,120 @@
+"""Task strength: mutants graded as candidates, survivors hunted with new inputs."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections import Counter
+
+from replicate.batch.store import LoadedTask
+from replicate.core.records import CallInput, Strength
+from replicate.gen.golden import Golden
+from replicate.gen.strength import (
+    Assessment,
+    assess,
+    mutant_settings,
+    rejected,
+    run_mutants,
+    task_mutants,
+    with_added,
+)
+from replicate.harness.jail import RepoContext
+from replicate.harness.sandbox.base import Sandbox
+from replicate.verifiers.inputs import Budget
+from tests.integration.minted import Tiny
+
+NO_SEARCH = Budget(widened=0, edge=0)
+
+
+def _only(task: LoadedTask, calls: set[str]) -> LoadedTask:
+    """The task graded on just the hidden inputs rendered as `calls`: a weak task."""
+    kept = tuple(i for i in task.inputs if i.call in calls)
+    assert {i.call for i in kept} == calls
+    return dataclasses.replace(
+        task, inputs=kept, expected={i.index: task.expected[i.index] for i in kept}
+    )
+
+
+def test_a_weak_task_kills_few_mutants_and_the_minted_one_most(
+    tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
+) -> None:
+    task = tiny.task("tinypkg.core.clamp")
+    weak = _only(task, {"clamp(5, 0, 10)"})  # never below low nor above high
+    found = assess(weak, tiny_ctx, local_sandbox, budget=NO_SEARCH, workers=2)
+    assert not isinstance(found, str)
+    assert found.strength.mutants >= 8
+    assert found.strength.kill_rate < 0.5
+    assert found.strength.added_inputs == 0
+    assert rejected(found.strength, 0.5) is not None
+    full = assess(task, tiny_ctx, local_sandbox, budget=NO_SEARCH, workers=2)
+    assert not isinstance(full, str)
+    assert full.strength.mutants == found.strength.mutants
+    # clamp's only survivors: `value < low` -> `<=` and `value > high` -> `>=` (equivalent)
+    assert full.strength.killed == full.strength.mutants - 2
+    assert sorted(m.operator for m in full.survivors) == ["swap Gt->GtE", "swap Lt->LtE"]
+
+
+def test_the_search_finds_inputs_that_kill_survivors(
+    tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
+) -> None:
+    weak = _only(tiny.task("tinypkg.core.clamp"), {"clamp(5, 0, 10)"})
+    found = assess(weak, tiny_ctx, local_sandbox, budget=Budget(widened=60, edge=20), workers=2)
+    assert not isinstance(found, str)
+    strength = found.strength
+    assert strength.killed_before < 0.5 * strength.mutants
+    assert strength.added_inputs >= 2 and len(found.added) == strength.added_inputs
+    assert strength.kill_rate >= 0.8 and strength.killed > strength.killed_before
+    assert strength.likely_equivalent == 2
+    # the added inputs kill, when graded, the mutants that survived the weak task
+    stronger = dataclasses.replace(
+        weak,
+        inputs=(*weak.inputs, *found.added),
+        expected={**weak.expected, **found.added_expected},
+    )
+    survivors = [r.mutant for r in found.runs if not r.killed]
+    settings = mutant_settings(stronger, 1.0)
+    again = run_mutants(
+        stronger, survivors, tiny_ctx, local_sandbox, stronger.inputs, stronger.expected, settings
+    )
+    assert sum(r.killed for r in again) == strength.killed - strength.killed_before
+    assert all(found.added_expected[i.index]["status"] == "returned" for i in found.added)
+
+
+def test_mutants_of_a_method_are_graded(
+    tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
+) -> None:
+    task = tiny.task("tinypkg.core.Counter.add")
+    assert task_mutants(task)
+    found = assess(task, tiny_ctx, local_sandbox, budget=NO_SEARCH)
+    assert not isinstance(found, str)
+    assert found.strength.mutants >= 3 and found.strength.kill_rate == 1.0
+
+
+def _strength(mutants: int, killed: int) -> Strength:
+    return Strength(
+        mutants=mutants,
+        killed=killed,
+        kill_rate=killed / mutants if mutants else 1.0,
+        killed_before=killed,
+        likely_equivalent=0,
+        added_inputs=0,
+        searched_inputs=0,
+        threshold=0.6,
+    )
+
+
+def test_rejected_below_the_threshold_only() -> None:
+    assert rejected(_strength(10, 5)) == "mutant kill rate 0.50 below 0.60"
+    assert rejected(_strength(10, 6)) is None
+    assert rejected(_strength(10, 5), threshold=0.5) is None
+    assert rejected(_strength(0, 0)) is None  # nothing to mutate: nothing to hold against it
+
+
+def test_with_added_numbers_after_every_golden_input() -> None:
+    inputs = tuple(CallInput(index=n, pickle_b64="") for n in (0, 1, 7))
+    g = Golden(inputs, {n: {"status": "returned"} for n in (0, 1, 7)}, 3, Counter(), 0.5, 1.0)
+    new = CallInput(index=3, pickle_b64="x", provenance="widened", stratum="widened")
+    found = Assessment(_strength(1, 1), (), (new,), {3: {"status": "raised"}}, (0.75,), ())
+    out = with_added(g, found)
+    assert [i.index for i in out.inputs] == [0, 1, 7, 8]
+    assert out.inputs[-1].pickle_b64 == "x" and out.expected[8] == {"status": "raised"}
+    assert out.max_call_s == 0.75 and out.total_call_s == 1.75

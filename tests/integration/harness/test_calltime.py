@@ -1,0 +1,241 @@
+"""The per-call limit held by the host's clock: late results become timeouts, in a real jail too."""
+
+from __future__ import annotations
+
+import itertools
+import json
+
+from replicate.harness.calltime import (
+    SLACK_S,
+    CallClock,
+    LiveFrames,
+    hold_call_times,
+    timed_frames,
+    without_call_frames,
+)
+from replicate.harness.frames import collect_frames, parse_frames, read_frame
+from replicate.harness.jail import RepoContext, run_calls
+from replicate.harness.sandbox import get_sandbox
+from replicate.harness.sandbox.arrivals import ArrivalLog, TimedResult, arrivals_of
+from replicate.harness.sandbox.base import SandboxResult
+from replicate.verifiers.grader import original_source
+from tests.integration.minted import Tiny
+
+NONCE = "n0"
+CLOCK = CallClock(order=(0, 1), call_timeout_s=1.0, load_allowance_s=5.0)
+
+
+def frame(**fields: object) -> bytes:
+    return f"{NONCE} {json.dumps(fields, separators=(',', ':'))}".encode()  # as the runner
+
+
+def channel(*timed: tuple[bytes, float]) -> tuple[bytes, list[tuple[int, float]]]:
+    """The channel's bytes, and one arrival note per line at the given host time."""
+    data, notes = b"", []
+    for line, at in timed:
+        data += line + b"\n"
+        notes.append((len(data), at))
+    return data, notes
+
+
+def outcomes(data: bytes) -> dict[int, object]:
+    return {i: o["status"] for i, o in parse_frames(data, NONCE).outcomes.items()}
+
+
+RETURNED = {"status": "returned", "value": {"t": "int", "v": "1"}, "args": [], "kwargs": {}}
+
+
+def test_results_within_the_limit_are_kept_and_call_frames_dropped() -> None:
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="call", i=0), 0.1),
+        (frame(event="result", i=0, outcome=RETURNED), 0.9),
+        (frame(event="call", i=1), 1.0),
+        (frame(event="result", i=1, outcome=RETURNED), 1.0 + 1.0 + SLACK_S - 0.01),
+    )
+    held = hold_call_times(data, notes, NONCE, CLOCK)
+    assert held == without_call_frames(data, NONCE) == hold_call_times(data, [], NONCE, CLOCK)
+    assert b'"call"' not in held and data.count(b"\n") - held.count(b"\n") == 2
+    assert outcomes(held) == {0: "returned", 1: "returned"}
+    assert parse_frames(held, NONCE).rejected_frames == 0
+
+
+def test_a_result_after_the_limit_is_a_timeout() -> None:
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="call", i=0), 0.1),
+        (frame(event="result", i=0, outcome=RETURNED), 0.1 + 1.0 + SLACK_S + 0.01),
+        (frame(event="call", i=1), 2.0),
+        (frame(event="result", i=1, outcome=RETURNED), 2.1),
+    )
+    held = hold_call_times(data, notes, NONCE, CLOCK)
+    assert outcomes(held) == {0: "timeout", 1: "returned"}
+    assert parse_frames(held, NONCE).ready
+
+
+def test_forged_or_missing_call_frames_do_not_move_the_clock() -> None:
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="call", i=0), 0.1),
+        (frame(event="call", i=0), 3.0),  # a second, later announcement counts for nothing
+        (frame(event="result", i=0, outcome=RETURNED), 3.1),
+        # no call frame for input 1: bounded by the result before it plus one load's allowance
+        (frame(event="result", i=1, outcome=RETURNED), 3.1 + 1.0 + 5.0 + SLACK_S + 0.01),
+    )
+    assert outcomes(hold_call_times(data, notes, NONCE, CLOCK)) == {0: "timeout", 1: "timeout"}
+
+
+def test_the_first_call_without_a_call_frame_is_timed_from_the_loaded_frame() -> None:
+    # The runner unpickles every input between `ready` and `loaded` (slow when a test module
+    # and pytest get imported): that time is not the first call's. A forged early `loaded`
+    # only moves the reference earlier; a late one counts for nothing.
+    bound = 1.0 + 5.0 + SLACK_S
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="loaded"), 20.0),
+        (frame(event="result", i=0, outcome=RETURNED), 20.0 + bound - 0.01),
+        (frame(event="loaded"), 30.0),
+        (frame(event="result", i=1, outcome=RETURNED), 20.0 + 2 * bound - 0.02),
+    )
+    assert outcomes(hold_call_times(data, notes, NONCE, CLOCK)) == {0: "returned", 1: "returned"}
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="loaded"), 20.0),
+        (frame(event="result", i=0, outcome=RETURNED), 20.0 + bound + 0.01),
+    )
+    assert outcomes(hold_call_times(data, notes, NONCE, CLOCK)) == {0: "timeout"}
+    assert parse_frames(data, NONCE).rejected_frames == 0
+
+
+def test_timed_frames_are_the_held_channel_parsed_once() -> None:
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="call", i=0), 0.1),
+        (frame(event="result", i=0, outcome=RETURNED), 5.0),
+        (b"junk", 5.0),
+        (frame(event="call", i=1), 5.1),
+        (frame(event="result", i=1, outcome=RETURNED), 5.2),
+    )
+    held = hold_call_times(data, notes, NONCE, CLOCK)
+    for arrivals in (notes, []):
+        frames = timed_frames(data, arrivals, NONCE, CLOCK)
+        parsed = [
+            f
+            for line in hold_call_times(data, arrivals, NONCE, CLOCK).split(b"\n")
+            if line
+            for f in [read_frame(line, NONCE.encode() + b" ")]
+        ]
+        assert frames == parsed
+    assert collect_frames(timed_frames(data, notes, NONCE, CLOCK)) == parse_frames(held, NONCE)
+    assert outcomes(held) == {0: "timeout", 1: "returned"}
+
+
+def _chunked(
+    data: bytes, notes: list[tuple[int, float]], cuts: list[int]
+) -> tuple[LiveFrames, list[tuple[int, float]]]:
+    """Feed `data` as a backend would, read in pieces cut at `cuts` (inside lines too) and at
+    the notes' bounds, each piece at the time of the note that covers it; the backend's notes."""
+    live, fed = LiveFrames(NONCE, CLOCK), []
+    bounds = [0, *sorted(set(cuts) | {total for total, _ in notes}), len(data)]
+    for start, end in itertools.pairwise(bounds):
+        if end > start:
+            at = next(when for total, when in notes if total >= end)
+            live.feed(data[start:end], at)
+            fed.append((end, at))
+    return live, fed
+
+
+def test_frames_parsed_while_the_channel_arrives_are_the_frames_parsed_after() -> None:
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="call", i=0), 0.1),
+        (frame(event="result", i=0, outcome=RETURNED), 5.0),  # late: becomes a timeout
+        (b"junk", 5.0),
+        (frame(event="call", i=1), 5.1),
+        (frame(event="result", i=1, outcome=RETURNED), 5.2),
+        (frame(event="done"), 5.3),
+    )
+    after = timed_frames(data, notes, NONCE, CLOCK)
+    assert collect_frames(after).outcomes[0]["status"] == "timeout"
+    for cuts in ([], [3], [17, 40, 41, 90], list(range(1, len(data), 7))):
+        live, fed = _chunked(data, notes, cuts)
+        assert live.result(data, fed) is live.frames  # no second parse
+        assert live.frames == after == timed_frames(data, fed, NONCE, CLOCK)
+    unended = data + b"junk without a newline"
+    live, fed = _chunked(unended, [*notes, (len(unended), 6.0)], [len(data) + 2])
+    assert live.result(unended, fed) == timed_frames(unended, fed, NONCE, CLOCK) == [*after, None]
+
+
+def test_live_frames_fall_back_to_a_fresh_parse_when_the_channel_was_capped() -> None:
+    data, notes = channel(
+        (frame(event="ready"), 0.0),
+        (frame(event="result", i=0, outcome=RETURNED), 0.5),
+    )
+    live = LiveFrames(NONCE, CLOCK)
+    live.feed(data + frame(event="result", i=1, outcome=RETURNED) + b"\n", 0.5)  # past the cap
+    kept = live.result(data, notes)
+    assert kept == timed_frames(data, notes, NONCE, CLOCK) and kept is not live.frames
+    assert sorted(collect_frames(kept).outcomes) == [0]
+
+
+def test_one_arrival_for_many_lines_and_foreign_lines() -> None:
+    data = b"\n".join(
+        [b"junk", frame(event="call", i=0), b"other " + frame(event="result", i=0), b""]
+    )
+    notes = [(len(data), 9.0)]
+    assert hold_call_times(data, notes, NONCE, CLOCK) == b"\n".join(
+        [b"junk", data.split(b"\n")[2], b""]
+    )
+
+
+def test_arrival_log_and_timed_result() -> None:
+    log = ArrivalLog()
+    log.note(5)
+    log.note(0)
+    log.note(3)
+    assert [total for total, _ in log.freeze()] == [5, 8]
+    timed = TimedResult(exit_code=0, timed_out=False, duration_s=0.0, channel_arrivals=((1, 2.0),))
+    assert arrivals_of(timed) == ((1, 2.0),)
+    assert arrivals_of(SandboxResult(exit_code=0, timed_out=False, duration_s=0.0)) == ()
+
+
+SLOW_IGNORING_ALARM = b"""
+
+import signal as _s
+import sys as _sys
+import time as _t
+
+_main = _sys.modules["__main__"]
+for _name in ("_setitimer", "_signal"):
+    setattr(_main, _name, lambda *a, **k: (0.0, 0.0))
+_main._perf = lambda: 0.0
+
+
+def clamp(value, low, high):
+    _s.signal(_s.SIGALRM, _s.SIG_IGN)
+    _t.sleep(0.6)
+    return max(low, min(value, high))
+"""
+
+
+def test_a_candidate_that_switches_off_the_runners_timer_times_out(
+    tiny: Tiny, tiny_ctx: RepoContext
+) -> None:
+    task = tiny.task("tinypkg.core.clamp")
+    settings = task.hidden.grading.model_copy(update={"call_timeout_s": 0.05})
+    inputs = task.inputs[:2]
+    candidate = original_source(task) + SLOW_IGNORING_ALARM
+    run = run_calls(
+        tiny_ctx, task.hidden.target, inputs, get_sandbox("local"), settings, override=candidate
+    )
+    assert arrivals_of(run.result), "the local sandbox notes when the channel's bytes arrive"
+    assert run.parsed.ready and run.parsed.done
+    statuses = {i: o["status"] for i, o in run.parsed.outcomes.items()}
+    assert statuses == {item.index: "timeout" for item in inputs}
+    assert all(o.get("host_clock") for o in run.parsed.outcomes.values())
+    # the same candidate without the patches is stopped by the runner's own timer
+    honest = original_source(task) + b"\n\ndef clamp(value, low, high):\n    return value\n"
+    run = run_calls(
+        tiny_ctx, task.hidden.target, inputs, get_sandbox("local"), settings, override=honest
+    )
+    assert {o["status"] for o in run.parsed.outcomes.values()} == {"returned"}

@@ -1,0 +1,154 @@
+"""`replicate serve` as a trainer meets it: over HTTP, in its own process, on loopback."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+
+from replicate.cli.serve import _loopback, exposure_warning
+from replicate.harness.jail import RepoContext
+from replicate.harness.sandbox.base import Sandbox
+from replicate.verifiers.grader import grade_text
+from tests.integration.integrations.rows import candidates
+from tests.integration.integrations.server import Server, serving
+from tests.integration.minted import Tiny
+
+TOKEN = "t0ken"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
+CLAMP = "tinypkg.core.clamp"
+WRONG = "```python\ndef clamp(value, low, high):\n    return min(value, high)\n```"
+MALFORMED = "def clamp(value, low:\n"
+
+
+@pytest.fixture(scope="module")
+def server(tiny: Tiny) -> Iterator[Server]:
+    with serving(tiny.batch_dir, "--token", TOKEN, "--workers", "2", "--queue", "6") as found:
+        yield found
+
+
+def _post(server: Server, path: str, body: Any, **kw: Any) -> httpx.Response:
+    headers = {**AUTH, **kw.pop("headers", {})}
+    return httpx.post(f"{server.url}{path}", json=body, headers=headers, timeout=120, **kw)
+
+
+def test_bad_requests_get_a_4xx_json_error(server: Server, tiny: Tiny) -> None:
+    url = server.url
+    cases = [
+        httpx.post(f"{url}/grade", content=b"{not json", headers=AUTH),
+        httpx.post(f"{url}/grade", content=b"[1, 2]", headers=AUTH),
+        _post(server, "/grade", {"task_id": CLAMP}),
+        _post(server, "/grade", {"task_id": 3, "candidate": "x"}),
+        _post(server, "/grade", {"task_id": "no-such-task", "candidate": "x"}),
+        _post(server, "/get_reward", {"query": ["a"], "prompts": ["a"]}),
+        _post(server, "/get_reward", {"query": ["a"], "prompts": [], "labels": [CLAMP]}),
+        _post(server, "/get_reward", {"query": ["a"], "prompts": ["a"], "labels": ["nope"]}),
+        httpx.post(f"{url}/grade", content=b"x" * (17 * 1024 * 1024), headers=AUTH),
+    ]
+    assert [r.status_code for r in cases] == [400, 400, 400, 400, 400, 400, 400, 400, 413]
+    assert all(isinstance(r.json()["error"], str) for r in cases)
+    assert httpx.get(f"{url}/grade", headers=AUTH).status_code == 405
+    assert httpx.get(f"{url}/health").json()["status"] == "ok"  # still serving
+
+
+def test_token_is_required_except_for_health(server: Server) -> None:
+    body = {"task_id": CLAMP, "candidate": "x"}
+    assert httpx.post(f"{server.url}/grade", json=body).status_code == 401
+    wrong = {"Authorization": "Bearer nope"}
+    assert httpx.post(f"{server.url}/grade", json=body, headers=wrong).status_code == 401
+    assert httpx.get(f"{server.url}/metrics").status_code == 401
+    assert httpx.get(f"{server.url}/health").status_code == 200
+
+
+def test_rewards_equal_grade_text(
+    server: Server, tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
+) -> None:
+    task = tiny.task(CLAMP)
+    texts = [*candidates(task).values(), WRONG, MALFORMED]
+    direct = [grade_text(task, text, tiny_ctx, local_sandbox) for text in texts]
+    verdicts = [_post(server, "/grade", {"task_id": task.id, "candidate": t}) for t in texts]
+    assert all(r.status_code == 200 for r in verdicts)
+    assert [r.json()["reward"] for r in verdicts] == [v.reward for v in direct]
+    assert [r.json()["status"] for r in verdicts] == ["graded"] * len(texts)
+    assert [v.reward for v in direct][:4] == [1.0, 1.0, 1.0, 0.0]
+    prompts = [f"prompt {i}\n" for i in range(len(texts))]
+    reward = _post(
+        server,
+        "/get_reward",
+        {
+            "query": [p + t for p, t in zip(prompts, texts, strict=True)],
+            "prompts": prompts,
+            "labels": [CLAMP] * len(texts),
+        },
+    )
+    assert reward.status_code == 200
+    got = reward.json()
+    assert got["rewards"] == [v.reward for v in direct] == got["scores"]
+    assert got["extra_logs"]["infra_error"] == [0.0] * len(texts)
+
+
+async def _storm(server: Server, bodies: list[dict[str, str]]) -> list[httpx.Response]:
+    async with httpx.AsyncClient(headers=AUTH, timeout=120) as client:
+        return await asyncio.gather(*(client.post(f"{server.url}/grade", json=b) for b in bodies))
+
+
+def test_load_is_bounded_and_overflow_is_503_with_retry_after(server: Server, tiny: Tiny) -> None:
+    task = tiny.task(CLAMP)
+    right = candidates(task)["bare_def"]
+    bodies = [{"task_id": task.id, "candidate": f"{right}\n# {i}\n"} for i in range(40)]
+    started = time.monotonic()
+    answers = asyncio.run(_storm(server, bodies))
+    assert time.monotonic() - started < 90
+    codes = [r.status_code for r in answers]
+    assert set(codes) <= {200, 503}, codes
+    assert codes.count(200) >= 8  # 2 running + 6 queued fit at once
+    assert codes.count(503) >= 1, codes  # 40 at once do not
+    assert all(r.headers.get("retry-after") for r in answers if r.status_code == 503)
+    assert all(r.json()["reward"] == 1.0 for r in answers if r.status_code == 200)
+    metrics = httpx.get(f"{server.url}/metrics", headers=AUTH).text
+    assert 'replicate_requests_total{path="/grade",status="200"}' in metrics
+    assert "replicate_queue_depth" in metrics and "replicate_infra_errors_total 0.0" in metrics
+
+
+def test_loopback_hosts() -> None:
+    assert _loopback("127.0.0.1") and _loopback("::1") and _loopback("localhost")
+    assert not _loopback("0.0.0.0") and not _loopback("10.1.2.3") and not _loopback("example.org")
+
+
+def test_warning_beyond_loopback_without_a_token() -> None:
+    assert exposure_warning("127.0.0.1", None) is None
+    assert exposure_warning("0.0.0.0", "t") is None
+    assert "without a token" in (exposure_warning("0.0.0.0", None) or "")
+
+
+def test_an_infrastructure_failure_is_reported_apart_from_a_zero(
+    tiny: Tiny, tmp_path_factory: pytest.TempPathFactory
+) -> None:
+    """A task whose hidden files were edited after minting cannot be graded: not the candidate's
+    fault, so /grade withholds the reward and /get_reward flags it, while other tasks grade."""
+    batch = tiny.copy_batch(tmp_path_factory.mktemp("tampered") / "batch")
+    task = tiny.task(CLAMP)
+    with (batch / "reference_impls" / task.id / "expected.jsonl").open("a") as handle:
+        handle.write("\n")
+    right = candidates(task)["bare_def"]
+    with serving(batch, "--workers", "1") as server:
+        verdict = httpx.post(
+            f"{server.url}/grade", json={"task_id": CLAMP, "candidate": right}, timeout=120
+        )
+        assert verdict.status_code == 200
+        assert verdict.json()["status"] == "infra_error" and verdict.json()["reward"] is None
+        evens = candidates(tiny.task("tinypkg.core.evens"))["whole_file"]
+        body = {
+            "query": [right, evens],
+            "prompts": ["", ""],
+            "labels": [CLAMP, "tinypkg.core.evens"],
+        }
+        got = httpx.post(f"{server.url}/get_reward", json=body, timeout=120).json()
+        assert got["rewards"] == [0.0, 1.0]
+        assert got["extra_logs"]["infra_error"] == [1.0, 0.0]
+        metrics = httpx.get(f"{server.url}/metrics").text
+        assert "replicate_infra_errors_total 2.0" in metrics
