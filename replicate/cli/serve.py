@@ -15,6 +15,9 @@ from replicate.harness.sandbox import sandbox_names
 TOKEN_ENV = "REPLICATE_SERVE_TOKEN"
 
 
+KEEP_ALIVE_S = 75
+
+
 def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "serve", help="serve rewards and verdicts over HTTP for a trainer"
@@ -77,5 +80,14 @@ def handle(args: argparse.Namespace) -> int:
         f"serving {len(grader.batch.ids)} task(s) on http://{args.host}:{args.port} "
         f"({args.workers} worker(s), queue {args.queue})"
     )
-    uvicorn.run(app, host=args.host, port=args.port, log_level="warning", access_log=False)
+    uvicorn.run(
+        app,
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        access_log=False,
+        # longer than a trainer's pause between batches: a pooled connection the server closes
+        # just as the client reuses it fails that request (uvicorn's default is 5 s)
+        timeout_keep_alive=KEEP_ALIVE_S,
+    )
     return 0
