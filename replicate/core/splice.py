@@ -42,7 +42,6 @@ __all__ = [
     "splice",
     "strip_fences",
     "stub_source",
-    "top_level_names",
 ]
 
 
@@ -60,15 +59,6 @@ def stub_source(source: bytes, target: Target) -> bytes:
     if not 0 <= span.start_byte <= span.end_byte <= len(source):
         raise ValueError(f"body span {span.start_byte}..{span.end_byte} outside the source")
     return source[: span.start_byte] + STUB_BODY + source[span.end_byte :]
-
-
-def top_level_names(source: str) -> frozenset[str]:
-    """Names bound at module level (defs, classes, assignments, imports; through if/try/with).
-
-    `from __future__` imports and `import *` bind nothing here. Raises `SpliceError` when the
-    source does not parse.
-    """
-    return frozenset(_bound_names(_parse(source, "source").body))
 
 
 def _bound_names(statements: list[ast.stmt]) -> list[str]:

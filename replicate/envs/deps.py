@@ -15,7 +15,7 @@ from replicate.envs.collect import Collected
 from replicate.envs.plugins import find_pytest_config, plugins_for
 from replicate.envs.reqfiles import read_noxfile, read_requirement_files, read_tox
 from replicate.envs.sources import (
-    TEST_GROUPS,
+    is_test_group,
     load_toml,
     read_pyproject,
     read_setup_cfg,
@@ -44,12 +44,6 @@ class Requirements:
 
 def _table(value: object) -> dict[str, Any]:
     return value if isinstance(value, dict) else {}
-
-
-def is_test_group(name: str) -> bool:
-    """True for an extra or group name that reads as test or development requirements."""
-    lowered = canonicalize_name(name)
-    return lowered in TEST_GROUPS or lowered.startswith("test")
 
 
 def discover_requirements(root: Path, dist_name: str | None) -> Requirements:

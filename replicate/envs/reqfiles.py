@@ -1,12 +1,25 @@
-"""Readers for pip requirement files, tox.ini `deps` and noxfile.py `session.install(...)`."""
+"""Readers for pip requirement files, tox.ini `deps` and noxfile.py `session.install(...)`.
+
+Requirement files are parsed by pip-requirements-parser, which is pip's own requirement-file
+parser (line continuations, comments, options, hashes, editables) lifted out of pip. Its nested
+`-r` includes are not followed by it: we follow them, so that an include outside the repository
+is refused and a cycle ends.
+"""
 
 from __future__ import annotations
 
 import ast
 import configparser
 import re
-import shlex
+import tempfile
 from pathlib import Path
+
+from pip_requirements_parser import (
+    InstallationError,
+    InstallRequirement,
+    RequirementsFile,
+    RequirementsFileParseError,
+)
 
 from replicate.envs.collect import Collected, classify_token, inside, read_text
 
@@ -14,12 +27,6 @@ _RUNTIME_STEMS = frozenset(
     {"requirements", "base", "main", "prod", "production", "install", "runtime", "core", "default"}
 )
 _IGNORED_WORDS = ("doc", "lint", "typing", "mypy", "release", "publish", "style", "format")
-_DROP_OPTIONS = frozenset(
-    {"-i", "--index-url", "--extra-index-url", "-f", "--find-links", "--trusted-host",
-     "--no-binary", "--only-binary", "--prefer-binary", "--pre", "--no-index", "-c",
-     "--constraint", "--use-feature", "--require-hashes"}
-)  # fmt: skip
-_COMMENT = re.compile(r"(^|\s)#.*$")
 _FACTOR = re.compile(r"^!?[A-Za-z0-9_.,!-]+:\s+(?=\S)")
 
 
@@ -71,55 +78,48 @@ def read_requirements(root: Path, path: Path, out: Collected, seen: set[Path]) -
     if not inside(root, path):
         out.note(f"ignored requirement file outside the repository: {path}")
         return []
-    if resolved in seen:
+    if resolved in seen or not path.is_file():
         return []
     seen.add(resolved)
-    text = read_text(path)
-    if text is None:
-        return []
-    reqs: list[str] = []
-    for line in _logical_lines(text):
-        reqs.extend(requirement_line(root, path.parent, line, out, seen))
-    return reqs
-
-
-def _logical_lines(text: str) -> list[str]:
-    joined = re.sub(r"\\\r?\n", " ", text)
-    lines = [_COMMENT.sub("", raw).strip() for raw in joined.splitlines()]
-    return [line for line in lines if line]
-
-
-def requirement_line(
-    root: Path, base: Path, line: str, out: Collected, seen: set[Path]
-) -> list[str]:
-    """Requirements named by one requirement-file line (a requirement, `-r FILE`, `-e PATH`)."""
     try:
-        words = shlex.split(line)
-    except ValueError:
-        words = line.split()
-    if not words:
+        parsed = RequirementsFile.from_file(str(path), include_nested=False)
+    except (OSError, UnicodeError, RequirementsFileParseError, InstallationError):
+        out.note(f"could not parse {path.relative_to(root).as_posix()}")
         return []
-    head = words[0]
-    include = _option_value(words, ("-r", "--requirement"))
-    if include is not None:
-        return read_requirements(root, base / include, out, seen)
-    if head.split("=", 1)[0] in _DROP_OPTIONS or head.startswith(("-c", "--constraint")):
-        return []
-    editable = _option_value(words, ("-e", "--editable"))
-    text = editable if editable is not None else line.split(" --hash", 1)[0].split(" -", 1)[0]
-    return _token_requirements(text, out)
+    return _requirements(root, path.parent, parsed, out, seen)
 
 
-def _option_value(words: list[str], names: tuple[str, ...]) -> str | None:
-    head = words[0]
-    for name in names:
-        if head == name:
-            return words[1] if len(words) > 1 else ""
-        if name.startswith("--") and head.startswith(name + "="):
-            return head[len(name) + 1 :]
-        if not name.startswith("--") and head.startswith(name) and len(head) > len(name):
-            return head[len(name) :]
-    return None
+def requirement_lines(root: Path, base: Path, lines: list[str], out: Collected) -> list[str]:
+    """Requirements named by requirement-file lines (requirements, `-r FILE`, `-e PATH`)."""
+    if not lines:
+        return []
+    # the parser reads files only (its `from_string` raises NameError in 32.0.1): a scratch file
+    with tempfile.TemporaryDirectory(prefix="replicate-reqs-") as scratch:
+        path = Path(scratch) / "requirements.txt"
+        path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+        try:
+            parsed = RequirementsFile.from_file(str(path), include_nested=False)
+        except (OSError, UnicodeError, RequirementsFileParseError, InstallationError):
+            out.note(f"could not parse requirements {lines!r}")
+            return []
+    return _requirements(root, base, parsed, out, seen=set())
+
+
+def _requirements(
+    root: Path, base: Path, parsed: RequirementsFile, out: Collected, seen: set[Path]
+) -> list[str]:
+    """The requirements of a parsed file in line order; includes are read where they stand,
+    constraints and index options are dropped."""
+    found: list[tuple[int, list[str]]] = []
+    for option in parsed.options:
+        includes = option.options.get("requirements") or []
+        reqs = [r for name in includes for r in read_requirements(root, base / name, out, seen)]
+        found.append((option.line_number or 0, reqs))
+    for item in parsed.requirements:
+        found.append((item.line_number or 0, _token_requirements(_token_text(item), out)))
+    for invalid in parsed.invalid_lines:
+        out.note(f"dropped unparseable requirement {invalid.requirement_line.line!r}")
+    return [req for _, reqs in sorted(found, key=lambda pair: pair[0]) for req in reqs]
 
 
 def _token_requirements(text: str, out: Collected) -> list[str]:
@@ -130,6 +130,15 @@ def _token_requirements(text: str, out: Collected) -> list[str]:
     if token.note:
         out.note(token.note)
     return [token.requirement] if token.requirement else []
+
+
+def _token_text(item: InstallRequirement) -> str:
+    """The requirement as `classify_token` reads it: PEP 508 text, or the link with extras."""
+    if item.link is None or (item.req is not None and item.req.url):
+        text = str(item.req)
+        return f"{text}; {item.marker}" if item.marker is not None else text
+    extras = f"[{','.join(sorted(item.extras))}]" if item.extras else ""
+    return item.link.url + extras
 
 
 def read_tox(root: Path, text: str, origin: str, out: Collected) -> None:
@@ -143,11 +152,9 @@ def read_tox(root: Path, text: str, origin: str, out: Collected) -> None:
     if not parser.has_section("testenv"):
         return
     section = parser["testenv"]
-    count = 0
+    lines: list[str] = []
     for raw in section.get("deps", "").splitlines():
         line = raw.strip()
-        if not line or line.startswith("#"):
-            continue
         if _FACTOR.match(line):
             out.note(f"ignored factor-conditional tox dependency {line!r}")
             continue
@@ -155,13 +162,13 @@ def read_tox(root: Path, text: str, origin: str, out: Collected) -> None:
         if "{" in line:
             out.note(f"ignored tox dependency with a substitution {line!r}")
             continue
-        reqs = requirement_line(root, root, line, out, seen=set())
-        out.test.extend(reqs)
-        count += len(reqs)
+        lines.append(line)
+    reqs = requirement_lines(root, root, lines, out)
+    out.test.extend(reqs)
     for extra in re.split(r"[\s,]+", section.get("extras", "")):
         if extra and "{" not in extra and ":" not in extra:
             out.requested_extras.append(extra)
-    out.note(f"read {origin} [testenv] deps ({count})")
+    out.note(f"read {origin} [testenv] deps ({len(reqs)})")
 
 
 def read_noxfile(root: Path, out: Collected) -> None:
@@ -189,16 +196,17 @@ def read_noxfile(root: Path, out: Collected) -> None:
 
 
 def _nox_words(root: Path, words: list[str], out: Collected) -> list[str]:
-    reqs: list[str] = []
+    """`session.install` arguments as requirement-file lines: an option that takes a value is
+    joined to it; other pip options (`--upgrade`) are not requirements."""
+    lines: list[str] = []
     index = 0
     while index < len(words):
         word = words[index]
         if word in ("-r", "--requirement", "-e", "--editable", "-c", "--constraint"):
-            joined = f"{word} {words[index + 1]}" if index + 1 < len(words) else word
-            reqs.extend(requirement_line(root, root, joined, out, seen=set()))
+            lines.append(f"{word} {words[index + 1]}" if index + 1 < len(words) else word)
             index += 2
             continue
         if not word.startswith("-"):
-            reqs.extend(requirement_line(root, root, word, out, seen=set()))
+            lines.append(word)
         index += 1
-    return reqs
+    return requirement_lines(root, root, lines, out)

@@ -9,14 +9,24 @@ import tomllib
 from pathlib import Path
 from typing import Any
 
+from dependency_groups import DependencyGroupResolver
+from packaging.utils import canonicalize_name
+
 from replicate.envs.collect import Collected, classify_token, read_text
 from replicate.envs.poetry import poetry_requirement
-from replicate.envs.reqfiles import read_requirements, read_tox, requirement_line
+from replicate.envs.reqfiles import read_requirements, read_tox, requirement_lines
 
 TEST_GROUPS = frozenset(
     {"test", "tests", "testing", "dev", "develop", "development", "devel", "ci"}
 )
 _HATCH_ENVS = ("default", "test", "tests", "hatch-test")
+
+
+def is_test_group(name: str) -> bool:
+    """True for an extra or group name that reads as test or development requirements, once
+    normalised as PEP 503 and PEP 735 require (`Test_Suite` is `test-suite`)."""
+    normalised = canonicalize_name(name)
+    return normalised in TEST_GROUPS or normalised.startswith("test")
 
 
 def load_toml(path: Path) -> dict[str, Any] | None:
@@ -85,7 +95,7 @@ def read_pyproject(root: Path, out: Collected) -> None:
     _read_hatch(_table(tool.get("hatch")), out)
     pdm_groups = _table(_table(tool.get("pdm")).get("dev-dependencies"))
     for name, reqs in pdm_groups.items():
-        if name.lower() in TEST_GROUPS or name.lower().startswith("test"):
+        if is_test_group(name):
             add_tokens(_strings(reqs), out.test, out)
             out.note(f"read pyproject.toml [tool.pdm.dev-dependencies] {name}")
     uv_dev = _strings(_table(tool.get("uv")).get("dev-dependencies"))
@@ -102,38 +112,39 @@ def read_tox_toml(root: Path, base: dict[str, Any], origin: str, out: Collected)
     """`env_run_base` `deps` and `extras` of a native TOML tox configuration (tox >= 4.21)."""
     if not base:
         return
-    count = 0
+    lines: list[str] = []
     for dep in _strings(base.get("deps")):
         dep = dep.replace("{tox_root}/", "").replace("{tox_root}", ".")
         if "{" in dep:
             out.note(f"ignored tox dependency with a substitution {dep!r}")
             continue
-        reqs = requirement_line(root, root, dep, out, seen=set())
-        out.test.extend(reqs)
-        count += len(reqs)
+        lines.append(dep)
+    reqs = requirement_lines(root, root, lines, out)
+    out.test.extend(reqs)
     out.requested_extras.extend(_strings(base.get("extras")))
-    out.note(f"read {origin} env_run_base deps ({count})")
+    out.note(f"read {origin} env_run_base deps ({len(reqs)})")
 
 
 def _read_dependency_groups(groups: dict[str, Any], out: Collected) -> None:
+    """PEP 735 groups that read as test requirements, resolved by `dependency-groups` (names
+    normalised, includes followed, cycles and duplicate names reported)."""
+    if not groups:
+        return
+    try:
+        resolver = DependencyGroupResolver(groups)
+    except (ValueError, TypeError) as exc:
+        out.note(f"could not read pyproject.toml [dependency-groups]: {exc}")
+        return
     for name in groups:
-        if name.lower() in TEST_GROUPS or name.lower().startswith("test"):
-            reqs = _expand_group(groups, name, frozenset())
-            count = add_tokens(reqs, out.test, out)
-            out.note(f"read pyproject.toml [dependency-groups] {name} ({count})")
-
-
-def _expand_group(groups: dict[str, Any], name: str, seen: frozenset[str]) -> list[str]:
-    if name in seen:
-        return []
-    items = groups.get(name)
-    result: list[str] = []
-    for item in items if isinstance(items, list) else []:
-        if isinstance(item, str):
-            result.append(item)
-        elif isinstance(item, dict) and isinstance(item.get("include-group"), str):
-            result.extend(_expand_group(groups, item["include-group"], seen | {name}))
-    return result
+        if not is_test_group(name):
+            continue
+        try:
+            reqs = [str(req) for req in resolver.resolve(name)]
+        except (ValueError, TypeError, LookupError) as exc:
+            out.note(f"could not read pyproject.toml [dependency-groups] {name}: {exc}")
+            continue
+        count = add_tokens(reqs, out.test, out)
+        out.note(f"read pyproject.toml [dependency-groups] {name} ({count})")
 
 
 def _read_poetry(poetry: dict[str, Any], out: Collected) -> None:
@@ -144,7 +155,7 @@ def _read_poetry(poetry: dict[str, Any], out: Collected) -> None:
     _poetry_table(_table(poetry.get("dependencies")), out.runtime, out, "dependencies")
     _poetry_table(_table(poetry.get("dev-dependencies")), out.test, out, "dev-dependencies")
     for group, body in _table(poetry.get("group")).items():
-        if group.lower() in TEST_GROUPS or group.lower().startswith("test"):
+        if is_test_group(group):
             deps = _table(_table(body).get("dependencies"))
             _poetry_table(deps, out.test, out, f"group.{group}.dependencies")
     for name, members in _table(poetry.get("extras")).items():

@@ -22,7 +22,6 @@ The runner's own ``call`` frames are consumed here: the parsed run never sees th
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -54,22 +53,12 @@ def without_call_frames(channel: bytes, nonce: str) -> bytes:
     return re.sub(b"(?m)^" + pattern, b"", channel)
 
 
-def hold_call_times(
-    channel: bytes, arrivals: Sequence[Arrival], nonce: str, clock: CallClock
-) -> bytes:
-    """`channel` with each late ``result`` frame replaced by a ``timeout`` outcome and the
-    ``call`` frames dropped."""
-    if not arrivals:
-        return without_call_frames(channel, nonce)
-    live = _replayed(channel, arrivals, nonce, clock, keep_lines=True)
-    live.finish()
-    return b"\n".join(live.lines or ())
-
-
 def timed_frames(
     channel: bytes, arrivals: Sequence[Arrival], nonce: str, clock: CallClock
 ) -> list[dict[str, Any] | None]:
-    """The frames of `hold_call_times`, parsed once (None for a line that is not ours)."""
+    """The frames of `channel`, one per line (None for a line that is not ours): each late
+    ``result`` frame replaced by a ``timeout`` outcome, the ``call`` frames dropped.  Without
+    arrival notes nothing is late."""
     if not arrivals:
         prefix = nonce.encode("ascii") + b" "
         held = without_call_frames(channel, nonce)
@@ -82,11 +71,10 @@ def _replayed(
     arrivals: Sequence[Arrival],
     nonce: str,
     clock: CallClock,
-    keep_lines: bool = False,
 ) -> LiveFrames:
     """`channel` fed as it arrived: cut at each note's running total, with the note's time (a
     line's time is that of the note that brought its newline; the last note's at worst)."""
-    live = LiveFrames(nonce, clock, keep_lines)
+    live = LiveFrames(nonce, clock)
     start = 0
     for total, at in arrivals:
         live.feed(channel[start:total], at)
@@ -110,12 +98,13 @@ class HeldClock:
         self.ready: float | None = None
         self.loaded: float | None = None
 
-    def line(self, line: bytes, at: float) -> tuple[bytes, dict[str, Any] | None] | None:
-        """The line as kept (a late result replaced) and its frame; None for a call frame."""
+    def frames(self, line: bytes, at: float) -> list[dict[str, Any] | None]:
+        """The line's frame (a late result replaced; None when the line is not ours), or no
+        frame for a call frame."""
         matched = self.call.fullmatch(line) if line.startswith(self.call_head) else None
         if matched is not None:
             self.seen_call.setdefault(int(matched.group(1)), at)
-            return None
+            return []
         frame = read_frame(line, self.prefix)
         event = frame.get("event") if frame else None
         index = frame.get("i") if frame else None
@@ -125,11 +114,10 @@ class HeldClock:
             self.loaded = at
         elif event == "call" and type(index) is int:
             self.seen_call.setdefault(index, at)
-            return None
+            return []
         elif event == "result" and type(index) is int and self._late(index, at):
             frame = _timeout_frame(index, at - (self.seen_call.get(index) or at))
-            line = self.prefix + json.dumps(frame).encode()
-        return line, frame
+        return [frame]
 
     def _late(self, index: int, at: float) -> bool:
         clock = self.clock
@@ -145,11 +133,10 @@ class LiveFrames:
     """`timed_frames`, computed while the channel arrives (fed each chunk with its arrival time,
     as the backends note it), so a grade's parsing overlaps the run instead of following it."""
 
-    def __init__(self, nonce: str, clock: CallClock, keep_lines: bool = False) -> None:
+    def __init__(self, nonce: str, clock: CallClock) -> None:
         self.nonce, self.clock = nonce, clock
         self.held = HeldClock(nonce, clock)
         self.frames: list[dict[str, Any] | None] = []
-        self.lines: list[bytes] | None = [] if keep_lines else None  # as kept, when asked
         self.partial = b""
         self.size = 0
         self.at = 0.0
@@ -170,7 +157,7 @@ class LiveFrames:
 
     def finish(self) -> list[dict[str, Any] | None]:
         """The frames of everything fed (a last, unended line included)."""
-        if self.partial or self.lines is not None:  # kept lines: a last "" after a last newline
+        if self.partial:
             self._add([self.partial], self.at)
             self.partial = b""
         return self.frames
@@ -178,11 +165,8 @@ class LiveFrames:
     def _add(self, lines: list[bytes], at: float) -> list[dict[str, Any] | None]:
         start = len(self.frames)
         for line in lines:
-            kept = self.held.line(line, at) if line else (line, None)
-            if kept is not None and self.lines is not None:
-                self.lines.append(kept[0])
-            if kept is not None and line:
-                self.frames.append(kept[1])
+            if line:
+                self.frames.extend(self.held.frames(line, at))
         return self.frames[start:]
 
 

@@ -32,12 +32,6 @@ class ParsedRun:
 
 
 
-def parse_frames(channel: bytes, nonce: str) -> ParsedRun:
-    """Parse `<nonce> <json>` lines; the first frame per input index wins."""
-    prefix = nonce.encode("ascii") + b" "
-    return collect_frames(read_frame(line, prefix) for line in channel.split(b"\n") if line)
-
-
 def collect_frames(frames: Iterable[Mapping[str, Any] | None]) -> ParsedRun:
     """A run from its parsed frames (None: a line that was not one of ours)."""
     ready = done = started = False

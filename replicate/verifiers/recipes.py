@@ -128,11 +128,6 @@ def recipe_parts(pickle_b64: str) -> SeedCall | None:
     return None
 
 
-def recipe_seed(pickle_b64: str) -> bytes | None:
-    parts = recipe_parts(pickle_b64)
-    return parts.call if parts else None
-
-
 def seed_call(item: CallInput) -> SeedCall:
     """A traced or generated input's seed call (a plain pickle is its own seed)."""
     return recipe_parts(item.pickle_b64) or SeedCall(base64.b64decode(item.pickle_b64))

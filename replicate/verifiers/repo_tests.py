@@ -34,10 +34,6 @@ class RepoTestsOutcome:
     failed: int  # failures and errors (a candidate that breaks collection fails them all)
     timed_out: bool = False
 
-    @property
-    def pass_rate(self) -> float:
-        return self.passed / self.selected if self.selected else 0.0
-
 
 def node_ids(inputs: Iterable[CallInput]) -> tuple[str, ...]:
     """The distinct test node ids that produced a task's inputs, in first-seen order."""

@@ -29,7 +29,6 @@ __all__ = [
     "SandboxRequest",
     "SandboxResult",
     "SandboxUnavailable",
-    "available_sandboxes",
     "get_sandbox",
     "sandbox_names",
 ]
@@ -57,21 +56,6 @@ def get_sandbox(name: str) -> Sandbox:
         choices = ", ".join(_BACKENDS)
         raise ReplicateError(f"unknown sandbox {name!r}; choose one of: {choices}")
     return _build(name)
-
-
-def available_sandboxes() -> tuple[str, ...]:
-    """The registered backends that can run on this machine.
-
-    Each is built to find out (docker: the engine answers and the base image exists).
-    """
-    names = []
-    for name in _BACKENDS:
-        try:
-            _build(name)
-        except SandboxUnavailable:
-            continue
-        names.append(name)
-    return tuple(names)
 
 
 @functools.cache

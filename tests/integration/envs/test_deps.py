@@ -180,7 +180,7 @@ def test_tox_nox_and_poetry(tmp_path: Path) -> None:
     assert reqs.runtime == (
         "any",
         "fancy[x]<0.0.5,>=0.0.4",
-        "numpy<2,>=1.21.2",
+        "numpy<2.0.0,>=1.21.2",
         "pinned==2.0.1",
         "tiny<0.4,>=0.3",
     )

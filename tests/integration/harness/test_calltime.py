@@ -9,11 +9,9 @@ from replicate.harness.calltime import (
     SLACK_S,
     CallClock,
     LiveFrames,
-    hold_call_times,
     timed_frames,
-    without_call_frames,
 )
-from replicate.harness.frames import collect_frames, parse_frames, read_frame
+from replicate.harness.frames import ParsedRun, collect_frames
 from replicate.harness.jail import RepoContext, run_calls
 from replicate.harness.sandbox import get_sandbox
 from replicate.harness.sandbox.arrivals import ArrivalLog, TimedResult, arrivals_of
@@ -38,8 +36,12 @@ def channel(*timed: tuple[bytes, float]) -> tuple[bytes, list[tuple[int, float]]
     return data, notes
 
 
-def outcomes(data: bytes) -> dict[int, object]:
-    return {i: o["status"] for i, o in parse_frames(data, NONCE).outcomes.items()}
+def parsed(data: bytes, notes: list[tuple[int, float]]) -> ParsedRun:
+    return collect_frames(timed_frames(data, notes, NONCE, CLOCK))
+
+
+def outcomes(data: bytes, notes: list[tuple[int, float]]) -> dict[int, object]:
+    return {i: o["status"] for i, o in parsed(data, notes).outcomes.items()}
 
 
 RETURNED = {"status": "returned", "value": {"t": "int", "v": "1"}, "args": [], "kwargs": {}}
@@ -53,11 +55,11 @@ def test_results_within_the_limit_are_kept_and_call_frames_dropped() -> None:
         (frame(event="call", i=1), 1.0),
         (frame(event="result", i=1, outcome=RETURNED), 1.0 + 1.0 + SLACK_S - 0.01),
     )
-    held = hold_call_times(data, notes, NONCE, CLOCK)
-    assert held == without_call_frames(data, NONCE) == hold_call_times(data, [], NONCE, CLOCK)
-    assert b'"call"' not in held and data.count(b"\n") - held.count(b"\n") == 2
-    assert outcomes(held) == {0: "returned", 1: "returned"}
-    assert parse_frames(held, NONCE).rejected_frames == 0
+    frames = timed_frames(data, notes, NONCE, CLOCK)
+    assert frames == timed_frames(data, [], NONCE, CLOCK)  # as if no arrival were noted
+    assert [f["event"] for f in frames if f] == ["ready", "result", "result"]
+    assert outcomes(data, notes) == {0: "returned", 1: "returned"}
+    assert parsed(data, notes).rejected_frames == 0
 
 
 def test_a_result_after_the_limit_is_a_timeout() -> None:
@@ -68,9 +70,9 @@ def test_a_result_after_the_limit_is_a_timeout() -> None:
         (frame(event="call", i=1), 2.0),
         (frame(event="result", i=1, outcome=RETURNED), 2.1),
     )
-    held = hold_call_times(data, notes, NONCE, CLOCK)
-    assert outcomes(held) == {0: "timeout", 1: "returned"}
-    assert parse_frames(held, NONCE).ready
+    assert outcomes(data, notes) == {0: "timeout", 1: "returned"}
+    assert outcomes(data, []) == {0: "returned", 1: "returned"}  # no arrivals: the runner's timer
+    assert parsed(data, notes).ready
 
 
 def test_forged_or_missing_call_frames_do_not_move_the_clock() -> None:
@@ -82,7 +84,7 @@ def test_forged_or_missing_call_frames_do_not_move_the_clock() -> None:
         # no call frame for input 1: bounded by the result before it plus one load's allowance
         (frame(event="result", i=1, outcome=RETURNED), 3.1 + 1.0 + 5.0 + SLACK_S + 0.01),
     )
-    assert outcomes(hold_call_times(data, notes, NONCE, CLOCK)) == {0: "timeout", 1: "timeout"}
+    assert outcomes(data, notes) == {0: "timeout", 1: "timeout"}
 
 
 def test_the_first_call_without_a_call_frame_is_timed_from_the_loaded_frame() -> None:
@@ -97,17 +99,17 @@ def test_the_first_call_without_a_call_frame_is_timed_from_the_loaded_frame() ->
         (frame(event="loaded"), 30.0),
         (frame(event="result", i=1, outcome=RETURNED), 20.0 + 2 * bound - 0.02),
     )
-    assert outcomes(hold_call_times(data, notes, NONCE, CLOCK)) == {0: "returned", 1: "returned"}
+    assert outcomes(data, notes) == {0: "returned", 1: "returned"}
     data, notes = channel(
         (frame(event="ready"), 0.0),
         (frame(event="loaded"), 20.0),
         (frame(event="result", i=0, outcome=RETURNED), 20.0 + bound + 0.01),
     )
-    assert outcomes(hold_call_times(data, notes, NONCE, CLOCK)) == {0: "timeout"}
-    assert parse_frames(data, NONCE).rejected_frames == 0
+    assert outcomes(data, notes) == {0: "timeout"}
+    assert parsed(data, notes).rejected_frames == 0
 
 
-def test_timed_frames_are_the_held_channel_parsed_once() -> None:
+def test_a_late_result_is_replaced_by_a_host_clock_timeout_in_place() -> None:
     data, notes = channel(
         (frame(event="ready"), 0.0),
         (frame(event="call", i=0), 0.1),
@@ -116,18 +118,11 @@ def test_timed_frames_are_the_held_channel_parsed_once() -> None:
         (frame(event="call", i=1), 5.1),
         (frame(event="result", i=1, outcome=RETURNED), 5.2),
     )
-    held = hold_call_times(data, notes, NONCE, CLOCK)
-    for arrivals in (notes, []):
-        frames = timed_frames(data, arrivals, NONCE, CLOCK)
-        parsed = [
-            f
-            for line in hold_call_times(data, arrivals, NONCE, CLOCK).split(b"\n")
-            if line
-            for f in [read_frame(line, NONCE.encode() + b" ")]
-        ]
-        assert frames == parsed
-    assert collect_frames(timed_frames(data, notes, NONCE, CLOCK)) == parse_frames(held, NONCE)
-    assert outcomes(held) == {0: "timeout", 1: "returned"}
+    ready, late, junk, kept = timed_frames(data, notes, NONCE, CLOCK)
+    assert ready == {"event": "ready"} and junk is None
+    timeout = {"status": "timeout", "t": 4.9, "host_clock": True}
+    assert late == {"event": "result", "i": 0, "outcome": timeout}
+    assert kept == {"event": "result", "i": 1, "outcome": RETURNED}
 
 
 def _chunked(
@@ -183,9 +178,7 @@ def test_one_arrival_for_many_lines_and_foreign_lines() -> None:
         [b"junk", frame(event="call", i=0), b"other " + frame(event="result", i=0), b""]
     )
     notes = [(len(data), 9.0)]
-    assert hold_call_times(data, notes, NONCE, CLOCK) == b"\n".join(
-        [b"junk", data.split(b"\n")[2], b""]
-    )
+    assert timed_frames(data, notes, NONCE, CLOCK) == [None, None]  # the call frame dropped
 
 
 def test_arrival_log_and_timed_result() -> None:

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from replicate.harness.frames import parse_frames
+from replicate.harness.calltime import CallClock, timed_frames
+from replicate.harness.frames import ParsedRun, collect_frames
 from replicate.harness.jail import (
     JAIL_ENV,
     RUNNER_PATH,
@@ -157,19 +158,24 @@ def _result(stderr: bytes = b"", channel: bytes = b"", code: int | None = 1) -> 
     )
 
 
+def _parsed(channel: bytes) -> ParsedRun:
+    """The channel as the trusted side reads it, no arrival noted (so no per-call limit)."""
+    return collect_frames(timed_frames(channel, (), "n", CallClock(order=(), call_timeout_s=1.0)))
+
+
 def test_infra_problem_names_the_last_stderr_line() -> None:
-    run = JailRun(parse_frames(b"", "n"), _result(stderr=b"first\nbwrap: no permission\n"))
+    run = JailRun(_parsed(b""), _result(stderr=b"first\nbwrap: no permission\n"))
     assert not run.started
     assert run.infra_problem() == "runner did not start in the sandbox: bwrap: no permission"
-    silent = JailRun(parse_frames(b"", "n"), _result(code=None))
+    silent = JailRun(_parsed(b""), _result(code=None))
     assert silent.infra_problem() == "runner did not start in the sandbox: exit code None"
 
 
 def test_a_started_run_is_never_infra_even_if_it_dies() -> None:
     channel = b'n {"event": "started"}\n'
-    run = JailRun(parse_frames(channel, "n"), _result(stderr=b"Killed", code=-9))
+    run = JailRun(_parsed(channel), _result(stderr=b"Killed", code=-9))
     assert run.started and run.infra_problem() is None
-    forged = JailRun(parse_frames(b'other {"event": "started"}\n', "n"), _result())
+    forged = JailRun(_parsed(b'other {"event": "started"}\n'), _result())
     assert not forged.started and forged.infra_problem() is not None
 
 

@@ -2,7 +2,7 @@
 
 End-to-end tests write a tiny candidate module into a tmp dir and run the runner exactly as the
 jail does (`python -I -S runner.py`, job on stdin, frames on a pipe passed as the channel fd),
-then parse the channel with the trusted side's `parse_frames`.
+then parse the channel as the trusted side does (`timed_frames`, no arrivals noted).
 """
 
 from __future__ import annotations
@@ -33,8 +33,8 @@ import pytest
 
 from replicate.core.records import GradingSettings
 from replicate.harness import runner
-from replicate.harness.calltime import without_call_frames
-from replicate.harness.frames import ParsedRun, parse_frames
+from replicate.harness.calltime import CallClock, timed_frames
+from replicate.harness.frames import ParsedRun, collect_frames
 from replicate.harness.runner import EncodeLimits, encode, exception_record
 from replicate.verifiers.compare import compare_outcome, same_outcome
 
@@ -115,8 +115,9 @@ def run_runner(
     finally:
         os.close(write_fd)
         reader.join(timeout=30)
-    channel = without_call_frames(b"".join(chunks), nonce)  # as the trusted side drops them
-    return Run(parse_frames(channel, nonce), proc.stdout, proc.stderr, proc.returncode, nonce)
+    clock = CallClock(order=(), call_timeout_s=30.0)  # unused: no arrival noted
+    parsed = collect_frames(timed_frames(b"".join(chunks), (), nonce, clock))
+    return Run(parsed, proc.stdout, proc.stderr, proc.returncode, nonce)
 
 
 def _load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: str) -> Any:

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import ast
 import asyncio
 import textwrap
 from typing import Any
@@ -10,10 +11,10 @@ from replicate.core.records import Target
 from replicate.core.splice import (
     SpliceError,
     dedent_code,
+    is_whole_file,
     splice,
     strip_fences,
     stub_source,
-    top_level_names,
 )
 from replicate.languages.python_extract import extract_targets, parse_tree
 
@@ -132,42 +133,48 @@ def test_strip_fences_variants() -> None:
 # -------------------------------------------------------------------------------------- names
 
 
-def test_top_level_names() -> None:
-    source = textwrap.dedent(
-        """\
-        from __future__ import annotations
-        import os.path
-        import numpy as np
-        from typing import Any as A, List
-        from star import *
-        x = y = 1
-        (a, [b, *c]) = 1, [2, 3]
-        n: int = 1
-        m: int
-        count += 1
-        obj.attr = 3
-        if True:
-            def f(): pass
-        else:
-            class K: pass
-        try:
-            import fast
-        except ImportError:
-            fast = None
-        with ctx() as handle:
-            z = 2
-        def g():
-            inner = 1
-        """
-    )
-    assert top_level_names(source) == frozenset(
-        {"os", "np", "A", "List", "x", "y", "a", "b", "c", "n", "count", "f", "K", "fast", "z", "g"}
-    )
+NAMES_SOURCE = textwrap.dedent(
+    """\
+    from __future__ import annotations
+    import os.path
+    import numpy as np
+    from typing import Any as A, List
+    from star import *
+    x = y = 1
+    (a, [b, *c]) = 1, [2, 3]
+    n: int = 1
+    m: int
+    count += 1
+    obj.attr = 3
+    if True:
+        def f(): pass
+    else:
+        class K: pass
+    try:
+        import fast
+    except ImportError:
+        fast = None
+    with ctx() as handle:
+        z = 2
+    def g():
+        inner = 1
+    """
+)
+BOUND = ("os", "np", "A", "List", "x", "y", "a", "b", "c", "n", "count", "f", "K", "fast", "z")
 
 
-def test_top_level_names_of_broken_source() -> None:
-    with pytest.raises(SpliceError, match="does not parse: line 1"):
-        top_level_names("def (:\n")
+def test_a_whole_file_binds_every_top_level_name_of_the_file() -> None:
+    # defs, classes, assignments and imports, through if/try/with; not `m: int`, `import *`,
+    # `from __future__`, attributes, `with ... as` targets or names inside functions
+    file_tree = ast.parse(NAMES_SOURCE)
+    target = _target(NAMES_SOURCE.encode(), "g")
+
+    def candidate(names: tuple[str, ...]) -> ast.Module:
+        return ast.parse("".join(f"{name} = None\n" for name in names) + "def g(): pass\n")
+
+    assert is_whole_file(file_tree, candidate(BOUND), target)
+    for missing in BOUND:
+        assert not is_whole_file(file_tree, candidate(tuple(set(BOUND) - {missing})), target)
 
 
 # ---------------------------------------------------------------------------------- splicing

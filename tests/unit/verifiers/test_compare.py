@@ -15,7 +15,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replicate.core.records import GradingSettings
-from replicate.harness.frames import parse_frames
+from replicate.harness.calltime import CallClock, timed_frames
+from replicate.harness.frames import ParsedRun, collect_frames
 from replicate.harness.runner import EncodeLimits, encode
 from replicate.verifiers.compare import (
     Mismatch,
@@ -55,7 +56,12 @@ def frame(obj: Any, nonce: str = NONCE) -> bytes:
     return f"{nonce} {json.dumps(obj)}\n".encode()
 
 
-def test_parse_frames_keeps_only_well_formed_frames_with_the_nonce() -> None:
+def _parsed(channel: bytes, nonce: str) -> ParsedRun:
+    """The channel as the trusted side reads it, no arrival noted (so no per-call limit)."""
+    return collect_frames(timed_frames(channel, (), nonce, CallClock(order=(), call_timeout_s=1.0)))
+
+
+def test_the_channel_keeps_only_well_formed_frames_with_the_nonce() -> None:
     good = {"status": "returned", "value": encode(1), "args": [], "kwargs": {}}
     forged = {"status": "returned", "value": encode(2), "args": [], "kwargs": {}}
     channel = b"".join(
@@ -74,28 +80,28 @@ def test_parse_frames_keeps_only_well_formed_frames_with_the_nonce() -> None:
             f"{NONCE} ".encode() + b'{"event": "result", "i": 4, "outc',  # cut mid-write
         ]
     )
-    run = parse_frames(channel, NONCE)
+    run = _parsed(channel, NONCE)
     assert run.ready and run.done and run.started
     assert dict(run.outcomes) == {0: good}
     assert run.rejected_frames == 8
     assert run.import_error is None
 
 
-def test_parse_frames_import_error_and_empty_channel() -> None:
+def test_the_channel_import_error_and_empty_channel() -> None:
     channel = frame({"event": "started"})
     channel += frame({"event": "import_error", "type": "builtins.SyntaxError", "msg": "x"})
     channel += frame({"event": "import_error", "type": "builtins.ValueError", "msg": "y"})
-    run = parse_frames(channel, NONCE)
+    run = _parsed(channel, NONCE)
     assert run.import_error == "builtins.SyntaxError: x"
     assert run.started and not run.ready and run.rejected_frames == 1
-    crashed = parse_frames(frame({"event": "started"}), NONCE)
+    crashed = _parsed(frame({"event": "started"}), NONCE)
     assert crashed.started and not crashed.ready and crashed.import_error is None
-    empty = parse_frames(b"", NONCE)
+    empty = _parsed(b"", NONCE)
     assert not empty.started and not empty.done and empty.outcomes == {}
 
 
 def test_outcomes_are_read_only() -> None:
-    run = parse_frames(frame({"event": "result", "i": 0, "outcome": returned(1)}), NONCE)
+    run = _parsed(frame({"event": "result", "i": 0, "outcome": returned(1)}), NONCE)
     with pytest.raises(TypeError):
         run.outcomes[1] = {}  # type: ignore[index]
 

@@ -9,7 +9,7 @@ import pytest
 
 import replicate.harness.sandbox as registry
 from replicate.errors import ReplicateError
-from replicate.harness.sandbox import SandboxUnavailable, available_sandboxes, get_sandbox
+from replicate.harness.sandbox import SandboxUnavailable, get_sandbox
 from replicate.harness.sandbox.bwrap import BwrapSandbox
 from replicate.harness.sandbox.plain import PlainSandbox
 
@@ -40,7 +40,6 @@ def test_local_is_bubblewrap() -> None:
     local = get_sandbox("local")
     assert isinstance(local, BwrapSandbox)
     assert (local.name, local.isolated) == ("local", True)
-    assert available_sandboxes()[:2] == ("local", "plain")  # docker follows where it can run
 
 
 def test_missing_bwrap_is_unavailable_with_a_hint(
@@ -50,7 +49,7 @@ def test_missing_bwrap_is_unavailable_with_a_hint(
     with pytest.raises(SandboxUnavailable) as caught:
         get_sandbox("local")
     assert str(caught.value) == "bubblewrap (bwrap) not found; apt-get install bubblewrap"
-    assert available_sandboxes()[:1] == ("plain",)
+    assert isinstance(get_sandbox("plain"), PlainSandbox)  # the others still build
 
 
 def test_import_builds_and_imports_no_backend() -> None:
@@ -71,7 +70,6 @@ def test_public_api() -> None:
         "SandboxRequest",
         "SandboxResult",
         "SandboxUnavailable",
-        "available_sandboxes",
         "get_sandbox",
         "sandbox_names",
     }
