@@ -6,7 +6,12 @@ environment built once) through POST /grade, and the CLI as a fresh process per 
 Printed: throughput (candidates/s), p50 and p99 latency of each, and server/CLI ratios.
 
     python bench/serve.py [--tasks DIR] [--task samplelib.text.slugify] [--candidates 20]
-                          [--concurrency 2] [--cold]
+                          [--concurrency 2] [--cold] [--in-flight 200] [--queue 64]
+
+With `--in-flight N`, a second measure: N distinct candidates sent at once to a server with
+`--workers` grading and room for `--queue` more, each retried after the server's Retry-After
+(as a trainer does); printed: how long until all were graded, the p50/p99 latency of the
+answered tries and of whole requests (first try to reward), the 503s, and the server's memory.
 """
 
 from __future__ import annotations
@@ -31,6 +36,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from replicate.batch.store import Batch  # noqa: E402
 from replicate.verifiers.grader import original_source  # noqa: E402
+from tests.integration.integrations.load import quantile, rss_mb, storm  # noqa: E402
 from tests.integration.integrations.server import serving  # noqa: E402
 
 
@@ -93,6 +99,35 @@ def by_process(tasks: Path, task_id: str, folder: Path) -> Callable[[str], float
     return one
 
 
+def in_flight(args: argparse.Namespace, task_id: str, reference: str) -> None:
+    bodies = [
+        {"task_id": task_id, "candidate": f"{reference}\n# in flight {n}\n"}
+        for n in range(args.in_flight)
+    ]
+    options = ["--workers", str(args.concurrency), "--queue", str(args.queue)]
+    with serving(args.tasks, *options, *(["--cold"] if args.cold else [])) as server:
+        storm(server.url, bodies[:2], {})  # warm-up: environment and first jails
+        started = time.monotonic()
+        answers = storm(server.url, bodies, {})
+        wall = time.monotonic() - started
+        memory = rss_mb(server.process.pid)
+    graded = [a for a in answers if a.status == 200 and a.reward == 1.0]
+    tries = [a.latency_s for a in answers]
+    whole = [a.total_s for a in answers]
+    print(
+        f"{args.in_flight} in flight (workers {args.concurrency}, queue {args.queue}): "
+        f"all graded in {wall:.1f} s ({len(graded)}/{args.in_flight} right), "
+        f"{sum(a.tries - 1 for a in answers)} answered 503 first"
+    )
+    print(
+        f"  each answered try: p50 {quantile(tries, 0.5):.3f} s, p99 {quantile(tries, 0.99):.3f} s"
+    )
+    print(
+        f"  whole request:     p50 {quantile(whole, 0.5):.3f} s, p99 {quantile(whole, 0.99):.3f} s"
+    )
+    print(f"  server memory after: {memory:.0f} MiB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=Path, default=REPO_ROOT)
@@ -100,6 +135,8 @@ def main() -> None:
     parser.add_argument("--candidates", type=int, default=20)
     parser.add_argument("--concurrency", type=int, default=2)
     parser.add_argument("--cold", action="store_true", help="the server without warm jails")
+    parser.add_argument("--in-flight", type=int, default=0, help="also: N requests at once")
+    parser.add_argument("--queue", type=int, default=64, help="the server's queue for --in-flight")
     args = parser.parse_args()
     task = Batch.open(args.tasks).load(args.task)
     reference = original_source(task).decode()
@@ -122,6 +159,8 @@ def main() -> None:
         f"p50 x{served.quantile(0.5) / cli.quantile(0.5):.2f}, "
         f"p99 x{served.quantile(0.99) / cli.quantile(0.99):.2f}"
     )
+    if args.in_flight:
+        in_flight(args, task.id, reference)
 
 
 if __name__ == "__main__":
