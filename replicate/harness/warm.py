@@ -64,6 +64,12 @@ class Slot:
             remove_dir(self.scratch)
 
 
+@dataclass(frozen=True)
+class WarmStats:
+    taken: int  # slots handed out
+    ready: int  # of those, started before they were asked for (the warm path's gain)
+
+
 def _discard(future: Future[Slot]) -> None:
     if future.exception() is None:
         future.result().discard()
@@ -86,6 +92,12 @@ class WarmPool:
         self._lock = threading.Lock()
         self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="replicate-warm")
         self._closed = False
+        self._taken = 0
+        self._ready_taken = 0
+
+    def stats(self) -> WarmStats:
+        with self._lock:
+            return WarmStats(taken=self._taken, ready=self._ready_taken)
 
     def _start(self, request_for: RequestFor) -> Slot:
         scratch = make_dir("replicate-warm-")
@@ -103,6 +115,8 @@ class WarmPool:
         with self._lock:
             queue = self._ready.setdefault(key, deque())
             ready = queue.popleft() if queue else None
+            self._taken += 1
+            self._ready_taken += ready is not None
         slot = ready.result() if ready is not None else self._start(request_for)
         if self._refills:
             slot.after = lambda: self._refill_now(key, request_for)

@@ -7,6 +7,7 @@ once and each repository's environment context built once (`context_for`, from t
 
 from __future__ import annotations
 
+import atexit
 import os
 import threading
 from collections.abc import Mapping, Sequence
@@ -156,12 +157,25 @@ _GRADERS_LOCK = threading.Lock()
 
 
 def grader_for(root: Path) -> Grader:
-    """The process's grader for the batch at `root` (opened on first use)."""
+    """The process's grader for the batch at `root` (opened on first use), grading in warm
+    jails: a trainer grades the samples of one prompt together, so after the first of a task
+    the next jail for it has started already.  Its idle jails are stopped at exit."""
     key = root.expanduser().resolve()
     with _GRADERS_LOCK:
         if key not in _GRADERS:
-            _GRADERS[key] = Grader(key)
+            if not _GRADERS:
+                atexit.register(close_graders)
+            _GRADERS[key] = Grader(key, warm=True, warm_per_key=os.cpu_count() or 1)
         return _GRADERS[key]
+
+
+def close_graders() -> None:
+    """Stop the warm jails of every grader this process opened."""
+    with _GRADERS_LOCK:
+        graders = list(_GRADERS.values())
+        _GRADERS.clear()
+    for grader in graders:
+        grader.close()
 
 
 def grade_many(items: Sequence[tuple[Path, str, str]]) -> list[Verdict]:

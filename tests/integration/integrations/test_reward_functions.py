@@ -11,7 +11,7 @@ import pytest
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox.base import Sandbox
 from replicate.integrations import openrlhf, trl, verl
-from replicate.integrations.grading import TASKS_ENV, completion_text
+from replicate.integrations.grading import TASKS_ENV, completion_text, grader_for
 from replicate.verifiers.grader import grade_text
 from tests.integration.integrations.rows import candidates, export_rows
 from tests.integration.minted import Tiny
@@ -37,6 +37,9 @@ def _cases(tiny: Tiny, rows: list[dict[str, Any]]) -> list[tuple[dict[str, Any],
 
 
 def test_verl_compute_score(tiny: Tiny, rows: list[dict[str, Any]]) -> None:
+    pool = grader_for(Path(rows[0]["extra_info"]["tasks_dir"])).pool
+    assert pool is not None
+    before = pool.stats()
     for row, kind, text in _cases(tiny, rows):
         result = verl.compute_score(
             data_source=row["data_source"],
@@ -45,6 +48,9 @@ def test_verl_compute_score(tiny: Tiny, rows: list[dict[str, Any]]) -> None:
             extra_info=row["extra_info"],
         )
         assert result == {"score": EXPECTED[kind], "infra_error": False}, (row["task_id"], kind)
+    # graded in warm jails: after a task's first candidate, its next jail had started already
+    taken, ready = pool.stats().taken - before.taken, pool.stats().ready - before.ready
+    assert taken >= len(_cases(tiny, rows)) and ready >= taken // 2, (taken, ready)
 
 
 def test_trl_reward_func_text_and_chat(tiny: Tiny, rows: list[dict[str, Any]]) -> None:
