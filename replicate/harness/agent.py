@@ -43,6 +43,8 @@ class AgentOutcome:
     prompt_tokens: int | None = None  # a built-in agent's model usage (harness/llm_agent.py)
     completion_tokens: int | None = None
     transcript: Mapping[str, Any] | None = None  # saved by the run under RUN_DIR/transcripts/
+    stdout: bytes = b""  # the agent command's whole output (capped by the sandbox's limits),
+    stderr: bytes = b""  # saved by the run under RUN_DIR/logs/
 
 
 def agent_env(
@@ -159,4 +161,11 @@ def _run_sandboxed(
     elif result.exit_code != 0:
         status = "error"
     tail = (result.stdout[-2000:] + result.stderr[-2000:]).decode("utf-8", "replace")
-    return AgentOutcome(status, result.exit_code, round(result.duration_s, 3), tail)
+    return AgentOutcome(
+        status,
+        result.exit_code,
+        round(result.duration_s, 3),
+        tail,
+        stdout=result.stdout,
+        stderr=result.stderr,
+    )

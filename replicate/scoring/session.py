@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 import json
 import shutil
 import threading
@@ -211,6 +212,7 @@ def _attempt(
             outcome = limit.judge(agent.attempt(task, workspace, ctx))
             read = read_target(workspace, task.hidden.target.path)
         _save_transcript(options.out, job, outcome)
+        _save_logs(options.out, job, outcome)
         if outcome.infra_error:
             verdict = _verdict(ident, None, "infra_error", f"agent: {outcome.infra_error}")
         else:
@@ -244,6 +246,23 @@ def _save_transcript(out: Path, job: tuple[str, int], outcome: AgentOutcome) -> 
         confined.write_bytes(out, f"transcripts/{job[0]}/{job[1]}.json", text.encode("utf-8"))
 
 
+def _save_logs(out: Path, job: tuple[str, int], outcome: AgentOutcome) -> None:
+    """The agent command's output: RUN_DIR/logs/<task>/<sample>.stdout and .stderr."""
+    for name, data in (("stdout", outcome.stdout), ("stderr", outcome.stderr)):
+        if data:
+            confined.write_bytes(out, f"logs/{job[0]}/{job[1]}.{name}", data)
+
+
+def _save_diff(out: Path, task: LoadedTask, sample: int, text: str) -> None:
+    """What the agent changed in the target file: RUN_DIR/diffs/<task>/<sample>.diff, a unified
+    diff against the stubbed file it was given (empty when it changed nothing)."""
+    path = task.hidden.target.path
+    before = task.stubbed_source().decode("utf-8", "replace").splitlines(keepends=True)
+    after = text.splitlines(keepends=True)
+    diff = "".join(difflib.unified_diff(before, after, f"a/{path}", f"b/{path}"))
+    confined.write_bytes(out, f"diffs/{task.id}/{sample}.diff", diff.encode("utf-8"))
+
+
 def _reason(verdict: Verdict, agent: AgentOutcome) -> str:
     if agent.status == EXCEEDED:
         return f"agent: disk quota exceeded; {verdict.reason}"
@@ -263,6 +282,7 @@ def _grade_read(
     if read.text is None:
         return _verdict(task.id, 0.0, "graded", read.problem or "target file unreadable")
     confined.write_bytes(options.out, f"candidates/{task.id}/{sample}.py", read.text.encode())
+    _save_diff(options.out, task, sample, read.text)
     verdict = grade_text(task, read.text, ctx, options.agent.sandbox, pool=pool)
     if options.repo_tests:
         verdict = with_repo_tests(verdict, task, read.text, ctx, options.agent.sandbox)

@@ -100,11 +100,22 @@ def test_a_different_agent_is_refused(tiny: Tiny, tmp_path: Path) -> None:
     assert len(_lines(out)) == 1
 
 
-def test_failing_agent_is_still_graded(tiny: Tiny, tmp_path: Path) -> None:
-    summary = _run(tiny, tmp_path / "run", "exit 3", tasks=(CLAMP,))
+def test_failing_agent_is_still_graded_and_what_it_said_and_did_is_kept(
+    tiny: Tiny, tmp_path: Path
+) -> None:
+    out = tmp_path / "run"
+    edit = f"sed -i 's/raise NotImplementedError.*/return low/' {CORE_PATH}"
+    command = f"echo thinking; echo oops >&2; {edit}; exit 3"
+    summary = _run(tiny, out, command, tasks=(CLAMP,))
     row = summary.rows[0]
     assert (row.agent_status, row.agent_exit_code) == ("error", 3)
-    assert (row.status, row.reward) == ("graded", 0.0)
+    assert row.status == "graded" and row.reward is not None and row.reward < 1.0
+    ident = tiny.id_of(CLAMP)
+    assert (out / "logs" / ident / "0.stdout").read_text() == "thinking\n"
+    assert (out / "logs" / ident / "0.stderr").read_text() == "oops\n"
+    diff = (out / "diffs" / ident / "0.diff").read_text()
+    assert f"--- a/{CORE_PATH}" in diff and "+    return low" in diff, diff
+    assert "-    raise NotImplementedError" in diff, diff
 
 
 def test_right_file_written_through_the_protocol_variables(
