@@ -17,7 +17,7 @@ from replicate.core.records import Target
 from replicate.verifiers.signature import parse
 
 MIN_STATEMENTS = 3
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -88,7 +88,7 @@ def hits_in_text(
     text: str, needles: Mapping[str, Needle], skip_line: Mapping[str, int] | None = None
 ) -> list[str]:
     """Keys of the needles whose body appears in `text` (a Python source file)."""
-    words = set(_WORD.findall(text))
+    words = set(WORD.findall(text))
     possible = {k: n for k, n in needles.items() if n.words <= words}
     if not possible:
         return []
