@@ -8,7 +8,9 @@ from typing import Any
 
 import pytest
 
+from replicate.batch import minting
 from replicate.core.progress import NullProgress
+from replicate.errors import ReplicateError
 from replicate.gen import pipeline, publish
 from replicate.gen.audit import Leak
 from replicate.gen.funnel import FunnelCounter
@@ -212,3 +214,21 @@ def test_the_budget_finishes_what_runs_starts_nothing_more_and_a_later_run_mints
     again, resumed, fake = _mint_all(monkeypatch, SYMBOLS, None, False, out)
     assert sorted(fake.started) == SYMBOLS[len(started) :]
     assert again == tasks and _funnel(resumed) == _funnel(counter)
+
+
+def test_a_repository_refused_before_the_batch_is_touched_leaves_no_mark(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def refuse(*_args: Any) -> None:
+        assert minting.is_marked(tmp_path)  # marked while the repository is brought in
+        raise ReplicateError("already holds another commit")
+
+    monkeypatch.setattr(pipeline, "prepare_repo", refuse)
+    options = pipeline.GenOptions(repo="r", out=tmp_path)
+    with pytest.raises(ReplicateError):
+        pipeline._prepare(options, tmp_path, NullProgress())
+    assert not minting.is_marked(tmp_path)
+    minting.begin(tmp_path, "r")  # a killed run's mark stays: the batch is still half-written
+    with pytest.raises(ReplicateError):
+        pipeline._prepare(options, tmp_path, NullProgress())
+    assert minting.is_marked(tmp_path)
