@@ -86,8 +86,9 @@ class RichProgress:
 
 
 class PlainProgress:
-    """A plain line on stderr at each stage and every `every` seconds while one runs: the
-    stage, items done of its total, tasks so far, time elapsed."""
+    """A plain line on stderr at each stage and every `every` seconds while one runs (from the
+    first `every` seconds on), and one at the end: the stage, items done of its total, tasks so
+    far, time elapsed."""
 
     def __init__(
         self,
@@ -131,7 +132,11 @@ class PlainProgress:
                 self._emit()
 
     def _emit(self, repeat: bool = True) -> None:
-        """Write the state now (unless it is the line last written and `repeat` is off)."""
+        """Write the state now (unless it is the line last written and `repeat` is off). Nothing
+        is written in the first `every` seconds: a run refused at once leaves its one error line
+        alone on stderr."""
+        if repeat and self._clock() - self._started < self._every:
+            return
         line = self.line()
         if repeat or line.split("] ", 1)[-1] != self._last.split("] ", 1)[-1]:
             self._write(line)

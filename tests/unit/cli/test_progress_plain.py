@@ -22,18 +22,27 @@ class _Clock:
 def test_lines_say_stage_done_of_total_tasks_and_elapsed() -> None:
     lines: list[str] = []
     clock = _Clock()
-    with cli_progress.PlainProgress(every=3600, write=lines.append, clock=clock) as progress:
-        progress.stage("harvesting")
-        clock.now += 12
+    with cli_progress.PlainProgress(every=10, write=lines.append, clock=clock) as progress:
+        progress.stage("acquiring")
+        clock.now += 2
+        progress.stage("harvesting")  # in the first 10 s: held back
+        clock.now += 10
         progress.stage("minting", total=40)
         progress.advance(3)
         progress.tasks(2)
         clock.now += 30
     assert lines == [
-        "[0 s] harvesting",
         "[12 s] minting: 0 of 40 done",
         "[42 s] minting: 3 of 40 done, 2 tasks so far",  # at the end, once
     ]
+
+
+def test_a_run_refused_at_once_leaves_no_progress_line() -> None:
+    lines: list[str] = []
+    with pytest.raises(ValueError), cli_progress.PlainProgress(write=lines.append) as progress:
+        progress.stage("acquiring /no/such/path")
+        raise ValueError("no such repository")
+    assert lines == []
 
 
 def test_a_line_comes_every_few_seconds_while_a_stage_runs() -> None:
@@ -42,7 +51,7 @@ def test_a_line_comes_every_few_seconds_while_a_stage_runs() -> None:
         progress.stage("a long harvest")
         time.sleep(0.3)
     assert len(lines) >= 5 and all("a long harvest" in line for line in lines)
-    # positive control: without the ticker only the stage line is written
+    # positive control: without the ticker only the line at the end is written
     quiet: list[str] = []
     with cli_progress.PlainProgress(every=3600, write=quiet.append) as progress:
         progress.stage("a long harvest")
