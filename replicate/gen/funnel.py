@@ -37,11 +37,6 @@ class FunnelCounter:
         if not entry.kept:
             self.drop(STAGES[reached + 1], entry.reason)
 
-    def revoke(self, stage: str, reason: str) -> None:
-        """Take back one item counted as kept at `stage` (a late check failed)."""
-        self.counts[stage] -= 1
-        self.drop(stage, reason)
-
     def freeze(
         self,
         repo: str,
