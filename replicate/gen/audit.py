@@ -15,7 +15,7 @@ from pathlib import Path
 
 from replicate.batch.store import LoadedTask
 from replicate.harness.sandbox.system import system_view
-from replicate.verifiers.leaks import WORD, Needle, hits_in_text, needle_for
+from replicate.verifiers.leaks import WORD, Needle, fingerprints, hits, needle_for
 
 MAX_FILE_BYTES = 5_000_000
 
@@ -61,11 +61,14 @@ class _Seen:
 
 class LeakAudit:
     """The visible roots, read once on first use (each file's identifiers kept, not its text),
-    then any number of tasks checked against them: gen audits each task as it is minted."""
+    then any number of tasks checked against them: gen audits each task as it is minted. A file
+    that holds every identifier of some reference is parsed once, its functions' fingerprints
+    kept for the tasks after."""
 
     def __init__(self, roots: Sequence[tuple[str, Path]]) -> None:
         self._roots = tuple(roots)
         self._files: list[_Seen] | None = None
+        self._prints: dict[Path, dict[str, tuple[int, ...]]] = {}
 
     def _index(self) -> list[_Seen]:
         if self._files is None:
@@ -95,14 +98,20 @@ class LeakAudit:
             if not remaining:
                 break
             possible = {k: n for k, n in remaining.items() if n.words <= seen.words}
-            text = _text(seen.path) if possible else None
-            if text is None:
+            prints = self._fingerprints(seen.path) if possible else {}
+            if not prints:
                 continue
             resolved = seen.path.resolve()
             skip = {k: line for k, (p, line) in own.items() if p == resolved}
-            for key in hits_in_text(text, possible, skip):
+            for key in hits(prints, possible, skip):
                 found[key] = Leak(seen.what, seen.path)
         return found
+
+    def _fingerprints(self, path: Path) -> dict[str, tuple[int, ...]]:
+        if path not in self._prints:
+            text = _text(path)
+            self._prints[path] = {} if text is None else fingerprints(text)
+        return self._prints[path]
 
 
 def _text(path: Path) -> str | None:
