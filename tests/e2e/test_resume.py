@@ -21,6 +21,7 @@ import pytest
 
 from replicate.batch.manifest import MANIFEST
 from replicate.batch.minting import MARK
+from replicate.batch.store import Batch
 from replicate.gen.ledger import LEDGER, read_entries
 from tests.e2e.conftest import REPO_ROOT, replicate
 from tests.e2e.test_bundled_batch import _without_timing
@@ -111,11 +112,13 @@ def test_a_killed_mint_stopped_by_its_budget_then_resumed_ends_as_an_uninterrupt
     out = tmp_path / "batch"
     decided = _kill_after_tasks(out, KILL_AT)
     # positive control: killed, the batch lacks tasks, and readers say it is unfinished
-    written = list((out / "specs").glob("*/task.json"))
+    written = sorted((out / "specs").glob("*/task.json"))
     assert KILL_AT <= len(written) < int(LIMIT) and (out / MARK).is_file()
     refused = replicate("validate", "--tasks", str(out), cwd=REPO_ROOT)
     assert refused.returncode == 2 and "has not finished this batch" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1
+    unverified = Batch.open(out, verify=False)  # --no-verify: the tasks written so far load
+    assert [unverified.load(i).id for i in unverified.ids] == [p.parent.name for p in written]
 
     # the budget is spent before minting starts: nothing new is minted, the batch is whole
     stopped = replicate(*GEN, "--out", str(out), "--budget", "1", cwd=REPO_ROOT)
