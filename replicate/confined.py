@@ -116,6 +116,27 @@ def write_bytes(root: Path, relpath: str, data: bytes) -> None:
         handle.write(data)
 
 
+def append_bytes(root: Path, relpath: str, data: bytes) -> None:
+    """Append `data` to the regular file `relpath` under `root` in one write (made if missing;
+    a symlink at the leaf is refused, never followed)."""
+    with parent_dir(root, relpath, create=True) as (fd, leaf):
+        flags = os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC
+        try:
+            out = os.open(leaf, flags, 0o644, dir_fd=fd)
+        except OSError as exc:
+            if exc.errno == errno.ELOOP and is_symlink(leaf, fd):
+                raise ConfinementError(f"{relpath} is a symlink", symlink=True) from None
+            raise
+    try:
+        if not stat.S_ISREG(os.fstat(out).st_mode):
+            raise ConfinementError(f"{relpath} is not a regular file")
+        view = memoryview(data)
+        while view:
+            view = view[os.write(out, view) :]
+    finally:
+        os.close(out)
+
+
 def regular_files(root: Path) -> list[str]:
     """The relative paths of the regular files under `root`, sorted; no symlink is followed (a
     symlinked directory is not entered, a symlinked file not listed)."""

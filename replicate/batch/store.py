@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from replicate import confined
-from replicate.batch import checks
+from replicate.batch import checks, minting
 from replicate.batch.manifest import Manifest, differences, read_manifest
 from replicate.core.ids import MAX_PART, slug
 from replicate.core.records import CallInput, HiddenTask, RepoRecord, TaskSpec
@@ -142,6 +142,8 @@ class Batch:
             raise ReplicateError(f"not a directory: {path}")
         root = root.resolve()
         batch = cls(root)
+        if verify:
+            minting.check_finished(root, len(batch.ids))
         if not batch.ids:
             raise ReplicateError(
                 f"no tasks in {path} (expected {path}/{SPECS}/<id>/task.json; make one with "

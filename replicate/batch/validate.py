@@ -10,6 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
+from replicate.batch import minting
 from replicate.batch.manifest import COVERED, differences, read_manifest
 from replicate.batch.store import Batch
 from replicate.errors import ReplicateError
@@ -38,7 +39,10 @@ class BatchCheck:
 
 
 def check_batch(path: Path, verify: bool = True) -> BatchCheck:
-    """Every task of the batch at `path`, loaded and checked; a problem per task, never raised."""
+    """Every task of the batch at `path`, loaded and checked; a problem per task, never raised
+    (a batch `gen` has not finished is refused in one line)."""
+    if verify and path.is_dir():
+        minting.check_finished(path.resolve(), len(Batch(path).ids))
     unverified = Batch.open(path, verify=False)  # a missing folder or no task: one-line error
     root = unverified.root
     manifest_problems: tuple[str, ...] = ()

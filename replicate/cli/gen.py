@@ -12,8 +12,9 @@ from rich.markup import escape
 from rich.table import Table
 
 from replicate.cli.console import err_console
-from replicate.cli.progress import RichProgress
+from replicate.cli.progress import progress_display
 from replicate.core.records import Funnel
+from replicate.gen.ledger import LEDGER
 from replicate.gen.pipeline import GenOptions, GenReport, mint
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
 from replicate.harness.sandbox import sandbox_names
@@ -46,6 +47,19 @@ def register(sub: Any) -> None:
         action="store_true",
         help="skip the mutant grading (faster; tasks record no kill rate)",
     )
+    p.add_argument(
+        "--budget",
+        type=_seconds,
+        metavar="SECONDS",
+        help="stop starting targets SECONDS after gen started, finish those at work and write "
+        "the batch; running gen again without it mints the rest",
+    )
+    p.add_argument(
+        "--fresh",
+        action="store_true",
+        help=f"mint every target again (by default targets {LEDGER} records as decided at this "
+        "commit and grader version are not redone)",
+    )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.set_defaults(handler=handle)
 
@@ -60,9 +74,17 @@ def handle(args: argparse.Namespace) -> int:
         workers=args.workers,
         replace=args.replace,
         min_kill_rate=None if args.no_strength else args.min_kill_rate,
+        budget_s=args.budget,
+        fresh=args.fresh,
     )
-    with RichProgress(enabled=not args.json) as progress:
+    with progress_display(plain=args.json) as progress:
         report = mint(options, progress)
+    if report.resumed:
+        err_console().print(
+            f"resumed: {report.resumed} target(s) decided by an earlier run were taken from "
+            f"{report.out / LEDGER}, not redone",
+            soft_wrap=True,
+        )
     if args.json:
         payload = {**report.funnel.model_dump(mode="json"), "tasks": list(report.task_ids)}
         print(json.dumps(payload, indent=2))
@@ -96,6 +118,18 @@ def _print_summary(report: GenReport) -> None:
     for note in funnel.setup_notes:
         console.print(f"note: {escape(note)}")
     console.print(f"{len(report.task_ids)} tasks written to {report.out}")
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not value > 0:
+        raise argparse.ArgumentTypeError(
+            f"a time budget is a number of seconds above 0, not {text!r}"
+        )
+    return value
 
 
 def _rate(text: str) -> float:

@@ -304,6 +304,23 @@ class Funnel(Record):
     setup_notes: tuple[str, ...] = ()
 
 
+class LedgerEntry(Record):
+    """One target's outcome in a batch's `funnel.jsonl`, the ledger a resumed `gen` reads."""
+
+    repo: str = Field(description="Repository key the target came from.")
+    commit: str = Field(description="Commit it was minted at.")
+    grader_version: str = Field(description="replicate.GRADER_VERSION at minting time.")
+    min_kill_rate: float | None = Field(
+        description="Strength threshold the target was held to (None: no strength check)."
+    )
+    symbol: str
+    stage: str = Field(description="The furthest funnel stage that kept the target.")
+    kept: bool = Field(description="True when the target became a task.")
+    task_id: str | None = Field(default=None, description="The task minted from it, if any.")
+    reason: str = Field(default="", description="Why it was dropped (a funnel drop reason).")
+    detail: str = Field(default="", description="More about the outcome (where a leak was seen).")
+
+
 class Strength(Record):
     """How well a task's hidden inputs tell the reference from its mutants (gen time)."""
 

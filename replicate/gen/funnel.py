@@ -5,9 +5,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from replicate.core.records import Funnel, FunnelStage, SkippedFile
+from replicate.core.records import Funnel, FunnelStage, LedgerEntry, SkippedFile
 
 STAGES = ("extracted", "traced", "encodable", "deterministic", "validated")
+
+
+def stage_before(stage: str) -> str:
+    """The furthest stage that kept a target a later `stage` dropped."""
+    return STAGES[STAGES.index(stage) - 1]
 
 
 @dataclass
@@ -23,10 +28,14 @@ class FunnelCounter:
     def drop(self, stage: str, reason: str, n: int = 1) -> None:
         self.drops[stage][reason] += n
 
-    def revoke(self, stage: str, reason: str) -> None:
-        """Take back one item counted as kept at `stage` (a late check failed)."""
-        self.counts[stage] -= 1
-        self.drop(stage, reason)
+    def replay(self, entry: LedgerEntry) -> None:
+        """Count one target's outcome: kept by every stage after extraction up to `entry.stage`
+        (extraction is counted for all targets at once), dropped by the next one unless kept."""
+        reached = STAGES.index(entry.stage)
+        for stage in STAGES[1 : reached + 1]:
+            self.keep(stage)
+        if not entry.kept:
+            self.drop(STAGES[reached + 1], entry.reason)
 
     def freeze(
         self,

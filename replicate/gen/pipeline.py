@@ -10,17 +10,21 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar
 
+from replicate import GRADER_VERSION
+from replicate.batch import minting
 from replicate.batch.manifest import write_manifest
 from replicate.batch.schemas import write_schemas
-from replicate.batch.store import write_repo, write_task
+from replicate.batch.store import write_repo
 from replicate.core.progress import NullProgress, Progress
-from replicate.core.records import Funnel, Target
+from replicate.core.records import Funnel, LedgerEntry, Target
 from replicate.errors import ReplicateError
-from replicate.gen.audit import audit_leaks, visible_roots
-from replicate.gen.funnel import FunnelCounter
+from replicate.gen.audit import LeakAudit, visible_roots
+from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.harvest import HarvestResult, run_harvest
+from replicate.gen.ledger import Ledger, LedgerKey, decided
 from replicate.gen.mint import Dropped, Minted, mint_target
 from replicate.gen.prepare import PreparedRepo, prepare_repo
+from replicate.gen.publish import NotStarted, Publisher
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
 from replicate.harness.sandbox import get_sandbox
 from replicate.harness.sandbox.base import Sandbox
@@ -42,6 +46,9 @@ class GenOptions:
     harvest_timeout_s: float = 900.0
     # None: no strength check (the kill rate is not recorded); 0 records it and drops nothing
     min_kill_rate: float | None = DEFAULT_MIN_KILL_RATE
+    # stop starting targets this many seconds after gen started (the rest: a later run)
+    budget_s: float | None = None
+    fresh: bool = False  # mint every target again, whatever the batch's ledger says
 
 
 @dataclass(frozen=True)
@@ -49,33 +56,54 @@ class GenReport:
     funnel: Funnel
     task_ids: tuple[str, ...]
     out: Path
+    resumed: int = 0  # targets an earlier run had decided (taken from the ledger, not redone)
 
 
 def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     started = time.monotonic()
+    deadline = None if options.budget_s is None else started + options.budget_s
     show = progress or NullProgress()
     sandbox = get_sandbox(options.sandbox)
     out = options.out.resolve()
-    prepared = prepare_repo(options.repo, options.commit, out, options.replace, show)
+    prepared = _prepare(options, out, show)
+    record = prepared.snapshot.record
+    key = LedgerKey(record.key, record.commit, GRADER_VERSION, options.min_kill_rate)
+    known = {} if options.fresh else decided(out, key)
     counter = FunnelCounter()
     targets = {t.symbol: t for t in prepared.extraction.targets}
-    counter.keep("extracted", len(targets))
+    counter.keep(STAGES[0], len(targets))
     harvest, prepared = _harvest(prepared, targets, sandbox, options, show)
     prepared = prepared.with_extra_paths(harvest.extra_paths)
     write_repo(out, prepared.repo_dir, prepared.snapshot.record)
-    traced = _traced(targets, harvest, counter)
-    minted = _mint_all(prepared, traced, harvest, sandbox, options, counter, show)
-    minted = _audit(prepared, minted, counter, show)
-    ids = _write(out, prepared, minted)
+    audit = LeakAudit(visible_roots(prepared.snapshot.tree, prepared.context.site_packages))
+    publish = Publisher(out, Ledger(out, key), counter, audit, show)
+    traced = _traced(targets, harvest, known, publish)
+    work = _Work(prepared, harvest, sandbox, options, known, deadline)
+    not_started = _mint_all(work, traced, publish, show)
+    _write(out)
     notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
+    if not_started:
+        notes = (*notes, f"stopped at the time budget: {not_started} targets not started")
     funnel = counter.freeze(
-        prepared.snapshot.record.key,
-        prepared.snapshot.record.commit,
+        record.key,
+        record.commit,
         prepared.extraction.skipped_files,
         time.monotonic() - started,
         notes,
     )
-    return GenReport(funnel=funnel, task_ids=ids, out=out)
+    return GenReport(funnel, tuple(publish.task_ids), out, publish.resumed)
+
+
+def _prepare(options: GenOptions, out: Path, show: Progress) -> PreparedRepo:
+    """The repository brought into the batch, which is marked as being minted from here on
+    (the mark is taken back when the repository is refused before the batch was touched)."""
+    marked = minting.begin(out, options.repo)
+    try:
+        return prepare_repo(options.repo, options.commit, out, options.replace, show)
+    except ReplicateError:
+        if marked:
+            minting.finish(out)
+        raise
 
 
 def _harvest(
@@ -113,48 +141,72 @@ def _harvest_notes(harvest: HarvestResult) -> tuple[str, ...]:
 
 
 def _traced(
-    targets: Mapping[str, Target], harvest: HarvestResult, counter: FunnelCounter
+    targets: Mapping[str, Target],
+    harvest: HarvestResult,
+    known: Mapping[str, LedgerEntry],
+    publish: Publisher,
 ) -> list[Target]:
+    """The targets to mint (those the tests called, and those an earlier run got past this
+    stage); the others are dropped here, or counted as the ledger says."""
     traced = []
     for symbol, target in sorted(targets.items()):
-        if harvest.calls.get(symbol):
+        entry = known.get(symbol)
+        if entry is not None and entry.stage == STAGES[0]:
+            publish.resume(entry)
+        elif entry is not None or harvest.calls.get(symbol):
             traced.append(target)
-            counter.keep("traced")
         elif symbol in harvest.not_wrapped:
-            counter.drop("traced", harvest.not_wrapped[symbol])
+            publish.dropped(symbol, STAGES[1], harvest.not_wrapped[symbol])
         elif harvest.drops.get(symbol):
-            counter.drop("traced", harvest.drops[symbol].most_common(1)[0][0])
+            publish.dropped(symbol, STAGES[1], harvest.drops[symbol].most_common(1)[0][0])
         else:
-            counter.drop("traced", "not called by the tests")
+            publish.dropped(symbol, STAGES[1], "not called by the tests")
     return traced
 
 
-def _mint_all(
-    prepared: PreparedRepo,
-    traced: list[Target],
-    harvest: HarvestResult,
-    sandbox: Sandbox,
-    options: GenOptions,
-    counter: FunnelCounter,
-    show: Progress,
-) -> list[Minted]:
+@dataclass(frozen=True)
+class _Work:
+    """Minting one target, unless an earlier run decided it or the time budget is spent."""
+
+    prepared: PreparedRepo
+    harvest: HarvestResult
+    sandbox: Sandbox
+    options: GenOptions
+    known: Mapping[str, LedgerEntry]
+    deadline: float | None
+
+    def __call__(self, target: Target) -> Minted | Dropped | LedgerEntry | NotStarted:
+        if target.symbol in self.known:
+            return self.known[target.symbol]
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return NotStarted()
+        return _mint_one(self.prepared, target, self.harvest, self.sandbox, self.options)
+
+
+def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progress) -> int:
+    """Mint the traced targets, each published as soon as it and those before it are done;
+    the number the time budget left unstarted."""
     show.stage("computing golden outputs and validating tasks", total=len(traced))
-    minted: list[Minted] = []
-    with ThreadPoolExecutor(max_workers=max(1, options.workers)) as pool:
-        results = _in_order(
-            pool,
-            lambda t: _mint_one(prepared, t, harvest, sandbox, options),
-            traced,
-            max(1, options.workers) * 2,
-        )
+    show.tasks(len(publish.task_ids))
+    workers = max(1, work.options.workers)
+    limit = work.options.limit
+    not_started = 0
+    with ThreadPoolExecutor(max_workers=workers) as pool:
+        results = _in_order(pool, work, traced, workers * 2)
         with closing(results):  # at --limit: the targets not started yet are cancelled
-            for n, result in enumerate(results):
-                if options.limit is not None and len(minted) >= options.limit:
-                    counter.drop("encodable", "not processed (--limit reached)", len(traced) - n)
+            for n, (target, result) in enumerate(zip(traced, results, strict=False)):
+                if limit is not None and len(publish.task_ids) >= limit:
+                    publish.skipped("not processed (--limit reached)", len(traced) - n)
                     break
                 show.advance()
-                _tally(result, counter, minted)
-    return minted
+                if isinstance(result, LedgerEntry):
+                    publish.resume(result)
+                elif isinstance(result, NotStarted):
+                    not_started += 1
+                else:
+                    publish.outcome(target.symbol, result)
+    publish.skipped("not started (time budget reached)", not_started)
+    return not_started
 
 
 def _in_order(
@@ -221,39 +273,12 @@ def class_calls(harvest: HarvestResult, target: Target) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _audit(
-    prepared: PreparedRepo, minted: list[Minted], counter: FunnelCounter, show: Progress
-) -> list[Minted]:
-    """Reject tasks whose reference body the agent could find elsewhere (docs/design.md §4)."""
-    show.stage("auditing for copies of the references the agent could see")
-    roots = visible_roots(prepared.snapshot.tree, prepared.context.site_packages)
-    leaked = audit_leaks([m.task for m in minted], roots)
-    for leak in leaked.values():
-        counter.revoke("validated", f"reference body visible to the agent in {leak.what}")
-    return [m for m in minted if m.task.id not in leaked]
-
-
-def _tally(result: Minted | Dropped, counter: FunnelCounter, minted: list[Minted]) -> None:
-    stages = ("encodable", "deterministic", "validated")
-    if isinstance(result, Dropped):
-        for stage in stages[: stages.index(result.stage)]:
-            counter.keep(stage)
-        counter.drop(result.stage, result.reason)
-        return
-    for stage in stages:
-        counter.keep(stage)
-    minted.append(result)
-
-
-def _write(out: Path, prepared: PreparedRepo, minted: list[Minted]) -> tuple[str, ...]:
-    ids = []
-    for item in minted:
-        task = item.task
-        write_task(out, task.spec, task.hidden, task.prompt, task.inputs, task.expected)
-        ids.append(task.id)
+def _write(out: Path) -> None:
+    """The tasks are on disk already: the schemas, then the manifest over every file of the
+    batch (older tasks included), and the batch is no longer marked as being minted."""
     write_schemas(out)
-    write_manifest(out)  # last: it covers every file of the batch, older tasks included
-    return tuple(ids)
+    write_manifest(out)
+    minting.finish(out)
 
 
 __all__ = ["GenOptions", "GenReport", "mint"]

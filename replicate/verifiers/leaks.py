@@ -17,7 +17,7 @@ from replicate.core.records import Target
 from replicate.verifiers.signature import parse
 
 MIN_STATEMENTS = 3
-_WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
@@ -84,22 +84,31 @@ def needle_for(source: bytes, target: Target) -> tuple[Needle, int] | None:
     return None
 
 
-def hits_in_text(
-    text: str, needles: Mapping[str, Needle], skip_line: Mapping[str, int] | None = None
-) -> list[str]:
-    """Keys of the needles whose body appears in `text` (a Python source file)."""
-    words = set(_WORD.findall(text))
-    possible = {k: n for k, n in needles.items() if n.words <= words}
-    if not possible:
-        return []
+def fingerprints(text: str) -> dict[str, tuple[int, ...]]:
+    """Fingerprint -> the lines its functions start on, for each function of a source text long
+    enough to count (none when the text does not parse)."""
     try:
         tree = parse(text)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
-        return []
-    wanted = {n.fingerprint: k for k, n in possible.items()}
-    found: list[str] = []
+        return {}
+    found: dict[str, list[int]] = {}
     for node in functions(tree):
-        key = wanted.get(fingerprint(node) or "")
-        if key is not None and (skip_line or {}).get(key) != node.lineno and key not in found:
-            found.append(key)
-    return found
+        made = fingerprint(node)
+        if made is not None:
+            found.setdefault(made, []).append(node.lineno)
+    return {made: tuple(lines) for made, lines in found.items()}
+
+
+def hits(
+    prints: Mapping[str, tuple[int, ...]],
+    needles: Mapping[str, Needle],
+    skip_line: Mapping[str, int] | None = None,
+) -> list[str]:
+    """Keys of the needles whose body is among a file's `fingerprints` (not counting a function
+    that starts on the needle's `skip_line`: the reference itself)."""
+    skip = skip_line or {}
+    return [
+        key
+        for key, needle in needles.items()
+        if any(line != skip.get(key) for line in prints.get(needle.fingerprint, ()))
+    ]

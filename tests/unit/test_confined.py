@@ -82,3 +82,15 @@ def test_regular_files_lists_no_symlink_and_enters_no_symlinked_folder(tmp_path:
     (root / "pkg" / "link.py").symlink_to(outside / "deep" / "secret.py")
     (root / "linked").symlink_to(outside / "deep")
     assert confined.regular_files(root) == ["pkg/mod.py", "top.txt"]
+
+
+def test_append_adds_to_the_end_and_refuses_a_symlinked_leaf(tmp_path: Path) -> None:
+    confined.append_bytes(tmp_path, "a/log.jsonl", b"one\n")
+    confined.append_bytes(tmp_path, "a/log.jsonl", b"two\n")
+    assert (tmp_path / "a" / "log.jsonl").read_bytes() == b"one\ntwo\n"
+    outside = tmp_path / "outside"
+    outside.write_bytes(b"kept\n")
+    (tmp_path / "a" / "link").symlink_to(outside)
+    with pytest.raises(confined.ConfinementError, match="symlink"):
+        confined.append_bytes(tmp_path, "a/link", b"three\n")
+    assert outside.read_bytes() == b"kept\n"

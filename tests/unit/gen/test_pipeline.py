@@ -1,17 +1,24 @@
 from __future__ import annotations
 
 import threading
+import time
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
+from replicate.batch import minting
 from replicate.core.progress import NullProgress
-from replicate.gen import pipeline
+from replicate.errors import ReplicateError
+from replicate.gen import pipeline, publish
+from replicate.gen.audit import Leak
 from replicate.gen.funnel import FunnelCounter
 from replicate.gen.harvest import HarvestedCall
+from replicate.gen.ledger import LEDGER, Ledger, LedgerKey, decided, read_entries
 from replicate.gen.mint import Dropped, Minted
+
+LEAK_REASON = "reference body visible to the agent in the standard library"
 
 
 class _Fake:
@@ -23,6 +30,8 @@ class _Fake:
         self.first = symbols[0]
         self.started: list[str] = []
         self.first_waited_out = False
+        self.fail = ""
+        self.sleep = 0.0
 
     def __call__(self, *args: Any, **kwargs: Any) -> Minted | Dropped:
         symbol = args[3].symbol
@@ -34,39 +43,77 @@ class _Fake:
                     break
         else:
             self.others_done.release()
+        if symbol == self.fail:
+            raise RuntimeError("killed")  # stands for a kill mid-mint
+        if self.sleep:
+            time.sleep(self.sleep)
         if symbol.endswith("x"):
             return Dropped("validated", "no")
-        return Minted(task=symbol)  # a name stands for the task
+        if symbol.endswith("y"):
+            return Dropped("deterministic", "flaky")
+        return Minted(task=_task(symbol))
+
+
+class _Audit:
+    """The leak audit: the tasks named in `leaked` are found in the standard library."""
+
+    def __init__(self, leaked: frozenset[str] = frozenset()) -> None:
+        self.leaked = leaked
+
+    def leaks(self, tasks: list[Any]) -> dict[str, Leak]:
+        return {
+            t.id: Leak("the standard library", Path("/x.py")) for t in tasks if t.id in self.leaked
+        }
+
+
+def _task(symbol: str) -> Any:
+    spec = SimpleNamespace(id=symbol)
+    return SimpleNamespace(id=symbol, spec=spec, hidden=None, prompt="", inputs=(), expected={})
+
+
+def _write_task(out: Path, spec: Any, *_rest: Any) -> None:
+    """Stands for `write_task`: the public task.json (the file it writes last)."""
+    (out / "specs" / spec.id).mkdir(parents=True, exist_ok=True)
+    (out / "specs" / spec.id / "task.json").write_text("{}")
 
 
 def _mint_all(
-    monkeypatch: pytest.MonkeyPatch, symbols: list[str], limit: int | None, hold_first: bool
+    monkeypatch: pytest.MonkeyPatch,
+    symbols: list[str],
+    limit: int | None,
+    hold_first: bool,
+    out: Path,
+    *,
+    budget_s: float | None = None,
+    leaked: frozenset[str] = frozenset(),
+    fail: str = "",
+    sleep: float = 0.0,
 ) -> tuple[list[Any], FunnelCounter, _Fake]:
     fake = _Fake(symbols, hold_first)
+    fake.fail, fake.sleep = fail, sleep
     monkeypatch.setattr(pipeline, "mint_target", fake)
-    options = pipeline.GenOptions(repo="r", out=Path("o"), workers=2, limit=limit)
+    monkeypatch.setattr(publish, "write_task", _write_task)
+    options = pipeline.GenOptions(repo="r", out=out, workers=2, limit=limit, budget_s=budget_s)
     harvest: Any = SimpleNamespace(calls={s: () for s in symbols})
     prepared: Any = SimpleNamespace(context=None, snapshot=None, repo_dir=None)
     targets: Any = [SimpleNamespace(symbol=s, kind="function", class_name=None) for s in symbols]
-    sandbox: Any = None
+    out.mkdir(exist_ok=True)
+    key = LedgerKey("r", "c0ffee", "g/1", options.min_kill_rate)
+    known = decided(out, key)
     counter = FunnelCounter()
-    minted = pipeline._mint_all(
-        prepared,
-        targets,
-        harvest,
-        sandbox,
-        options,
-        counter,
-        NullProgress(),
-    )
-    return [m.task for m in minted], counter, fake
+    audit: Any = _Audit(leaked)
+    publisher = publish.Publisher(out, Ledger(out, key), counter, audit, NullProgress())
+    deadline = None if budget_s is None else time.monotonic() + budget_s
+    work = pipeline._Work(prepared, harvest, None, options, known, deadline)  # type: ignore[arg-type]
+    pipeline._mint_all(work, targets, publisher, NullProgress())
+    return publisher.task_ids, counter, fake
 
 
 def test_a_slow_target_holds_up_no_other_and_tasks_keep_target_order(
-    monkeypatch: pytest.MonkeyPatch,
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     symbols = [f"t{n:02d}" for n in range(24)] + ["t24x"]
-    tasks, counter, fake = _mint_all(monkeypatch, symbols, None, hold_first=True)
+    tasks, counter, fake = _mint_all(monkeypatch, symbols, None, True, tmp_path)
     # the other worker minted all 24 others while the first one was still at work (a batch
     # barrier, as `pool.map` over chunks of 8 had, would have made the first wait it out)
     assert not fake.first_waited_out
@@ -74,9 +121,9 @@ def test_a_slow_target_holds_up_no_other_and_tasks_keep_target_order(
     assert counter.counts["validated"] == 24 and counter.drops["validated"]["no"] == 1
 
 
-def test_limit_stops_taking_targets(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_limit_stops_taking_targets(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     symbols = [f"t{n:02d}" for n in range(40)]
-    tasks, counter, fake = _mint_all(monkeypatch, symbols, 3, hold_first=False)
+    tasks, counter, fake = _mint_all(monkeypatch, symbols, 3, False, tmp_path)
     assert tasks == symbols[:3] and counter.counts["validated"] == 3
     assert counter.drops["encodable"]["not processed (--limit reached)"] == 37
     assert len(fake.started) <= 3 + 1 + 2 * 2  # the limit, the one that hit it, those running
@@ -105,3 +152,83 @@ def test_class_calls_pool_the_recorded_class_calls_of_a_methods_class() -> None:
     many: Any = SimpleNamespace(calls={"m.Box.a": calls(*(str(n) for n in range(20)))})
     found = pipeline.class_calls(many, target("m.Box.a", "method", "Box"))
     assert found == tuple(str(n) for n in range(pipeline.CTORS_PER_CLASS))
+
+
+SYMBOLS = [f"t{n:02d}{'xy'[n % 2] if n % 3 == 0 else ''}" for n in range(30)]
+LEAKED = frozenset({"t04", "t22"})
+
+
+def _funnel(counter: FunnelCounter) -> tuple[dict[str, int], dict[str, list[tuple[str, int]]]]:
+    """What the funnel table shows: counts, and drop reasons in their shown order."""
+    drops = {stage: reasons.most_common() for stage, reasons in counter.drops.items()}
+    return dict(counter.counts), drops
+
+
+def test_a_mint_killed_midway_resumes_where_it_stopped(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    whole, killed = tmp_path / "whole", tmp_path / "killed"
+    tasks, counter, _ = _mint_all(monkeypatch, SYMBOLS, None, False, whole, leaked=LEAKED)
+    with pytest.raises(RuntimeError):
+        _mint_all(monkeypatch, SYMBOLS, None, False, killed, leaked=LEAKED, fail="t13")
+    decided_before = len(read_entries(killed))
+    assert 0 < decided_before <= 13  # the targets before the kill, each on its own line
+    again, resumed, fake = _mint_all(monkeypatch, SYMBOLS, None, False, killed, leaked=LEAKED)
+    # only the undecided targets were minted again ...
+    assert sorted(fake.started) == SYMBOLS[decided_before:]
+    # ... and the batch and its funnel are the uninterrupted run's
+    assert again == tasks and _funnel(resumed) == _funnel(counter)
+    assert "t04" not in tasks and counter.drops["validated"][LEAK_REASON] == 2
+    assert [e.symbol for e in read_entries(killed)] == SYMBOLS
+    # positive control: without the ledger every target is minted again
+    (killed / LEDGER).unlink()
+    _, _, fake = _mint_all(monkeypatch, SYMBOLS, None, False, killed, leaked=LEAKED)
+    assert sorted(fake.started) == SYMBOLS
+
+
+def test_a_resumed_target_counts_towards_the_limit(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    tasks, counter, _ = _mint_all(monkeypatch, SYMBOLS, 5, False, tmp_path / "whole")
+    with pytest.raises(RuntimeError):
+        _mint_all(monkeypatch, SYMBOLS, 5, False, tmp_path / "killed", fail="t05")
+    again, resumed, fake = _mint_all(monkeypatch, SYMBOLS, 5, False, tmp_path / "killed")
+    assert again == tasks and _funnel(resumed) == _funnel(counter)
+    assert "t00x" not in fake.started and "t01" not in fake.started
+
+
+def test_the_budget_finishes_what_runs_starts_nothing_more_and_a_later_run_mints_the_rest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    tasks, counter, _ = _mint_all(monkeypatch, SYMBOLS, None, False, tmp_path / "whole")
+    out = tmp_path / "budget"
+    first, stopped, fake = _mint_all(
+        monkeypatch, SYMBOLS, None, False, out, budget_s=0.25, sleep=0.1
+    )
+    started = list(fake.started)
+    assert 0 < len(started) < len(SYMBOLS) and first == tasks[: len(first)]
+    # every target started was finished and recorded; none after the budget was started
+    assert [e.symbol for e in read_entries(out)] == started == SYMBOLS[: len(started)]
+    left = len(SYMBOLS) - len(started)
+    assert stopped.drops["encodable"]["not started (time budget reached)"] == left
+    again, resumed, fake = _mint_all(monkeypatch, SYMBOLS, None, False, out)
+    assert sorted(fake.started) == SYMBOLS[len(started) :]
+    assert again == tasks and _funnel(resumed) == _funnel(counter)
+
+
+def test_a_repository_refused_before_the_batch_is_touched_leaves_no_mark(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def refuse(*_args: Any) -> None:
+        assert minting.is_marked(tmp_path)  # marked while the repository is brought in
+        raise ReplicateError("already holds another commit")
+
+    monkeypatch.setattr(pipeline, "prepare_repo", refuse)
+    options = pipeline.GenOptions(repo="r", out=tmp_path)
+    with pytest.raises(ReplicateError):
+        pipeline._prepare(options, tmp_path, NullProgress())
+    assert not minting.is_marked(tmp_path)
+    minting.begin(tmp_path, "r")  # a killed run's mark stays: the batch is still half-written
+    with pytest.raises(ReplicateError):
+        pipeline._prepare(options, tmp_path, NullProgress())
+    assert minting.is_marked(tmp_path)
