@@ -161,9 +161,13 @@ def _task(
     return LoadedTask(spec, hidden, hidden_inputs, expected, repo, prompt)
 
 
-def _too_few(g: Golden) -> str | None:
+def _too_few(g: Golden, recorded: int) -> str | None:
+    """Why `g` holds too few inputs for a task, if it does; `recorded`: the traced calls the
+    harvest recorded (too few of those is the tests' doing, not nondeterminism)."""
     traced = sum(1 for i in g.inputs if i.provenance == "traced")
     if traced < MIN_TRACED + (EXAMPLES if traced >= EXAMPLES_FROM else 0):
+        if recorded < MIN_TRACED:
+            return f"fewer than {MIN_TRACED} traced calls"
         return f"fewer than {MIN_TRACED} deterministic inputs"
     generated = len(g.inputs) - traced
     if g.generated >= MIN_GENERATED and generated < MIN_GENERATED:
@@ -204,7 +208,7 @@ def mint_target(
         return Dropped("encodable", g.infra)
     if g.encodable == 0:
         return Dropped("encodable", _top(g) or "no input survives")
-    short = _too_few(g)
+    short = _too_few(g, len(calls))
     if short:
         return Dropped("deterministic", short)
     pending = Validation(reference_reward=-1.0, stub_reward=-1.0)
@@ -214,7 +218,7 @@ def mint_target(
         return Dropped("validated", flaky)
     if flaky:  # outcomes that differ under the grading hash seed: nondeterministic after all
         g = _without(g, flaky)
-        short = _too_few(g)
+        short = _too_few(g, len(calls))
         if short:
             return Dropped("deterministic", short)
         task = _task(repo, repo_dir, target, g, pending)
