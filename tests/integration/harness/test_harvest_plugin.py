@@ -196,9 +196,14 @@ class Harvest:
 
 
 def _run_plugin(
-    root: Path, files: dict[str, str], keys: dict[str, tuple[str, str, str]], **env: str
+    root: Path,
+    files: dict[str, str],
+    keys: dict[str, tuple[str, str, str]],
+    settings: dict[str, Any] | None = None,
+    **env: str,
 ) -> Harvest:
-    """Run pytest with the plugin on a project of `files` under `root`, recording `keys`."""
+    """Run pytest with the plugin on a project of `files` under `root`, recording `keys`
+    (`settings`: more of the plugin's configuration)."""
     project = write_files(root / "project", files)
     plugin = root / "plugin"
     install_plugin(plugin)
@@ -209,6 +214,7 @@ def _run_plugin(
         ],
         "out": str(out),
         "max_per_target": 5,
+        **(settings or {}),
     }
     (root / "harvest.json").write_text(json.dumps(config))
     marker = root / "pickled-the-marker"
