@@ -81,6 +81,18 @@ def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
     return found
 
 
+@dataclass(frozen=True)
+class HarvestBudget:
+    """What the recorder may keep per target: `max_per_target` distinct calls, a share of them
+    per test item; `by_attempts`: the former budget (every call, repeats too, counted against
+    3 x `max_per_target`, no share per test), kept to compare with; `benchmarks_once`: benchmark
+    plugins installed in the environment are told to run each benchmark once."""
+
+    max_per_target: int = 200
+    by_attempts: bool = False
+    benchmarks_once: bool = True
+
+
 PLUGIN_FILES = {
     "replicate_harvest.py": harvest_plugin,
     "replicate_harvest_budget.py": harvest_budget,
@@ -107,23 +119,16 @@ def benchmark_options(site_packages: Path) -> tuple[str, ...]:
     return tuple(found)
 
 
-def _argv(ctx: RepoContext, paths: Sequence[str], drop_addopts: bool) -> tuple[str, ...]:
+def _argv(
+    ctx: RepoContext, paths: Sequence[str], budget: HarvestBudget, drop_addopts: bool
+) -> tuple[str, ...]:
     argv = [str(ctx.python), "-m", "pytest", "-p", "replicate_harvest", "-p", "no:cacheprovider"]
     argv += ["-q", "-rN", "--continue-on-collection-errors", "--doctest-modules"]
-    argv += benchmark_options(ctx.site_packages)
+    if budget.benchmarks_once:
+        argv += benchmark_options(ctx.site_packages)
     if drop_addopts:
         argv += ["-o", "addopts="]
     return (*argv, *paths)
-
-
-@dataclass(frozen=True)
-class HarvestBudget:
-    """What the recorder may keep per target: `max_per_target` distinct calls, a share of them
-    per test item; `by_attempts`: the former budget (every call, repeats too, counted against
-    3 x `max_per_target`, no share per test), kept to compare with."""
-
-    max_per_target: int = 200
-    by_attempts: bool = False
 
 
 def run_harvest(
@@ -173,7 +178,7 @@ def _attempt(
     (scratch / "harvest.json").write_text(json.dumps(config), encoding="utf-8")
     python_path = [str(plugin_dir), *ctx.sys_path(work)]
     request = SandboxRequest(
-        argv=_argv(ctx, test_paths(work, ctx.source_roots), drop_addopts),
+        argv=_argv(ctx, test_paths(work, ctx.source_roots), budget, drop_addopts),
         env={
             **JAIL_ENV,
             "PYTHONHASHSEED": "0",
