@@ -99,7 +99,8 @@ PLUGIN_FILES = {
     "replicate_harvest_rebuild.py": harvest_rebuild,
 }
 # Benchmark plugins (their import name in the environment) and their option that runs each
-# benchmarked function once: their loops would only repeat one call.
+# benchmarked function once: their loops would only repeat one call.  (pytest-codspeed loops
+# only under its `--codspeed`, which the harvest never passes.)
 BENCHMARK_OPTIONS = {"pytest_benchmark": ("--benchmark-disable",)}
 
 

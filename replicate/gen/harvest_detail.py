@@ -3,6 +3,15 @@
 from __future__ import annotations
 
 from replicate.gen.harvest import HarvestResult, TargetStats
+from replicate.harness.harvest_budget import STALE_CALLS
+
+# Why the recorder stopped looking at a test item's calls of a target (the plugin's words).
+STOPPED = {
+    "repeats": f"after {STALE_CALLS} repeats",
+    "share used": "after their share of the budget",
+    "attempts used": "after their share of pickling attempts",
+    "budget spent": "after the budget was spent",
+}
 
 
 def harvest_detail(harvest: HarvestResult, symbol: str) -> str:
@@ -37,5 +46,5 @@ def _calls(stats: TargetStats) -> str:
 def _budget(stats: TargetStats) -> str:
     if stats.spent_in:
         return f" (budget spent in test {stats.spent_in})"
-    let_be = ", ".join(f"{n} {why}" for why, n in sorted(stats.stopped.items()))
+    let_be = ", ".join(f"{n} {STOPPED.get(why, why)}" for why, n in sorted(stats.stopped.items()))
     return f" (tests no longer looked at: {let_be})" if let_be else ""
