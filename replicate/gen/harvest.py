@@ -203,10 +203,17 @@ def _attempt(
         timed_out=result.timed_out,
         configured=parsed.configured,
         log_tail="\n".join(tail),
-        notes=_rebuilt_note(parsed.calls),
+        notes=(*_rebuilt_note(parsed.calls), *_benchmark_note(ctx, budget)),
         stats=parsed.stats,
         drop_details=parsed.drop_details,
     )
+
+
+def _benchmark_note(ctx: RepoContext, budget: HarvestBudget) -> tuple[str, ...]:
+    options = benchmark_options(ctx.site_packages) if budget.benchmarks_once else ()
+    if not options:
+        return ()
+    return (f"benchmarks ran once each ({' '.join(options)}): their loops repeat one call",)
 
 
 def _rebuilt_note(calls: Mapping[str, Sequence[HarvestedCall]]) -> tuple[str, ...]:

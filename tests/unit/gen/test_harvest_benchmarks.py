@@ -69,6 +69,7 @@ def test_every_parametrized_case_is_recorded(new: HarvestResult) -> None:
     assert new.stats[SLUG].stopped == {"repeats": 1}
     # pytest-benchmark ran its function once: one call from the benchmark, then the cases
     assert new.stats[AREA].calls == 31
+    assert any("--benchmark-disable" in note for note in new.notes)
 
 
 def test_the_former_budget_loses_them(old: HarvestResult) -> None:
