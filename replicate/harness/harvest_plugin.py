@@ -91,6 +91,8 @@ class _Harvest:
         self.details: dict[tuple[str, str], str] = {}  # the first failure of each drop reason
         self.busy = False
         self.origin = ""
+        # targets whose calls the current test item no longer looks at (only counts them)
+        self.let_be: dict[str, tuple[Tally, TestTally]] = {}
         self.memory = Memory(self.max_bytes, self.budget)
 
     def emit(self, record: dict[str, Any]) -> None:
@@ -119,6 +121,7 @@ class _Harvest:
         test = tally.test(self.origin)
         test.calls += 1
         if test.stopped or not self._open(tally, test):
+            self.let_be[key] = (tally, test)
             return
         ident = None if self.by_attempts else plain_key(args, kwargs)
         if ident is not None and not self._first_time(tally, test, ident, caller):
@@ -261,7 +264,11 @@ def _recorder(key: str, fn: Any, skip_first: bool, rebuild: bool = False) -> Any
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         state = _STATE
-        if state is not None and not state.busy:
+        idle = None if state is None else state.let_be.get(key)
+        if idle is not None:  # this test item is let be for this target: only counted
+            idle[0].calls += 1
+            idle[1].calls += 1
+        elif state is not None and not state.busy:
             state.busy = True
             try:
                 caller = sys._getframe(1)
@@ -429,6 +436,7 @@ def pytest_configure(config: Any) -> None:
 def pytest_runtest_setup(item: Any) -> None:
     if _STATE is not None:
         _STATE.origin = str(getattr(item, "nodeid", ""))
+        _STATE.let_be.clear()
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
