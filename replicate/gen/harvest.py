@@ -83,8 +83,8 @@ def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
 
 @dataclass(frozen=True)
 class HarvestBudget:
-    """What the recorder may keep per target: `max_per_target` distinct calls, a share of them
-    per test item; `by_attempts`: the former budget (every call, repeats too, counted against
+    """What the recorder may keep per target: `max_per_target` distinct calls, of which any one
+    test item leaves a share (a quarter) for the tests after it; `by_attempts`: the former budget (every call, repeats too, counted against
     3 x `max_per_target`, no share per test), kept to compare with; `benchmarks_once`: benchmark
     plugins installed in the environment are told to run each benchmark once."""
 

@@ -5,10 +5,11 @@ Standard library only: shipped beside the plugin as `replicate_harvest_budget.py
 A target's budget counts DISTINCT calls, not attempts: a call whose arguments are plain values
 (None, bools, numbers, strings, bytes and the builtin containers of those, bounded in size) is
 told apart from the ones seen before by a cheap key, before anything is pickled; any other call
-is pickled and told apart by its bytes.  Each test item may take a share of a target's budget
-(so one hot loop cannot spend all of it), and stops being looked at for that target once it
-has made `STALE_CALLS` calls in a row without a new one or pickled `attempts` calls: past that,
-a call costs a few counter increments.
+is pickled and told apart by its bytes.  A test item may record past its share of a target's
+budget only while a share is left for the tests after it (so one hot loop cannot spend all of
+it), and stops being looked at for that target once it has made `STALE_CALLS` calls in a row
+without a new one or pickled `ATTEMPTS_PER_KEPT` x its share: past that, a call costs a dict
+lookup and two counter increments.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ import types
 from collections import Counter
 from typing import Any
 
-SHARE = 4  # a test item may record at most 1/SHARE of a target's budget ...
+SHARE = 4  # a test item's share: 1/SHARE of a target's budget, kept for the tests after it ...
 SHARE_FLOOR = 25  # ... and never fewer than this many (nor more than the budget)
 ATTEMPTS_PER_KEPT = 3  # calls a test item may pickle per call it may keep
 STALE_CALLS = 1_000  # calls in a row without a new distinct one before a test item is let be
@@ -36,7 +37,7 @@ _NOT_PLAIN = object()
 
 
 def share_of(max_per_target: int) -> int:
-    """What one test item may record of a target's budget."""
+    """What one test item may record of a target's budget, and what is kept for later tests."""
     return min(max_per_target, max(SHARE_FLOOR, max_per_target // SHARE))
 
 

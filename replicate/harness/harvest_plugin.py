@@ -165,8 +165,8 @@ class _Harvest:
             test.stopped = "budget spent"
         elif self.by_attempts:
             return True
-        elif test.recorded >= self.share:
-            test.stopped = "share used"
+        elif test.recorded >= self.share and tally.recorded >= self.max_per_target - self.share:
+            test.stopped = "share used"  # past its share, and a share is left for later tests
         elif test.attempts >= ATTEMPTS_PER_KEPT * self.share:
             test.stopped = "attempts used"
         elif test.calls - test.last_new > STALE_CALLS:
