@@ -84,9 +84,10 @@ def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
 @dataclass(frozen=True)
 class HarvestBudget:
     """What the recorder may keep per target: `max_per_target` distinct calls, of which any one
-    test item leaves a share (a quarter) for the tests after it; `by_attempts`: the former budget (every call, repeats too, counted against
-    3 x `max_per_target`, no share per test), kept to compare with; `benchmarks_once`: benchmark
-    plugins installed in the environment are told to run each benchmark once."""
+    test item leaves a share (a quarter) for the tests after it; `by_attempts`: the former
+    budget (every call, repeats too, counted against 3 x `max_per_target`, no share per test),
+    kept to compare with; `benchmarks_once`: benchmark plugins installed in the environment are
+    told to run each benchmark once."""
 
     max_per_target: int = 200
     by_attempts: bool = False
