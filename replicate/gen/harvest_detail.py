@@ -35,7 +35,7 @@ def _calls(stats: TargetStats) -> str:
     times = "once" if stats.calls == 1 else f"{stats.calls} times"
     where = f" in {stats.tests} tests" if stats.tests > 1 else ""
     text = f"called {times}{where}"
-    if stats.distinct < stats.calls:
+    if 0 < stats.distinct < stats.calls:
         plural = "" if stats.distinct == 1 else "s"
         text += f" with {stats.distinct} distinct argument{plural} seen"
     if stats.tests > 1 and stats.busiest_calls * 2 > stats.calls:
