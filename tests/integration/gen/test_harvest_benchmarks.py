@@ -17,7 +17,7 @@ from replicate.gen.harvest import HarvestBudget, HarvestResult, run_harvest
 from replicate.gen.harvest_detail import harvest_detail
 from replicate.gen.prepare import PreparedRepo, prepare_repo
 from replicate.harness.sandbox.base import Sandbox
-from tests.unit.minted import make_git_repo
+from tests.integration.minted import make_git_repo
 
 pytestmark = pytest.mark.e2e  # builds an environment and runs the suite three times: ~1 min
 
