@@ -58,6 +58,7 @@ from replicate.verifiers.recipes import recipe_b64
 from replicate.verifiers.reward import matches
 
 MIN_TRACED = 3
+TOO_FEW = f"fewer than {MIN_TRACED}"  # the reasons whose detail is what the harvest saw
 MIN_GENERATED = 5
 MIN_STRATUM = 3
 EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many traced survive
@@ -74,7 +75,8 @@ class Minted:
 @dataclass(frozen=True)
 class Dropped:
     stage: str
-    reason: str
+    reason: str  # short: the funnel table groups by it
+    detail: str = ""  # what happened to this target, in words
 
 
 def _examples(g: Golden) -> tuple[tuple[Example, ...], tuple[CallInput, ...]]:
@@ -167,8 +169,8 @@ def _too_few(g: Golden, recorded: int) -> str | None:
     traced = sum(1 for i in g.inputs if i.provenance == "traced")
     if traced < MIN_TRACED + (EXAMPLES if traced >= EXAMPLES_FROM else 0):
         if recorded < MIN_TRACED:
-            return f"fewer than {MIN_TRACED} traced calls"
-        return f"fewer than {MIN_TRACED} deterministic inputs"
+            return f"{TOO_FEW} traced calls"
+        return f"{TOO_FEW} deterministic inputs"
     generated = len(g.inputs) - traced
     if g.generated >= MIN_GENERATED and generated < MIN_GENERATED:
         top = g.generated_drops.most_common(1)
