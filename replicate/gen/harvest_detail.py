@@ -9,7 +9,7 @@ from replicate.harness.harvest_budget import STALE_CALLS
 STOPPED = {
     "repeats": f"after {STALE_CALLS} repeats",
     "share used": "after their share of the budget",
-    "attempts used": "after their share of pickling attempts",
+    "attempts used": "after their pickling attempts",
     "budget spent": "after the budget was spent",
 }
 

@@ -8,7 +8,7 @@ told apart from the ones seen before by a cheap key, before anything is pickled;
 is pickled and told apart by its bytes.  A test item may record past its share of a target's
 budget only while a share is left for the tests after it (so one hot loop cannot spend all of
 it), and stops being looked at for that target once it has made `STALE_CALLS` calls in a row
-without a new one or pickled `ATTEMPTS_PER_KEPT` x its share: past that, a call costs a dict
+without a new one or pickled `ATTEMPTS_PER_KEPT` x the budget: past that, a call costs a dict
 lookup and two counter increments.
 """
 
@@ -21,7 +21,7 @@ from typing import Any
 
 SHARE = 4  # a test item's share: 1/SHARE of a target's budget, kept for the tests after it ...
 SHARE_FLOOR = 25  # ... and never fewer than this many (nor more than the budget)
-ATTEMPTS_PER_KEPT = 3  # calls a test item may pickle per call it may keep
+ATTEMPTS_PER_KEPT = 3  # calls a test item may pickle per call of the budget
 STALE_CALLS = 1_000  # calls in a row without a new distinct one before a test item is let be
 PLAIN_ITEMS = 200  # a plain key covers at most this many container items ...
 PLAIN_LEN = 2_000  # ... and strings or bytes at most this long

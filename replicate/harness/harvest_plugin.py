@@ -167,7 +167,7 @@ class _Harvest:
             return True
         elif test.recorded >= self.share and tally.recorded >= self.max_per_target - self.share:
             test.stopped = "share used"  # past its share, and a share is left for later tests
-        elif test.attempts >= ATTEMPTS_PER_KEPT * self.share:
+        elif test.attempts >= ATTEMPTS_PER_KEPT * self.max_per_target:
             test.stopped = "attempts used"
         elif test.calls - test.last_new > STALE_CALLS:
             test.stopped = "repeats"
