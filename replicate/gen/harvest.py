@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicate.core.records import Target
-from replicate.harness import harvest_plugin
+from replicate.harness import harvest_budget, harvest_plugin, harvest_rebuild
 from replicate.harness.jail import JAIL_ENV, RepoContext
 from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
 from replicate.scratch import temporary_dir
@@ -34,6 +34,21 @@ class HarvestedCall:
 
 
 @dataclass(frozen=True)
+class TargetStats:
+    """What the recorder saw of one target over the test run."""
+
+    calls: int = 0  # calls made while the tests ran
+    distinct: int = 0  # distinct calls among those it looked at
+    recorded: int = 0
+    dropped: int = 0  # calls it could not record (arguments that do not pickle, too large)
+    spent_in: str = ""  # the test during which the target's budget ran out
+    tests: int = 0  # test items that called it
+    busiest: str = ""  # the test item that called it most
+    busiest_calls: int = 0
+    stopped: Mapping[str, int] = field(default_factory=dict)  # test items let be, by why
+
+
+@dataclass(frozen=True)
 class HarvestResult:
     calls: Mapping[str, tuple[HarvestedCall, ...]]
     drops: Mapping[str, Counter[str]]
@@ -44,6 +59,8 @@ class HarvestResult:
     configured: bool = False  # the plugin ran: pytest got past loading the configuration
     log_tail: str = ""
     notes: tuple[str, ...] = field(default=())
+    stats: Mapping[str, TargetStats] = field(default_factory=dict)
+    drop_details: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
 
 def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
@@ -64,9 +81,53 @@ def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
     return found
 
 
-def _argv(ctx: RepoContext, paths: Sequence[str], drop_addopts: bool) -> tuple[str, ...]:
+@dataclass(frozen=True)
+class HarvestBudget:
+    """What the recorder may keep per target: `max_per_target` distinct calls, of which any one
+    test item leaves a share (a quarter) for the tests after it; `by_attempts`: the former
+    budget (every call, repeats too, counted against 3 x `max_per_target`, no share per test),
+    kept to compare with; `benchmarks_once`: benchmark plugins installed in the environment are
+    told to run each benchmark once."""
+
+    max_per_target: int = 200
+    by_attempts: bool = False
+    benchmarks_once: bool = True
+
+
+PLUGIN_FILES = {
+    "replicate_harvest.py": harvest_plugin,
+    "replicate_harvest_budget.py": harvest_budget,
+    "replicate_harvest_rebuild.py": harvest_rebuild,
+}
+# Benchmark plugins (their import name in the environment) and their option that runs each
+# benchmarked function once: their loops would only repeat one call.  (pytest-codspeed loops
+# only under its `--codspeed`, which the harvest never passes.)
+BENCHMARK_OPTIONS = {"pytest_benchmark": ("--benchmark-disable",)}
+
+
+def install_plugin(folder: Path) -> None:
+    """Copy the recording plugin and the modules it imports into `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, module in PLUGIN_FILES.items():
+        shutil.copyfile(str(module.__file__), folder / name)
+
+
+def benchmark_options(site_packages: Path) -> tuple[str, ...]:
+    """The options that make the benchmark plugins installed in `site_packages` run once."""
+    found: list[str] = []
+    for package, options in BENCHMARK_OPTIONS.items():
+        if (site_packages / package).is_dir():
+            found += options
+    return tuple(found)
+
+
+def _argv(
+    ctx: RepoContext, paths: Sequence[str], budget: HarvestBudget, drop_addopts: bool
+) -> tuple[str, ...]:
     argv = [str(ctx.python), "-m", "pytest", "-p", "replicate_harvest", "-p", "no:cacheprovider"]
     argv += ["-q", "-rN", "--continue-on-collection-errors", "--doctest-modules"]
+    if budget.benchmarks_once:
+        argv += benchmark_options(ctx.site_packages)
     if drop_addopts:
         argv += ["-o", "addopts="]
     return (*argv, *paths)
@@ -78,16 +139,16 @@ def run_harvest(
     sandbox: Sandbox,
     *,
     timeout_s: float = 900.0,
-    max_per_target: int = 200,
+    budget: HarvestBudget = HarvestBudget(),
 ) -> HarvestResult:
     """Run the repository's tests once (again without its addopts if pytest refuses them)."""
     with temporary_dir("replicate-harvest-") as scratch_name:
         scratch = Path(scratch_name)
-        result = _attempt(ctx, targets, sandbox, scratch, timeout_s, max_per_target, False)
+        result = _attempt(ctx, targets, sandbox, scratch, timeout_s, budget, False)
         if result.exit_code in (3, 4) and not result.calls and not result.timed_out:
             shutil.rmtree(scratch / "work")
             (scratch / "harvest.jsonl").unlink(missing_ok=True)
-            retry = _attempt(ctx, targets, sandbox, scratch, timeout_s, max_per_target, True)
+            retry = _attempt(ctx, targets, sandbox, scratch, timeout_s, budget, True)
             note = "pytest refused the repository's addopts; ran again without them"
             return HarvestResult(**{**retry.__dict__, "notes": (*retry.notes, note)})
         return result
@@ -99,14 +160,13 @@ def _attempt(
     sandbox: Sandbox,
     scratch: Path,
     timeout_s: float,
-    max_per_target: int,
+    budget: HarvestBudget,
     drop_addopts: bool,
 ) -> HarvestResult:
     work = scratch / "work"
     shutil.copytree(ctx.tree, work, symlinks=True)
     plugin_dir = scratch / "plugin"
-    plugin_dir.mkdir(exist_ok=True)
-    shutil.copyfile(harvest_plugin.__file__, plugin_dir / "replicate_harvest.py")
+    install_plugin(plugin_dir)
     out = scratch / "harvest.jsonl"
     config = {
         "targets": [
@@ -114,12 +174,13 @@ def _attempt(
             for key, t in targets.items()
         ],
         "out": str(out),
-        "max_per_target": max_per_target,
+        "max_per_target": budget.max_per_target,
+        "budget": "attempts" if budget.by_attempts else "distinct",
     }
     (scratch / "harvest.json").write_text(json.dumps(config), encoding="utf-8")
     python_path = [str(plugin_dir), *ctx.sys_path(work)]
     request = SandboxRequest(
-        argv=_argv(ctx, test_paths(work, ctx.source_roots), drop_addopts),
+        argv=_argv(ctx, test_paths(work, ctx.source_roots), budget, drop_addopts),
         env={
             **JAIL_ENV,
             "PYTHONHASHSEED": "0",
@@ -143,8 +204,17 @@ def _attempt(
         timed_out=result.timed_out,
         configured=parsed.configured,
         log_tail="\n".join(tail),
-        notes=_rebuilt_note(parsed.calls),
+        notes=(*_rebuilt_note(parsed.calls), *_benchmark_note(ctx, budget)),
+        stats=parsed.stats,
+        drop_details=parsed.drop_details,
     )
+
+
+def _benchmark_note(ctx: RepoContext, budget: HarvestBudget) -> tuple[str, ...]:
+    options = benchmark_options(ctx.site_packages) if budget.benchmarks_once else ()
+    if not options:
+        return ()
+    return (f"benchmarks ran once each ({' '.join(options)}): their loops repeat one call",)
 
 
 def _rebuilt_note(calls: Mapping[str, Sequence[HarvestedCall]]) -> tuple[str, ...]:
@@ -164,6 +234,8 @@ def _parse(out: Path, work: Path) -> HarvestResult:
     drops: dict[str, Counter[str]] = defaultdict(Counter)
     not_wrapped: dict[str, str] = {}
     extra: list[str] = []
+    stats: dict[str, TargetStats] = {}
+    details: dict[tuple[str, str], str] = {}
     configured = False
     text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
     for line in text.splitlines():
@@ -180,6 +252,9 @@ def _parse(out: Path, work: Path) -> HarvestResult:
                 _add_call(calls[rec["key"]], rec)
             elif kind == "drop":
                 drops[rec["key"]][rec["reason"]] += int(rec["count"])
+                details.setdefault((rec["key"], rec["reason"]), str(rec.get("detail", "")))
+            elif kind == "stats":
+                stats[rec["key"]] = _stats(rec)
             elif kind == "wrap" and not rec["ok"]:
                 not_wrapped[rec["key"]] = rec["reason"]
             elif kind == "paths":
@@ -194,6 +269,24 @@ def _parse(out: Path, work: Path) -> HarvestResult:
         exit_code=None,
         timed_out=False,
         configured=configured,
+        stats=stats,
+        drop_details=details,
+    )
+
+
+def _stats(rec: Mapping[str, object]) -> TargetStats:
+    """A stats record as `TargetStats` (TypeError or ValueError on a malformed one)."""
+    counts = {f: int(str(rec.get(f, 0))) for f in ("calls", "distinct", "recorded", "dropped")}
+    stopped = rec.get("stopped", {})
+    if not isinstance(stopped, dict):
+        raise TypeError("malformed stats record")
+    return TargetStats(
+        **counts,
+        spent_in=str(rec.get("spent_in", "")),
+        tests=int(str(rec.get("tests", 0))),
+        busiest=str(rec.get("busiest", "")),
+        busiest_calls=int(str(rec.get("busiest_calls", 0))),
+        stopped={str(k): int(v) for k, v in stopped.items()},
     )
 
 

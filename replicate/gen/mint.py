@@ -58,6 +58,7 @@ from replicate.verifiers.recipes import recipe_b64
 from replicate.verifiers.reward import matches
 
 MIN_TRACED = 3
+TOO_FEW = f"fewer than {MIN_TRACED}"  # the reasons whose detail is what the harvest saw
 MIN_GENERATED = 5
 MIN_STRATUM = 3
 EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many traced survive
@@ -74,7 +75,8 @@ class Minted:
 @dataclass(frozen=True)
 class Dropped:
     stage: str
-    reason: str
+    reason: str  # short: the funnel table groups by it
+    detail: str = ""  # what happened to this target, in words
 
 
 def _examples(g: Golden) -> tuple[tuple[Example, ...], tuple[CallInput, ...]]:
@@ -161,10 +163,14 @@ def _task(
     return LoadedTask(spec, hidden, hidden_inputs, expected, repo, prompt)
 
 
-def _too_few(g: Golden) -> str | None:
+def _too_few(g: Golden, recorded: int) -> str | None:
+    """Why `g` holds too few inputs for a task, if it does; `recorded`: the traced calls the
+    harvest recorded (too few of those is the tests' doing, not nondeterminism)."""
     traced = sum(1 for i in g.inputs if i.provenance == "traced")
     if traced < MIN_TRACED + (EXAMPLES if traced >= EXAMPLES_FROM else 0):
-        return f"fewer than {MIN_TRACED} deterministic inputs"
+        if recorded < MIN_TRACED:
+            return f"{TOO_FEW} traced calls"
+        return f"{TOO_FEW} deterministic inputs"
     generated = len(g.inputs) - traced
     if g.generated >= MIN_GENERATED and generated < MIN_GENERATED:
         top = g.generated_drops.most_common(1)
@@ -204,7 +210,7 @@ def mint_target(
         return Dropped("encodable", g.infra)
     if g.encodable == 0:
         return Dropped("encodable", _top(g) or "no input survives")
-    short = _too_few(g)
+    short = _too_few(g, len(calls))
     if short:
         return Dropped("deterministic", short)
     pending = Validation(reference_reward=-1.0, stub_reward=-1.0)
@@ -214,7 +220,7 @@ def mint_target(
         return Dropped("validated", flaky)
     if flaky:  # outcomes that differ under the grading hash seed: nondeterministic after all
         g = _without(g, flaky)
-        short = _too_few(g)
+        short = _too_few(g, len(calls))
         if short:
             return Dropped("deterministic", short)
         task = _task(repo, repo_dir, target, g, pending)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -21,8 +21,9 @@ from replicate.errors import ReplicateError
 from replicate.gen.audit import LeakAudit, visible_roots
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.harvest import HarvestResult, run_harvest
+from replicate.gen.harvest_detail import harvest_detail
 from replicate.gen.ledger import Ledger, LedgerKey, decided
-from replicate.gen.mint import Dropped, Minted, mint_target
+from replicate.gen.mint import TOO_FEW, Dropped, Minted, mint_target
 from replicate.gen.prepare import PreparedRepo, prepare_repo
 from replicate.gen.publish import NotStarted, Publisher
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
@@ -158,7 +159,8 @@ def _traced(
         elif symbol in harvest.not_wrapped:
             publish.dropped(symbol, STAGES[1], harvest.not_wrapped[symbol])
         elif harvest.drops.get(symbol):
-            publish.dropped(symbol, STAGES[1], harvest.drops[symbol].most_common(1)[0][0])
+            reason = harvest.drops[symbol].most_common(1)[0][0]
+            publish.dropped(symbol, STAGES[1], reason, harvest_detail(harvest, symbol))
         else:
             publish.dropped(symbol, STAGES[1], "not called by the tests")
     return traced
@@ -240,7 +242,7 @@ def _mint_one(
     sandbox: Sandbox,
     options: GenOptions,
 ) -> Minted | Dropped:
-    return mint_target(
+    result = mint_target(
         prepared.context,
         prepared.snapshot,
         prepared.repo_dir,
@@ -250,6 +252,9 @@ def _mint_one(
         min_kill_rate=options.min_kill_rate,
         ctors=class_calls(harvest, target),
     )
+    if isinstance(result, Dropped) and result.reason.startswith(TOO_FEW) and not result.detail:
+        return replace(result, detail=harvest_detail(harvest, target.symbol))
+    return result
 
 
 CTORS_PER_CLASS = 8  # recorded class calls of a method's class that build other `self`s

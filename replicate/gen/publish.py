@@ -38,12 +38,13 @@ class Publisher:
         self.resumed += 1
         self._count(entry)
 
-    def dropped(self, symbol: str, stage: str, reason: str) -> None:
-        self._record(self.ledger.entry(symbol, stage_before(stage), reason=reason))
+    def dropped(self, symbol: str, stage: str, reason: str, detail: str = "") -> None:
+        entry = self.ledger.entry(symbol, stage_before(stage), reason=reason, detail=detail)
+        self._record(entry)
 
     def outcome(self, symbol: str, result: Minted | Dropped) -> None:
         if isinstance(result, Dropped):
-            self.dropped(symbol, result.stage, result.reason)
+            self.dropped(symbol, result.stage, result.reason, result.detail)
             return
         task = result.task
         leak = self.audit.leaks([task]).get(task.id)

@@ -4,7 +4,9 @@ Standard library only: it is copied into the sandbox as `replicate_harvest.py` a
 repository's pytest with `-p replicate_harvest`.  It wraps each target (module functions in every
 loaded module that refers to them, methods in their class) before collection, so calls from test
 modules, doctests and the library itself all pass through the recorder.  Each call's arguments are
-pickled BEFORE the call (a copy of their state); the call then runs unchanged.
+pickled BEFORE the call (a copy of their state); the call then runs unchanged.  What is worth
+pickling, and the counts per target, are `replicate_harvest_budget.py`'s (shipped beside it, with
+`replicate_harvest_rebuild.py`).
 
 The classes of method targets remember, per live instance (weakly, bounded), the arguments of
 the class call that built it, pickled then.  Every recorded method call carries that pickle
@@ -24,7 +26,10 @@ conftest, or under a tests folder, below the directory pytest runs in) or a doct
 can read in its workspace.  A call the library makes itself while a test runs is not.  A call
 first recorded as not visible and later made again from a test is written again, visible (the
 trusted side merges the two).
-  {"rec": "drop", "key": ..., "reason": ..., "count": n}          (at session end)
+  {"rec": "drop", "key": ..., "reason": ..., "count": n, "detail": <the first failure's text>}
+  {"rec": "stats", "key": ..., "calls": n, "distinct": n, "recorded": n, "dropped": n,
+   "spent_in": <test during which the budget ran out, or "">, "tests": n, "busiest": <test id>,
+   "busiest_calls": n, "stopped": {<why a test item was let be>: n}}   (both at session end)
   {"rec": "wrap", "key": ..., "ok": bool, "reason": ...}
   {"rec": "paths", "sys_path": [...]}                              (at session end)
 """
@@ -41,9 +46,32 @@ import pickle
 import re
 import sys
 import types
-import weakref
 from collections import Counter
 from typing import Any
+
+# Beside this file in the sandbox; part of the package when imported on the trusted side.
+try:
+    from .harvest_budget import (
+        ATTEMPTS_PER_KEPT,
+        STALE_CALLS,
+        Tally,
+        TestTally,
+        plain_key,
+        share_of,
+        unpicklable,
+    )
+    from .harvest_rebuild import Memory, looks_large
+except ImportError:
+    from replicate_harvest_budget import (  # type: ignore[no-redef]
+        ATTEMPTS_PER_KEPT,
+        STALE_CALLS,
+        Tally,
+        TestTally,
+        plain_key,
+        share_of,
+        unpicklable,
+    )
+    from replicate_harvest_rebuild import Memory, looks_large  # type: ignore[no-redef]
 
 _STATE: _Harvest | None = None
 
@@ -54,16 +82,18 @@ class _Harvest:
         self.max_per_target: int = int(config.get("max_per_target", 200))
         self.max_bytes: int = int(config.get("max_pickle_bytes", 65_536))
         self.budget: int = int(config.get("max_bytes_per_target", 4_000_000))
-        self.spent: Counter[str] = Counter()
-        self.attempts: Counter[str] = Counter()
+        # "attempts": the former budget (every call counts, no share per test), for comparison
+        self.by_attempts = config.get("budget") == "attempts"
+        self.share = self.max_per_target if self.by_attempts else share_of(self.max_per_target)
         self.out = open(config["out"], "a", encoding="utf-8")  # noqa: SIM115
-        self.counts: Counter[str] = Counter()
-        self.seen: dict[tuple[str, str], bool] = {}  # whether a visible call was recorded
-        self.written: dict[tuple[str, str], dict[str, Any]] = {}  # records of the others
+        self.tallies: dict[str, Tally] = {}
         self.drops: Counter[tuple[str, str]] = Counter()
+        self.details: dict[tuple[str, str], str] = {}  # the first failure of each drop reason
         self.busy = False
         self.origin = ""
-        self.memory = _Memory(self.max_bytes, self.budget)
+        # targets whose calls the current test item no longer looks at (only counts them)
+        self.let_be: dict[str, tuple[Tally, TestTally]] = {}
+        self.memory = Memory(self.max_bytes, self.budget)
 
     def emit(self, record: dict[str, Any]) -> None:
         if self.out.closed:
@@ -80,175 +110,125 @@ class _Harvest:
         args: tuple[Any, ...],
         kwargs: dict[str, Any],
         rebuild: bool = False,
-        visible: bool = True,
+        caller: Any = None,
     ) -> None:
-        """Record one call; with `rebuild`, `args[0]` is a `self` that may be rebuilt; `visible`:
-        the call was made from test code or a doctest."""
-        if self.counts[key] >= self.max_per_target:
+        """Record one call; with `rebuild`, `args[0]` is a `self` that may be rebuilt; `caller`:
+        the frame that made the call (whether it is test code is looked up only when needed)."""
+        tally = self.tallies.get(key)
+        if tally is None:
+            tally = self.tallies[key] = Tally()
+        tally.calls += 1
+        test = tally.test(self.origin)
+        test.calls += 1
+        if test.stopped or not self._open(tally, test):
+            self.let_be[key] = (tally, test)
             return
-        self.attempts[key] += 1
-        if self.attempts[key] > ATTEMPTS_PER_KEPT * self.max_per_target:
-            return  # mostly duplicates or drops: pickling more calls costs time and gains little
-        if _looks_large(args, kwargs):
+        ident = None if self.by_attempts else plain_key(args, kwargs)
+        if ident is not None and not self._first_time(tally, test, ident, caller):
+            return
+        test.attempts += 1
+        tally.attempts += 1
+        data = self._pickled(key, args, kwargs, rebuild)
+        if data is None:
+            return
+        pickled, rebuilt = data
+        if ident is None:
+            ident = hashlib.sha256(pickled).digest()
+            if not self._first_time(tally, test, ident, caller):
+                return
+        ctor = self.memory.lookup(args[0], type(args[0])) if rebuild and args else None
+        if ctor is not None and tally.bytes + len(pickled) + len(ctor) > self.budget:
+            ctor = None
+        tally.recorded += 1
+        test.recorded += 1
+        tally.bytes += len(pickled) + len(ctor or b"")
+        record = {
+            "rec": "call",
+            "key": key,
+            "pickle_b64": base64.b64encode(pickled).decode("ascii"),
+            "origin": self.origin,
+            "rebuilt": rebuilt,
+            "visible": tally.seen[ident],
+        }
+        if ctor is not None:
+            record["ctor_b64"] = base64.b64encode(ctor).decode("ascii")
+        if not record["visible"]:  # kept to write again if a test makes the same call itself
+            tally.written[ident] = record
+        self.emit(record)
+
+    def _open(self, tally: Tally, test: TestTally) -> bool:
+        """Whether this call may still be looked at; closes the test item when it may not."""
+        if tally.recorded >= self.max_per_target or (
+            self.by_attempts and tally.attempts >= ATTEMPTS_PER_KEPT * self.max_per_target
+        ):
+            tally.spent_in = tally.spent_in or self.origin
+            test.stopped = "budget spent"
+        elif self.by_attempts:
+            return True
+        elif test.recorded >= self.share and tally.recorded >= self.max_per_target - self.share:
+            test.stopped = "share used"  # past its share, and a share is left for later tests
+        elif test.attempts >= ATTEMPTS_PER_KEPT * self.max_per_target:
+            test.stopped = "attempts used"
+        elif test.calls - test.last_new > STALE_CALLS:
+            test.stopped = "repeats"
+        return not test.stopped
+
+    def _pickled(
+        self, key: str, args: tuple[Any, ...], kwargs: dict[str, Any], rebuild: bool
+    ) -> tuple[bytes, bool] | None:
+        """The call's arguments pickled (and whether `self` was rebuilt), or None: dropped."""
+        if looks_large(args, kwargs):
             self.drops[(key, "argument too large")] += 1
-            return
+            return None
         rebuilt = False
         try:
             data = pickle.dumps((args, kwargs), protocol=4)
         except Exception as exc:  # noqa: BLE001 - any pickling failure is a drop reason
             found = self.memory.rebuilt(args, kwargs) if rebuild else None
             if found is None:
-                self.drops[(key, "unpicklable argument: " + _short(exc))] += 1
-                return
+                reason = "argument does not pickle: " + unpicklable(args, kwargs)
+                self.drops[(key, reason)] += 1
+                self.details.setdefault((key, reason), _short(exc))
+                return None
             data, rebuilt = found, True
-        if len(data) > self.max_bytes or self.spent[key] + len(data) > self.budget:
+        if len(data) > self.max_bytes or self.tallies[key].bytes + len(data) > self.budget:
             self.drops[(key, "argument too large")] += 1
-            return
-        digest = hashlib.sha256(data).hexdigest()
-        if not self._first_time(key, digest, visible):
-            return
-        ctor = self.memory.lookup(args[0], type(args[0])) if rebuild and args else None
-        if ctor is not None and self.spent[key] + len(data) + len(ctor) > self.budget:
-            ctor = None
-        self.counts[key] += 1
-        self.spent[key] += len(data) + len(ctor or b"")
-        record = {
-            "rec": "call",
-            "key": key,
-            "pickle_b64": base64.b64encode(data).decode("ascii"),
-            "origin": self.origin,
-            "rebuilt": rebuilt,
-            "visible": visible,
-        }
-        if ctor is not None:
-            record["ctor_b64"] = base64.b64encode(ctor).decode("ascii")
-        if not visible:  # kept to write again if a test makes the same call itself
-            self.written[(key, digest)] = record
-        self.emit(record)
+            return None
+        return data, rebuilt
 
-    def _first_time(self, key: str, digest: str, visible: bool) -> bool:
-        """Whether the call was not recorded before; a repeat made from the tests of a call
-        first recorded from the library is written again, visible."""
-        seen = self.seen.get((key, digest))
+    def _first_time(self, tally: Tally, test: TestTally, ident: Any, caller: Any) -> bool:
+        """Whether the call was not seen before; a repeat made from the tests of a call first
+        recorded from the library is written again, visible."""
+        seen = tally.seen.get(ident)
         if seen is None:
-            self.seen[(key, digest)] = visible
+            tally.seen[ident] = _from_tests(caller)
+            tally.distinct += 1
+            test.last_new = test.calls
             return True
-        if visible and not seen:
-            self.seen[(key, digest)] = True
-            self.emit({**self.written.pop((key, digest)), "visible": True})
+        if not seen and _from_tests(caller):
+            tally.seen[ident] = True
+            written = tally.written.pop(ident, None)
+            if written is not None:
+                self.emit({**written, "visible": True})
         return False
 
-
-ATTEMPTS_PER_KEPT = 3
-LARGE_LEN = 5_000
-_SIZED = (list, tuple, dict, set, frozenset, str, bytes, bytearray)
-
-
-def _looks_large(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
-    """A cheap guard before pickling: a builtin container argument (or attribute) that is huge."""
-    values: list[Any] = [*args, *kwargs.values()]
-    for value in list(values):
-        if type(value) in _SIZED:
-            continue
-        try:
-            inner = object.__getattribute__(value, "__dict__")
-        except Exception:  # noqa: BLE001 - no instance dict
-            continue
-        if type(inner) is dict:
-            values.extend(inner.values())
-    return any(type(v) in _SIZED and len(v) > LARGE_LEN for v in values)
+    def finish(self) -> None:
+        """Write the drops and each called target's counts."""
+        per_key: dict[str, Counter[str]] = {}
+        for (key, reason), count in sorted(self.drops.items()):
+            per_key.setdefault(key, Counter())[reason] = count
+            detail = self.details.get((key, reason), "")
+            self.emit(
+                {"rec": "drop", "key": key, "reason": reason, "count": count, "detail": detail}
+            )
+        for key, tally in sorted(self.tallies.items()):
+            self.emit(tally.stats(key, per_key.get(key, Counter())))
 
 
 def _short(exc: BaseException) -> str:
     """One line naming the failure; object addresses dropped so that equal causes count as one."""
     text = re.sub(r" at 0x[0-9a-fA-F]+", "", f"{type(exc).__name__}: {exc}")
     return text.splitlines()[0][:120] if text else type(exc).__name__
-
-
-CTOR_ATTEMPTS = 20_000  # constructions of one class pickled at most (each costs a pickling)
-
-
-class _Rebuild:
-    """Pickles as the class call `cls(*args, **kwargs)`: loading builds a fresh instance."""
-
-    __slots__ = ("args", "cls", "kwargs")
-
-    def __init__(self, cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        self.cls, self.args, self.kwargs = cls, args, kwargs
-
-    def __reduce__(self) -> Any:
-        if self.kwargs:
-            return (functools.partial(self.cls, **self.kwargs), self.args)
-        return (self.cls, self.args)
-
-
-class _Memory:
-    """The pickled class call that built each live instance, by `id`, guarded by a weakref.
-
-    Never keeps an instance alive (nor hashes it: a dict subclass has no hash); the bytes held
-    for one class's live instances stay within `budget`; the first call per instance wins."""
-
-    def __init__(self, max_bytes: int, budget: int) -> None:
-        self.max_bytes = max_bytes
-        self.budget = budget
-        self.entries: dict[int, tuple[weakref.ref[Any], type, bytes]] = {}
-        self.spent: Counter[str] = Counter()
-        self.attempts: Counter[str] = Counter()
-
-    def remember(self, name: str, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
-        if self.lookup(obj, type(obj)) is not None or self.attempts[name] >= CTOR_ATTEMPTS:
-            return
-        self.attempts[name] += 1
-        if _looks_large(args, kwargs):
-            return
-        try:
-            data = pickle.dumps((args, kwargs), protocol=4)
-        except Exception:  # noqa: BLE001 - this instance cannot be rebuilt
-            return
-        if len(data) > self.max_bytes or self.spent[name] + len(data) > self.budget:
-            return
-        key = id(obj)
-
-        def forget(ref: weakref.ref[Any]) -> None:
-            entry = self.entries.get(key)
-            if entry is not None and entry[0] is ref:
-                del self.entries[key]
-                self.spent[name] -= len(entry[2])
-
-        try:
-            ref = weakref.ref(obj, forget)
-        except TypeError:  # instances without a weakref slot
-            return
-        self.entries[key] = (ref, type(obj), data)
-        self.spent[name] += len(data)
-
-    def lookup(self, obj: Any, cls: type) -> bytes | None:
-        """The pickled `(args, kwargs)` that built `obj`, if it was built as exactly `cls`."""
-        entry = self.entries.get(id(obj))
-        if entry is None or entry[0]() is not obj or entry[1] is not cls:
-            return None
-        return entry[2]
-
-    def rebuilt(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes | None:
-        """The call pickled with `self` (`args[0]`) replaced by its rebuild, when `self` is
-        what fails to pickle and its class call is remembered; None otherwise."""
-        me = args[0] if args else None
-        cls = type(me)
-        data = self.lookup(me, cls)
-        if data is None:
-            return None
-        try:
-            pickle.dumps(me, protocol=4)
-        except Exception:  # noqa: BLE001 - expected: `self` is what fails
-            pass
-        else:
-            return None  # `self` pickles: another argument is at fault
-        try:
-            cargs, ckwargs = pickle.loads(data)  # our own pickle of the constructor call
-            rebuild = _Rebuild(cls, cargs, ckwargs)
-            return pickle.dumps(((rebuild, *args[1:]), kwargs), protocol=4)
-        except Exception:  # noqa: BLE001 - the class itself is not importable, say
-            return None
 
 
 TEST_DIRS = frozenset({"tests", "test", "testing"})
@@ -284,11 +264,15 @@ def _recorder(key: str, fn: Any, skip_first: bool, rebuild: bool = False) -> Any
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         state = _STATE
-        if state is not None and not state.busy:
+        idle = None if state is None else state.let_be.get(key)
+        if idle is not None:  # this test item is let be for this target: only counted
+            idle[0].calls += 1
+            idle[1].calls += 1
+        elif state is not None and not state.busy:
             state.busy = True
             try:
-                visible = _from_tests(sys._getframe(1))
-                state.record(key, args[1:] if skip_first else args, kwargs, rebuild, visible)
+                caller = sys._getframe(1)
+                state.record(key, args[1:] if skip_first else args, kwargs, rebuild, caller)
             finally:
                 state.busy = False
         return fn(*args, **kwargs)
@@ -452,14 +436,14 @@ def pytest_configure(config: Any) -> None:
 def pytest_runtest_setup(item: Any) -> None:
     if _STATE is not None:
         _STATE.origin = str(getattr(item, "nodeid", ""))
+        _STATE.let_be.clear()
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     state = _STATE
     if state is None:
         return
-    for (key, reason), count in sorted(state.drops.items()):
-        state.emit({"rec": "drop", "key": key, "reason": reason, "count": count})
+    state.finish()
     state.emit({"rec": "paths", "sys_path": [p for p in sys.path if isinstance(p, str)]})
     state.busy = True  # nothing more is recorded once the file is closed
     if not state.out.closed:

@@ -129,3 +129,14 @@ def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
     monkeypatch.setattr(mint, "separating", lambda *_: NONE)
     monkeypatch.setattr(mint, "baseline", lambda *_: _baseline(1.0))
     assert isinstance(mint._under_the_floor(task, g, rebuild, None, None), mint.Dropped)  # type: ignore[arg-type]
+
+
+def test_too_few_traced_calls_is_told_apart_from_nondeterminism() -> None:
+    inputs = _inputs(("traced", "traced", 2), ("widened", "widened", 9))
+    returned = {"status": "returned"}
+    g = Golden(tuple(inputs), {i.index: returned for i in inputs}, 2, Counter(), 0.0, 0.0)
+    assert mint._too_few(g, recorded=2) == "fewer than 3 traced calls"
+    assert mint._too_few(g, recorded=5) == "fewer than 3 deterministic inputs"
+    enough = _inputs(("traced", "traced", 3), ("widened", "widened", 9))
+    g = Golden(tuple(enough), {i.index: returned for i in enough}, 3, Counter(), 0.0, 0.0)
+    assert mint._too_few(g, recorded=3) is None

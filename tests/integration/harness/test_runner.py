@@ -811,7 +811,7 @@ def test_locks_encode_by_whether_held_and_exact_type() -> None:
 def test_a_rebuilt_self_holding_locks_is_comparable(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from replicate.harness.harvest_plugin import _Rebuild
+    from replicate.harness.harvest_rebuild import _Rebuild
 
     mod = _load(tmp_path, monkeypatch, "locked_store", LOCKED_STORE)
     # what the harvest plugin records for a self that does not pickle: its class call

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 from replicate.gen import harvest
+from replicate.gen.harvest_detail import harvest_detail
 from tests.integration.minted import write_files
 
 
@@ -142,3 +144,53 @@ def test_parse_carries_the_rebuilt_flag_and_notes_it(tmp_path: Path) -> None:
         " (it did not pickle)",
     )
     assert harvest._rebuilt_note({"m.h": parsed.calls["m.h"]}) == ()
+
+
+def test_parse_stats_and_drop_details(tmp_path: Path) -> None:
+    out = tmp_path / "harvest.jsonl"
+    stats = {"rec": "stats", "key": "m.f", "calls": 9, "distinct": 2, "recorded": 0, "dropped": 9}
+    out.write_text(
+        _lines(
+            {
+                "rec": "drop",
+                "key": "m.f",
+                "reason": "argument does not pickle: lambda",
+                "count": 9,
+                "detail": "PicklingError: Can't pickle <lambda>",
+            },
+            {
+                **stats,
+                "spent_in": "",
+                "tests": 2,
+                "busiest": "t.py::a",
+                "busiest_calls": 8,
+                "stopped": {"repeats": 1},
+            },
+            {"rec": "stats", "key": "m.g", "calls": "many"},
+            {"rec": "stats", "key": "m.h", "calls": 1, "stopped": [1]},
+        )
+    )
+    parsed = harvest._parse(out, tmp_path)
+    assert parsed.stats == {
+        "m.f": harvest.TargetStats(9, 2, 0, 9, "", 2, "t.py::a", 8, {"repeats": 1})
+    }
+    assert harvest_detail(parsed, "m.f") == (
+        "called 9 times in 2 tests with 2 distinct arguments seen (8 in test t.py::a);"
+        " traced 0 (tests no longer looked at: 1 after 1000 repeats);"
+        " 9 dropped, 9 as argument does not pickle: lambda (PicklingError: Can't pickle <lambda>)"
+    )
+    assert harvest_detail(parsed, "m.other") == "not called by the tests"
+
+
+def test_benchmark_options_only_where_the_plugin_is_installed(tmp_path: Path) -> None:
+    assert harvest.benchmark_options(tmp_path) == ()
+    (tmp_path / "pytest_benchmark").mkdir()
+    assert harvest.benchmark_options(tmp_path) == ("--benchmark-disable",)
+
+
+def test_install_plugin_ships_every_module_it_imports(tmp_path: Path) -> None:
+    harvest.install_plugin(tmp_path)
+    shipped = {p.name for p in tmp_path.iterdir()}
+    plugin = (tmp_path / "replicate_harvest.py").read_text()
+    imported = set(re.findall(r"from (replicate_\w+) import", plugin))
+    assert imported and {f"{name}.py" for name in imported} <= shipped

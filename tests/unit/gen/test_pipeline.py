@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections import Counter
 from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
@@ -14,7 +15,7 @@ from replicate.errors import ReplicateError
 from replicate.gen import pipeline, publish
 from replicate.gen.audit import Leak
 from replicate.gen.funnel import FunnelCounter
-from replicate.gen.harvest import HarvestedCall
+from replicate.gen.harvest import HarvestedCall, HarvestResult, TargetStats
 from replicate.gen.ledger import LEDGER, Ledger, LedgerKey, decided, read_entries
 from replicate.gen.mint import Dropped, Minted
 
@@ -232,3 +233,43 @@ def test_a_repository_refused_before_the_batch_is_touched_leaves_no_mark(
     with pytest.raises(ReplicateError):
         pipeline._prepare(options, tmp_path, NullProgress())
     assert minting.is_marked(tmp_path)
+
+
+def test_drops_for_too_few_calls_carry_what_the_harvest_saw(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    stats = {
+        "m.few": TargetStats(5000, 1, 1, 0, "t.py::bench", 3, "t.py::bench", 4998, {}),
+        "m.lam": TargetStats(4, 0, 0, 4, "", 1, "t.py::a", 4, {}),
+    }
+    drops = {"m.lam": Counter({"argument does not pickle: local lambda": 4})}
+    harvest = HarvestResult(
+        calls={"m.few": (HarvestedCall("x", "t.py::bench"),)},
+        drops=drops,
+        not_wrapped={},
+        extra_paths=(),
+        exit_code=0,
+        timed_out=False,
+        configured=True,
+        stats=stats,
+    )
+    targets: Any = {s: SimpleNamespace(symbol=s) for s in ("m.few", "m.lam")}
+    key = LedgerKey("r", "c0ffee", "g/1", None)
+    publisher = publish.Publisher(
+        tmp_path, Ledger(tmp_path, key), FunnelCounter(), _Audit(), NullProgress()
+    )
+    assert [t.symbol for t in pipeline._traced(targets, harvest, {}, publisher)] == ["m.few"]
+    (entry,) = read_entries(tmp_path)
+    assert entry.reason == "argument does not pickle: local lambda"
+    assert entry.detail == "called 4 times; traced 0; 4 dropped, 4 as " + entry.reason
+    few = Dropped("deterministic", "fewer than 3 traced calls")
+    monkeypatch.setattr(pipeline, "mint_target", lambda *a, **k: few)
+    prepared: Any = SimpleNamespace(context=None, snapshot=None, repo_dir=None)
+    target: Any = SimpleNamespace(symbol="m.few", kind="function", class_name=None)
+    options = pipeline.GenOptions(repo="r", out=tmp_path)
+    result = pipeline._mint_one(prepared, target, harvest, None, options)  # type: ignore[arg-type]
+    assert isinstance(result, Dropped) and result.reason == few.reason
+    assert result.detail == (
+        "called 5000 times in 3 tests with 1 distinct argument seen (4998 in test t.py::bench);"
+        " traced 1 (budget spent in test t.py::bench)"
+    )

@@ -1,0 +1,116 @@
+"""Pickling a call's arguments in the recording plugin: the size guard, and `self` rebuilt.
+
+Standard library only: shipped beside the plugin as `replicate_harvest_rebuild.py`.
+"""
+
+from __future__ import annotations
+
+import functools
+import pickle
+import weakref
+from collections import Counter
+from typing import Any
+
+LARGE_LEN = 5_000
+_SIZED = (list, tuple, dict, set, frozenset, str, bytes, bytearray)
+
+
+def looks_large(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    """A cheap guard before pickling: a builtin container argument (or attribute) that is huge."""
+    values: list[Any] = [*args, *kwargs.values()]
+    for value in list(values):
+        if type(value) in _SIZED:
+            continue
+        try:
+            inner = object.__getattribute__(value, "__dict__")
+        except Exception:  # noqa: BLE001 - no instance dict
+            continue
+        if type(inner) is dict:
+            values.extend(inner.values())
+    return any(type(v) in _SIZED and len(v) > LARGE_LEN for v in values)
+
+
+CTOR_ATTEMPTS = 20_000  # constructions of one class pickled at most (each costs a pickling)
+
+
+class _Rebuild:
+    """Pickles as the class call `cls(*args, **kwargs)`: loading builds a fresh instance."""
+
+    __slots__ = ("args", "cls", "kwargs")
+
+    def __init__(self, cls: type, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.cls, self.args, self.kwargs = cls, args, kwargs
+
+    def __reduce__(self) -> Any:
+        if self.kwargs:
+            return (functools.partial(self.cls, **self.kwargs), self.args)
+        return (self.cls, self.args)
+
+
+class Memory:
+    """The pickled class call that built each live instance, by `id`, guarded by a weakref.
+
+    Never keeps an instance alive (nor hashes it: a dict subclass has no hash); the bytes held
+    for one class's live instances stay within `budget`; the first call per instance wins."""
+
+    def __init__(self, max_bytes: int, budget: int) -> None:
+        self.max_bytes = max_bytes
+        self.budget = budget
+        self.entries: dict[int, tuple[weakref.ref[Any], type, bytes]] = {}
+        self.spent: Counter[str] = Counter()
+        self.attempts: Counter[str] = Counter()
+
+    def remember(self, name: str, obj: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        if self.lookup(obj, type(obj)) is not None or self.attempts[name] >= CTOR_ATTEMPTS:
+            return
+        self.attempts[name] += 1
+        if looks_large(args, kwargs):
+            return
+        try:
+            data = pickle.dumps((args, kwargs), protocol=4)
+        except Exception:  # noqa: BLE001 - this instance cannot be rebuilt
+            return
+        if len(data) > self.max_bytes or self.spent[name] + len(data) > self.budget:
+            return
+        key = id(obj)
+
+        def forget(ref: weakref.ref[Any]) -> None:
+            entry = self.entries.get(key)
+            if entry is not None and entry[0] is ref:
+                del self.entries[key]
+                self.spent[name] -= len(entry[2])
+
+        try:
+            ref = weakref.ref(obj, forget)
+        except TypeError:  # instances without a weakref slot
+            return
+        self.entries[key] = (ref, type(obj), data)
+        self.spent[name] += len(data)
+
+    def lookup(self, obj: Any, cls: type) -> bytes | None:
+        """The pickled `(args, kwargs)` that built `obj`, if it was built as exactly `cls`."""
+        entry = self.entries.get(id(obj))
+        if entry is None or entry[0]() is not obj or entry[1] is not cls:
+            return None
+        return entry[2]
+
+    def rebuilt(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> bytes | None:
+        """The call pickled with `self` (`args[0]`) replaced by its rebuild, when `self` is
+        what fails to pickle and its class call is remembered; None otherwise."""
+        me = args[0] if args else None
+        cls = type(me)
+        data = self.lookup(me, cls)
+        if data is None:
+            return None
+        try:
+            pickle.dumps(me, protocol=4)
+        except Exception:  # noqa: BLE001 - expected: `self` is what fails
+            pass
+        else:
+            return None  # `self` pickles: another argument is at fault
+        try:
+            cargs, ckwargs = pickle.loads(data)  # our own pickle of the constructor call
+            rebuild = _Rebuild(cls, cargs, ckwargs)
+            return pickle.dumps(((rebuild, *args[1:]), kwargs), protocol=4)
+        except Exception:  # noqa: BLE001 - the class itself is not importable, say
+            return None
