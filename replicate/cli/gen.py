@@ -46,6 +46,12 @@ def register(sub: Any) -> None:
         action="store_true",
         help="skip the mutant grading (faster; tasks record no kill rate)",
     )
+    p.add_argument(
+        "--cold",
+        action="store_true",
+        help="without the speed-ups (compiled runner, exact warm pools, kept audit "
+        "fingerprints): the same tasks, slower; to measure against",
+    )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.set_defaults(handler=handle)
 
@@ -60,6 +66,7 @@ def handle(args: argparse.Namespace) -> int:
         workers=args.workers,
         replace=args.replace,
         min_kill_rate=None if args.no_strength else args.min_kill_rate,
+        cold=args.cold,
     )
     with RichProgress(enabled=not args.json) as progress:
         report = mint(options, progress)

@@ -6,7 +6,7 @@ import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
 from contextlib import closing
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TypeVar
 
@@ -42,6 +42,7 @@ class GenOptions:
     harvest_timeout_s: float = 900.0
     # None: no strength check (the kill rate is not recorded); 0 records it and drops nothing
     min_kill_rate: float | None = DEFAULT_MIN_KILL_RATE
+    cold: bool = False  # without the speed-ups (see RepoContext.speedups), to measure them
 
 
 @dataclass(frozen=True)
@@ -62,6 +63,8 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     counter.keep("extracted", len(targets))
     harvest, prepared = _harvest(prepared, targets, sandbox, options, show)
     prepared = prepared.with_extra_paths(harvest.extra_paths)
+    if options.cold:  # without the speed-ups, to measure against (bench/gen_speed.py)
+        prepared = replace(prepared, context=replace(prepared.context, speedups=False))
     write_repo(out, prepared.repo_dir, prepared.snapshot.record)
     traced = _traced(targets, harvest, counter)
     minted = _mint_all(prepared, traced, harvest, sandbox, options, counter, show)
@@ -227,7 +230,8 @@ def _audit(
     """Reject tasks whose reference body the agent could find elsewhere (docs/design.md §4)."""
     show.stage("auditing for copies of the references the agent could see")
     roots = visible_roots(prepared.snapshot.tree, prepared.context.site_packages)
-    leaked = audit_leaks([m.task for m in minted], roots)
+    cache = prepared.context.cache if prepared.context.speedups else None
+    leaked = audit_leaks([m.task for m in minted], roots, cache)
     for leak in leaked.values():
         counter.revoke("validated", f"reference body visible to the agent in {leak.what}")
     return [m for m in minted if m.task.id not in leaked]

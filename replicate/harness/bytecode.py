@@ -17,6 +17,10 @@ The target's code must never reach a jail: it is the reference implementation. N
 table or another target's table (both hold this target's code): they stay in the cache, which is
 not mounted. Compiling runs no repository code (``compile`` only parses). When anything fails
 there is no table and modules compile from source as before.
+
+The runner itself is compiled the same way (`compiled_runner`): every jail started it from
+source, compiling its ~1,000 lines each time (~12 ms of a ~55 ms jail here); the interpreter
+runs a compiled file given as its script directly.
 """
 
 from __future__ import annotations
@@ -107,6 +111,36 @@ def _full_table(root: Path, tree: Path, python: Path) -> bytes:
 def without(table: dict[str, tuple[int, int, bytes]], source: str) -> bytes:
     """The table with `source`'s entry removed, marshalled."""
     return marshal.dumps({path: entry for path, entry in table.items() if path != source})
+
+
+_COMPILE_RUNNER = """
+import py_compile, sys
+py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile=sys.argv[1], doraise=True)
+"""
+
+
+@functools.cache
+def compiled_runner(cache: Path, python: Path, runner: Path) -> Path | None:
+    """`runner` compiled by `python` (kept in the cache by both), or None when it fails."""
+    try:
+        source = runner.read_bytes()
+        final = cache / "runner" / f"{_key(str(python), str(runner), _key(source.hex()))}.pyc"
+        if not final.is_file():
+            final.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.TemporaryDirectory(dir=final.parent) as scratch:
+                out = Path(scratch) / "runner.pyc"
+                subprocess.run(
+                    [str(python), "-I", "-S", "-c", _COMPILE_RUNNER, str(runner), str(out)],
+                    check=True,
+                    timeout=COMPILE_TIMEOUT_S,
+                    stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL,
+                    stderr=subprocess.DEVNULL,
+                )
+                _publish(out.read_bytes(), final)
+    except (OSError, subprocess.SubprocessError):
+        return None
+    return final
 
 
 @functools.cache

@@ -73,11 +73,19 @@ class WarmPool:
     """Keeps up to `per_key` started slots for each key (repository tree + target file + ...)."""
 
     def __init__(
-        self, sandbox: WarmStart, per_key: int = 1, max_slots: int = 8, *, refill: bool = True
+        self,
+        sandbox: WarmStart,
+        per_key: int = 1,
+        max_slots: int = 8,
+        *,
+        refill: bool = True,
+        starts: int | None = None,
     ) -> None:
         """`refill`: start a replacement whenever a slot is taken (a server, which cannot know
         what comes next); without it, slots start only when `fill` asks (`replicate run`, which
-        knows which task its next grades are for)."""
+        knows which task its next grades are for).  `starts`: how many jails to start in all,
+        when the caller knows how many it will take (mutants at gen time), so none is started
+        only to be discarded at `close`."""
         self._sandbox = sandbox
         self._per_key = per_key
         self._refills = refill
@@ -86,6 +94,16 @@ class WarmPool:
         self._lock = threading.Lock()
         self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="replicate-warm")
         self._closed = False
+        self._starts_left = starts
+
+    def _counted(self) -> bool:
+        """Whether one more jail may start (and count it); call under the lock."""
+        if self._starts_left is None:
+            return True
+        if self._starts_left <= 0:
+            return False
+        self._starts_left -= 1
+        return True
 
     def _start(self, request_for: RequestFor) -> Slot:
         scratch = make_dir("replicate-warm-")
@@ -103,6 +121,8 @@ class WarmPool:
         with self._lock:
             queue = self._ready.setdefault(key, deque())
             ready = queue.popleft() if queue else None
+            if ready is None:
+                self._counted()  # started here and now
         slot = ready.result() if ready is not None else self._start(request_for)
         if self._refills:
             slot.after = lambda: self._refill_now(key, request_for)
@@ -121,6 +141,8 @@ class WarmPool:
             return
         while len(queue) < self._per_key:
             if self._count() >= self._max_slots and not self._evict(key):
+                return
+            if not self._counted():
                 return
             queue.append(self._starter.submit(self._start, request_for))
 

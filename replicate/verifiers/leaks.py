@@ -84,6 +84,17 @@ def needle_for(source: bytes, target: Target) -> tuple[Needle, int] | None:
     return None
 
 
+def function_prints(text: str) -> tuple[tuple[str, int], ...]:
+    """(fingerprint, def line) of every function in `text` long enough to count, in the order
+    `hits_in_text` meets them; none when it does not parse."""
+    try:
+        tree = parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return ()
+    found = ((fingerprint(node), node.lineno) for node in functions(tree))
+    return tuple((print_, line) for print_, line in found if print_ is not None)
+
+
 def hits_in_text(
     text: str, needles: Mapping[str, Needle], skip_line: Mapping[str, int] | None = None
 ) -> list[str]:
