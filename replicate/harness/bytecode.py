@@ -37,7 +37,7 @@ COMPILE_TIMEOUT_S = 300.0
 MAX_FILE_BYTES = 4 << 20
 _COMPILE = """
 import marshal, os, sys
-out, tree, cap = sys.argv[1], sys.argv[2], int(sys.argv[3])
+tree, cap, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 table = {}
 for top, dirs, files in os.walk(tree):
     dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
@@ -90,14 +90,15 @@ def _publish(data: bytes, final: Path) -> Path:
     return final
 
 
-def _full_table(root: Path, tree: Path, python: Path) -> bytes:
-    final = root / "full.marshal"
+def _built(final: Path, python: Path, script: str, *args: str) -> Path:
+    """`final`, made (unless it exists) by running `script` in `python` with `args` and the
+    path of the file to write last; published atomically."""
     if not final.is_file():
-        root.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=root) as scratch:
-            out = Path(scratch) / "table"
+        final.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=final.parent) as scratch:
+            out = Path(scratch) / "out"
             subprocess.run(
-                [str(python), "-I", "-S", "-c", _COMPILE, str(out), str(tree), str(MAX_FILE_BYTES)],
+                [str(python), "-I", "-S", "-c", script, *args, str(out)],
                 check=True,
                 timeout=COMPILE_TIMEOUT_S,
                 stdin=subprocess.DEVNULL,
@@ -105,6 +106,11 @@ def _full_table(root: Path, tree: Path, python: Path) -> bytes:
                 stderr=subprocess.DEVNULL,
             )
             _publish(out.read_bytes(), final)
+    return final
+
+
+def _full_table(root: Path, tree: Path, python: Path) -> bytes:
+    final = _built(root / "full.marshal", python, _COMPILE, str(tree), str(MAX_FILE_BYTES))
     return final.read_bytes()
 
 
@@ -125,22 +131,9 @@ def compiled_runner(cache: Path, python: Path, runner: Path) -> Path | None:
     try:
         source = runner.read_bytes()
         final = cache / "runner" / f"{_key(str(python), str(runner), _key(source.hex()))}.pyc"
-        if not final.is_file():
-            final.parent.mkdir(parents=True, exist_ok=True)
-            with tempfile.TemporaryDirectory(dir=final.parent) as scratch:
-                out = Path(scratch) / "runner.pyc"
-                subprocess.run(
-                    [str(python), "-I", "-S", "-c", _COMPILE_RUNNER, str(runner), str(out)],
-                    check=True,
-                    timeout=COMPILE_TIMEOUT_S,
-                    stdin=subprocess.DEVNULL,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.DEVNULL,
-                )
-                _publish(out.read_bytes(), final)
+        return _built(final, python, _COMPILE_RUNNER, str(runner))
     except (OSError, subprocess.SubprocessError):
         return None
-    return final
 
 
 @functools.cache
