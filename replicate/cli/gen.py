@@ -60,6 +60,12 @@ def register(sub: Any) -> None:
         help=f"mint every target again (by default targets {LEDGER} records as decided at this "
         "commit and grader version are not redone)",
     )
+    p.add_argument(
+        "--cold",
+        action="store_true",
+        help="without the speed-ups (compiled runner, exact warm pools): the same tasks, "
+        "slower; to measure against",
+    )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.set_defaults(handler=handle)
 
@@ -76,6 +82,7 @@ def handle(args: argparse.Namespace) -> int:
         min_kill_rate=None if args.no_strength else args.min_kill_rate,
         budget_s=args.budget,
         fresh=args.fresh,
+        cold=args.cold,
     )
     with progress_display(plain=args.json) as progress:
         report = mint(options, progress)

@@ -14,6 +14,7 @@ from replicate import __version__, scratch
 from replicate.cli import export, gen, grade, report, run, serve, validate
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
+from replicate.harness.sandbox.cgroup import sweep_cgroups
 
 SUBCOMMANDS = (gen, run, grade, validate, export, serve, report)
 
@@ -34,6 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     scratch.sweep()  # what an earlier process killed with SIGKILL left behind
+    sweep_cgroups()  # and the jails' cgroups it could not remove
     scratch.install_signal_cleanup()  # SIGINT/SIGTERM remove this process's scratch first
     try:
         code: int = args.handler(args)

@@ -50,6 +50,7 @@ class GenOptions:
     # stop starting targets this many seconds after gen started (the rest: a later run)
     budget_s: float | None = None
     fresh: bool = False  # mint every target again, whatever the batch's ledger says
+    cold: bool = False  # without the speed-ups (see RepoContext.speedups), to measure them
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,8 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     counter.keep(STAGES[0], len(targets))
     harvest, prepared = _harvest(prepared, targets, sandbox, options, show)
     prepared = prepared.with_extra_paths(harvest.extra_paths)
+    if options.cold:  # without the speed-ups, to measure against (bench/gen_speed.py)
+        prepared = replace(prepared, context=replace(prepared.context, speedups=False))
     write_repo(out, prepared.repo_dir, prepared.snapshot.record)
     audit = LeakAudit(visible_roots(prepared.snapshot.tree, prepared.context.site_packages))
     publish = Publisher(out, Ledger(out, key), counter, audit, show)

@@ -128,7 +128,9 @@ def run_mutants(
     a mutant that loops costs one call's limit instead of the run's."""
     pool = None
     if isinstance(sandbox, WarmStart) and sandbox.isolated and found:
-        pool = WarmPool(sandbox, per_key=workers + 1)  # a spare: the next mutant never waits
+        # a spare: the next mutant never waits; none started beyond the mutants to grade
+        starts = len(found) if ctx.speedups else None
+        pool = WarmPool(sandbox, per_key=workers + 1, starts=starts)
     until = wrong_answer(expected, settings) if first_wrong else None
     try:
         return _run_mutants(

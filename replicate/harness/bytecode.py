@@ -17,6 +17,10 @@ The target's code must never reach a jail: it is the reference implementation. N
 table or another target's table (both hold this target's code): they stay in the cache, which is
 not mounted. Compiling runs no repository code (``compile`` only parses). When anything fails
 there is no table and modules compile from source as before.
+
+The runner itself is compiled the same way (`compiled_runner`): every jail started it from
+source, compiling its ~1,000 lines each time (~12 ms of a ~55 ms jail here); the interpreter
+runs a compiled file given as its script directly.
 """
 
 from __future__ import annotations
@@ -33,7 +37,7 @@ COMPILE_TIMEOUT_S = 300.0
 MAX_FILE_BYTES = 4 << 20
 _COMPILE = """
 import marshal, os, sys
-out, tree, cap = sys.argv[1], sys.argv[2], int(sys.argv[3])
+tree, cap, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 table = {}
 for top, dirs, files in os.walk(tree):
     dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
@@ -86,14 +90,15 @@ def _publish(data: bytes, final: Path) -> Path:
     return final
 
 
-def _full_table(root: Path, tree: Path, python: Path) -> bytes:
-    final = root / "full.marshal"
+def _built(final: Path, python: Path, script: str, *args: str) -> Path:
+    """`final`, made (unless it exists) by running `script` in `python` with `args` and the
+    path of the file to write last; published atomically."""
     if not final.is_file():
-        root.mkdir(parents=True, exist_ok=True)
-        with tempfile.TemporaryDirectory(dir=root) as scratch:
-            out = Path(scratch) / "table"
+        final.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=final.parent) as scratch:
+            out = Path(scratch) / "out"
             subprocess.run(
-                [str(python), "-I", "-S", "-c", _COMPILE, str(out), str(tree), str(MAX_FILE_BYTES)],
+                [str(python), "-I", "-S", "-c", script, *args, str(out)],
                 check=True,
                 timeout=COMPILE_TIMEOUT_S,
                 stdin=subprocess.DEVNULL,
@@ -101,12 +106,34 @@ def _full_table(root: Path, tree: Path, python: Path) -> bytes:
                 stderr=subprocess.DEVNULL,
             )
             _publish(out.read_bytes(), final)
+    return final
+
+
+def _full_table(root: Path, tree: Path, python: Path) -> bytes:
+    final = _built(root / "full.marshal", python, _COMPILE, str(tree), str(MAX_FILE_BYTES))
     return final.read_bytes()
 
 
 def without(table: dict[str, tuple[int, int, bytes]], source: str) -> bytes:
     """The table with `source`'s entry removed, marshalled."""
     return marshal.dumps({path: entry for path, entry in table.items() if path != source})
+
+
+_COMPILE_RUNNER = """
+import py_compile, sys
+py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile=sys.argv[1], doraise=True)
+"""
+
+
+@functools.cache
+def compiled_runner(cache: Path, python: Path, runner: Path) -> Path | None:
+    """`runner` compiled by `python` (kept in the cache by both), or None when it fails."""
+    try:
+        source = runner.read_bytes()
+        final = cache / "runner" / f"{_key(str(python), str(runner), _key(source.hex()))}.pyc"
+        return _built(final, python, _COMPILE_RUNNER, str(runner))
+    except (OSError, subprocess.SubprocessError):
+        return None
 
 
 @functools.cache

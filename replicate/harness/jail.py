@@ -23,7 +23,7 @@ from typing import Any
 from replicate import confined
 from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness import runner as runner_module
-from replicate.harness.bytecode import bytecode_table
+from replicate.harness.bytecode import bytecode_table, compiled_runner
 from replicate.harness.calltime import CallClock, LiveFrames, timed_frames
 from replicate.harness.frames import ParsedRun, collect_frames
 from replicate.harness.sandbox.arrivals import arrivals_of
@@ -92,6 +92,9 @@ class RepoContext:
     env_root: Path
     site_packages: Path
     cache: Path | None = None  # where compiled bytecode is kept (replicate.harness.bytecode)
+    # the gen-time speed-ups (the compiled runner, warm pools that start no spare); off only to
+    # measure against them (`replicate gen --cold`)
+    speedups: bool = True
 
     def bytecode(self, tree: Path, target: Target) -> Path | None:
         """The compiled-code table for a jail running `target` of `tree` (only the snapshot's
@@ -100,6 +103,13 @@ class RepoContext:
             return None
         return bytecode_table(self.cache, tree, self.python, target.path)
 
+    def runner(self) -> Path:
+        """The file the jail starts: the runner compiled by the environment's interpreter, or
+        its source when there is no cache (or without `speedups`)."""
+        if self.cache is None or not self.speedups:
+            return RUNNER_PATH
+        return compiled_runner(self.cache, self.python, RUNNER_PATH) or RUNNER_PATH
+
     def sys_path(self, tree: Path) -> list[str]:
         roots = [str((tree / r).resolve()) for r in (*self.source_roots, *self.extra_paths)]
         if self.meta is not None:
@@ -107,7 +117,7 @@ class RepoContext:
         return roots
 
     def mounts(self) -> list[Mount]:
-        out = [Mount.same(str(self.env_root)), Mount.same(str(RUNNER_PATH))]
+        out = [Mount.same(str(self.env_root)), Mount.same(str(self.runner()))]
         if self.meta is not None:
             out.append(Mount.same(str(self.meta)))
         return out
@@ -178,7 +188,7 @@ class _Run:
             mounts = [Mount.same(str(bytecode)), *mounts]
         return SandboxRequest(
             argv=(
-                *(str(self.ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH)),
+                *(str(self.ctx.python), "-P", "-s", "-S", "-B", str(self.ctx.runner())),
                 _setup(self.ctx, tree, bytecode),
             ),
             env={

@@ -79,11 +79,19 @@ class WarmPool:
     """Keeps up to `per_key` started slots for each key (repository tree + target file + ...)."""
 
     def __init__(
-        self, sandbox: WarmStart, per_key: int = 1, max_slots: int = 8, *, refill: bool = True
+        self,
+        sandbox: WarmStart,
+        per_key: int = 1,
+        max_slots: int = 8,
+        *,
+        refill: bool = True,
+        starts: int | None = None,
     ) -> None:
         """`refill`: start a replacement whenever a slot is taken (a server, which cannot know
         what comes next); without it, slots start only when `fill` asks (`replicate run`, which
-        knows which task its next grades are for)."""
+        knows which task its next grades are for).  `starts`: how many jails to start in all,
+        when the caller knows how many it will take (mutants at gen time), so none is started
+        only to be discarded at `close`."""
         self._sandbox = sandbox
         self._per_key = per_key
         self._refills = refill
@@ -94,10 +102,20 @@ class WarmPool:
         self._closed = False
         self._taken = 0
         self._ready_taken = 0
+        self._starts_left = starts
 
     def stats(self) -> WarmStats:
         with self._lock:
             return WarmStats(taken=self._taken, ready=self._ready_taken)
+
+    def _counted(self) -> bool:
+        """Whether one more jail may start (and count it); call under the lock."""
+        if self._starts_left is None:
+            return True
+        if self._starts_left <= 0:
+            return False
+        self._starts_left -= 1
+        return True
 
     def _start(self, request_for: RequestFor) -> Slot:
         scratch = make_dir("replicate-warm-")
@@ -117,6 +135,8 @@ class WarmPool:
             ready = queue.popleft() if queue else None
             self._taken += 1
             self._ready_taken += ready is not None
+            if ready is None:
+                self._counted()  # started here and now
         slot = ready.result() if ready is not None else self._start(request_for)
         if self._refills:
             slot.after = lambda: self._refill_now(key, request_for)
@@ -135,6 +155,8 @@ class WarmPool:
             return
         while len(queue) < self._per_key:
             if self._count() >= self._max_slots and not self._evict(key):
+                return
+            if not self._counted():
                 return
             queue.append(self._starter.submit(self._start, request_for))
 

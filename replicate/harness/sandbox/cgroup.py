@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import os
+import re
 import signal
 import time
 import uuid
@@ -108,6 +109,29 @@ class Cgroup:
                     self.kill_members()
                     time.sleep(0.01)
         self.dirs = ()
+
+
+_OWNED = re.compile(r"^replicate-(\d+)-[0-9a-f]{12}$")
+CONTROLLERS = ("pids", "memory")
+
+
+def sweep_cgroups() -> list[str]:
+    """Remove the empty groups (`Cgroup.create`'s) of processes no longer running: a process
+    killed with SIGKILL cannot remove its own; return what was removed."""
+    removed = []
+    for controller in CONTROLLERS:
+        parent = cgroup_parent(controller)
+        if parent is None:
+            continue
+        with contextlib.suppress(OSError):
+            for name in os.listdir(parent):
+                owner = _OWNED.match(name)
+                if owner is None or os.path.exists(f"/proc/{owner[1]}"):
+                    continue
+                with contextlib.suppress(OSError):  # not empty, or gone meanwhile
+                    os.rmdir(os.path.join(parent, name))
+                    removed.append(os.path.join(parent, name))
+    return removed
 
 
 @functools.cache

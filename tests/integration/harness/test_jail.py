@@ -53,7 +53,7 @@ def test_sys_path_and_mounts(tiny_ctx: RepoContext, tmp_path: Path) -> None:
         p.startswith(str(tmp_path.resolve())) for p in paths[: -1 if tiny_ctx.meta else None]
     )
     mounts = {m.source: m for m in tiny_ctx.mounts()}
-    assert str(tiny_ctx.env_root) in mounts and str(RUNNER_PATH) in mounts
+    assert str(tiny_ctx.env_root) in mounts and str(tiny_ctx.runner()) in mounts
     assert not any(m.writable for m in mounts.values())
     assert tiny_ctx.python.is_file() and tiny_ctx.site_packages.is_dir()
     no_meta = replace(tiny_ctx, meta=None, extra_paths=())
@@ -61,6 +61,26 @@ def test_sys_path_and_mounts(tiny_ctx: RepoContext, tmp_path: Path) -> None:
     with_meta = replace(tiny_ctx, meta=tmp_path / "meta")
     assert with_meta.sys_path(tmp_path)[-1] == str(tmp_path / "meta")
     assert str(tmp_path / "meta") in {m.source for m in with_meta.mounts()}
+
+
+def test_the_runner_starts_compiled_unless_the_speedups_are_off(
+    tiny: Tiny, tiny_ctx: RepoContext
+) -> None:
+    compiled = tiny_ctx.runner()
+    assert compiled != RUNNER_PATH and compiled.suffix == ".pyc"
+    assert tiny_ctx.cache is not None and compiled.is_relative_to(tiny_ctx.cache)
+    source = replace(tiny_ctx, speedups=False)
+    assert source.runner() == RUNNER_PATH and str(RUNNER_PATH) in {
+        m.source for m in source.mounts()
+    }
+    task = tiny.task("tinypkg.core.parse_int")
+    runs = [
+        run_calls(ctx, task.hidden.target, task.inputs, get_sandbox("local"), task.hidden.grading)
+        for ctx in (tiny_ctx, source)
+    ]
+    untimed = [{i: {**o, "t": 0} for i, o in r.parsed.outcomes.items()} for r in runs]
+    assert runs[0].parsed.done and len(untimed[0]) == len(task.inputs)
+    assert untimed[0] == untimed[1]
 
 
 def test_reference_run_reports_inputs_and_outcomes(tiny: Tiny, tiny_ctx: RepoContext) -> None:
@@ -78,7 +98,7 @@ def test_reference_run_reports_inputs_and_outcomes(tiny: Tiny, tiny_ctx: RepoCon
 
     request = sandbox.requests[0]
     *argv, setup = request.argv
-    assert argv == [str(tiny_ctx.python), "-P", "-s", "-S", "-B", str(RUNNER_PATH)]
+    assert argv == [str(tiny_ctx.python), "-P", "-s", "-S", "-B", str(tiny_ctx.runner())]
     assert json.loads(setup)["sys_path"][0] == str(tiny_ctx.tree / "src")  # prepared before stdin
     assert dict(request.env) == {**JAIL_ENV, "PYTHONHASHSEED": "0"}
     assert request.channel and not request.network

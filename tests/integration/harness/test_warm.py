@@ -5,6 +5,8 @@ from __future__ import annotations
 import os
 import time
 
+import pytest
+
 from replicate.batch.store import LoadedTask
 from replicate.harness.jail import RepoContext, run_calls
 from replicate.harness.sandbox import get_sandbox
@@ -186,3 +188,21 @@ def test_a_warm_jail_runs_the_job_it_was_started_with_only(
             cold = run_calls(tiny_ctx, target, inputs, sandbox, settings, override=source)
             assert sorted(run.parsed.outcomes) == [i.index for i in inputs]
             assert _values(run) == _values(cold)
+
+
+def _take_all(pool: WarmPool, grades: int) -> None:
+    for _ in range(grades):
+        slot = pool.take("key", lambda candidate: None)  # type: ignore[arg-type,return-value]
+        slot.run(b"", b"", 1.0)
+        slot.replace()
+        _settle(pool)
+
+
+@pytest.mark.parametrize(("starts", "started"), [(None, 5 + 2), (5, 5)])
+def test_a_pool_told_how_many_it_grades_starts_no_spare(starts: int | None, started: int) -> None:
+    # Mutant grading at gen time: two spares per task started and discarded unused were ~11%
+    # of a gen's jails (the positive control: without `starts`, the pool overshoots).
+    sandbox = _Counting()
+    with WarmPool(sandbox, per_key=2, starts=starts) as pool:
+        _take_all(pool, 5)
+    assert sandbox.starts == started

@@ -1,0 +1,299 @@
+"""How fast `replicate gen` mints, with its speed-ups and without them (`--cold`), in one run.
+
+```bash
+python bench/gen_speed.py [--lib NAME==VERSION]... [--no-samplelib] [--rounds 1] [--keep]
+```
+
+Per library (the bundled sample library always; pinned PyPI sdists made into git repositories
+with `--lib`, as the end-to-end tests fetch them), each round mints it twice into fresh
+directories, with the speed-ups and with `--cold`, each gen in its own process (as the CLI runs
+it).  Printed per mode: wall time per stage, jail processes started (cold runs and warm
+starts, by what started them), mean ms per jail run, CPU seconds of the whole process tree
+(when a cpuacct cgroup can be made), tasks per minute, and the cold/fast ratios; and whether
+both modes wrote the same tasks (as the bundled-batch test compares them: byte for byte but
+for the timing limits measured at gen time).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import traceback
+from collections import Counter
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+SAMPLELIB = ROOT / "corpus" / "samplelib"
+# what started a jail, by the innermost of these functions on the stack (first match wins)
+STAGES = (
+    ("_reference_misses", "reference re-grade"),
+    ("separating", "separating search"),
+    ("_hunt", "survivor hunt"),
+    ("confirmed", "survivor confirm"),
+    ("search", "survivor search"),
+    ("reference_run", "strength reference"),
+    ("run_mutants", "mutants"),
+    ("baseline", "baselines"),
+    ("_generate", "golden, generated"),
+    ("golden", "golden"),
+    ("run_harvest", "harvest"),
+)
+
+
+@dataclass
+class Tally:
+    """Jail processes started, by stage, and how long their runs took."""
+
+    starts: Counter[str] = field(default_factory=Counter)
+    run_s: list[float] = field(default_factory=list)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+    inside: threading.local = field(default_factory=threading.local)
+
+    def start(self, stage: str) -> None:
+        with self.lock:
+            self.starts[stage] += 1
+
+    def ran(self, seconds: float) -> None:
+        with self.lock:
+            self.run_s.append(seconds)
+
+
+def _stage() -> str:
+    names = {frame.name for frame in traceback.extract_stack()}
+    found = next((label for name, label in STAGES if name in names), None)
+    if found == "golden":
+        return f"golden, seed {_golden_seed()}"
+    return found or "warm start (background)"
+
+
+def _golden_seed() -> object:
+    frame = sys._getframe()
+    while frame is not None and frame.f_code.co_name != "run_resuming":
+        frame = frame.f_back  # type: ignore[assignment]
+    return frame.f_locals.get("seed") if frame is not None else "?"
+
+
+def _instrument(tally: Tally) -> None:
+    """Count every jail the local sandbox starts and time every run (cold, or a warm slot's)."""
+    from replicate.harness.sandbox.bwrap import BwrapSandbox
+    from replicate.harness.warm import Slot
+
+    run, start, slot_run = BwrapSandbox.run, BwrapSandbox.start, Slot.run
+
+    def counted_run(self: Any, request: Any) -> Any:
+        tally.start(_stage())
+        tally.inside.cold = True
+        began = time.monotonic()
+        try:
+            return run(self, request)
+        finally:
+            tally.inside.cold = False
+            tally.ran(time.monotonic() - began)
+
+    def counted_start(self: Any, request: Any) -> Any:
+        if not getattr(tally.inside, "cold", False):
+            tally.start(_stage() + " (warm)")
+        return start(self, request)
+
+    def timed_slot(self: Any, *args: Any, **kwargs: Any) -> Any:
+        began = time.monotonic()
+        try:
+            return slot_run(self, *args, **kwargs)
+        finally:
+            tally.ran(time.monotonic() - began)
+
+    BwrapSandbox.run = counted_run  # type: ignore[method-assign]
+    BwrapSandbox.start = counted_start  # type: ignore[method-assign]
+    Slot.run = timed_slot  # type: ignore[method-assign]
+
+
+class StageClock:
+    """The gen's progress stages, timed."""
+
+    def __init__(self) -> None:
+        self.current: str | None = None
+        self.since = time.monotonic()
+        self.seconds: dict[str, float] = {}
+
+    def stage(self, description: str, total: int | None = None) -> None:
+        now = time.monotonic()
+        if self.current is not None:
+            self.seconds[self.current] = self.seconds.get(self.current, 0.0) + now - self.since
+        self.current, self.since = description, now
+
+    def advance(self, n: int = 1) -> None:
+        return None
+
+
+@contextlib.contextmanager
+def cpu_clock() -> Iterator[list[float]]:
+    """CPU seconds of this process and everything it starts (a cpuacct cgroup of its own);
+    the list stays empty where no such cgroup can be made."""
+    found: list[float] = []
+    base = Path("/sys/fs/cgroup/cpuacct")
+    group = base / f"replicate-bench-{os.getpid()}"
+    try:
+        group.mkdir()
+        (group / "cgroup.procs").write_text(str(os.getpid()))
+    except OSError:
+        yield found
+        return
+    try:
+        yield found
+        found.append(int((group / "cpuacct.usage").read_text()) / 1e9)
+    finally:
+        with contextlib.suppress(OSError):
+            (base / "cgroup.procs").write_text(str(os.getpid()))
+            group.rmdir()
+
+
+def one_gen(repo: str, out: Path, workers: int, cold: bool) -> dict[str, Any]:
+    """Mint once, in this process, instrumented (the `--one` mode)."""
+    sys.path.insert(0, str(ROOT))
+    from replicate.gen.pipeline import GenOptions, mint
+
+    tally, clock = Tally(), StageClock()
+    _instrument(tally)
+    with cpu_clock() as cpu:
+        started = time.monotonic()
+        report = mint(GenOptions(repo=repo, out=out, workers=workers, cold=cold), clock)
+        wall = time.monotonic() - started
+        clock.stage("end")
+    return {
+        "wall_s": wall,
+        "cpu_s": cpu[0] if cpu else None,
+        "tasks": len(report.task_ids),
+        "stages": clock.seconds,
+        "starts": dict(tally.starts),
+        "mean_run_ms": 1000 * statistics.fmean(tally.run_s) if tally.run_s else 0.0,
+    }
+
+
+def run_one(repo: str, out: Path, workers: int, cold: bool) -> dict[str, Any]:
+    command = [sys.executable, __file__, "--one", repo, "--out", str(out)]
+    command += ["--workers", str(workers), *(["--cold"] if cold else [])]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
+    if done.returncode != 0:
+        raise SystemExit(f"gen of {repo} failed:\n{done.stderr[-3000:]}")
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+def different_tasks(a: Path, b: Path) -> list[str]:
+    """The files in which two mintings differ, compared as the bundled-batch test compares a
+    fresh gen with the committed batch: byte for byte, but for the timing limits of the hidden
+    task.json (derived from measured call times, which a busy machine moves) and the manifest
+    (which hashes those)."""
+    names = {p.relative_to(a).as_posix() for p in a.rglob("*") if p.is_file()}
+    names |= {p.relative_to(b).as_posix() for p in b.rglob("*") if p.is_file()}
+    wanted = [n for n in sorted(names) if n.startswith(("specs/", "reference_impls/"))]
+    return [n for n in wanted if not n.endswith("manifest.json") and not _same(a / n, b / n)]
+
+
+def _same(a: Path, b: Path) -> bool:
+    if not (a.is_file() and b.is_file()):
+        return False
+    if a.name == "task.json" and a.parent.parent.name == "reference_impls":
+        return _untimed(a) == _untimed(b)
+    return a.read_bytes() == b.read_bytes()
+
+
+def _untimed(path: Path) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+    for name in ("call_timeout_s", "total_timeout_s"):
+        data.get("grading", {}).pop(name, None)
+    return data
+
+
+def _libraries(args: argparse.Namespace, scratch: Path) -> list[tuple[str, str]]:
+    found = [] if args.no_samplelib else [("samplelib", str(SAMPLELIB))]
+    if args.lib:
+        sys.path.insert(0, str(ROOT))
+        from tests.e2e.conftest import sdist_repo  # the e2e tests' pinned-sdist fetching
+
+        for pin in args.lib:
+            name, _, version = pin.partition("==")
+            found.append((pin, str(sdist_repo(scratch / name, name, version))))
+    return found
+
+
+def _median(runs: list[dict[str, Any]], key: str) -> float:
+    values = [r[key] for r in runs if r[key] is not None]
+    return statistics.median(values) if values else float("nan")
+
+
+def report(
+    name: str, fast: list[dict[str, Any]], cold: list[dict[str, Any]], differ: list[str]
+) -> None:
+    print(f"\n## {name}  (rounds: {len(fast)}; same tasks both ways: {not differ})")
+    for path in differ[:20]:
+        print(f"  differs: {path}")
+    stages = list(dict.fromkeys([*fast[0]["stages"], *cold[0]["stages"]]))
+    print(f"{'stage':58} {'fast s':>8} {'cold s':>8} {'ratio':>7}")
+    for stage in stages:
+        f = statistics.median(r["stages"].get(stage, 0.0) for r in fast)
+        c = statistics.median(r["stages"].get(stage, 0.0) for r in cold)
+        print(f"{stage[:58]:58} {f:8.1f} {c:8.1f} {c / f if f else float('nan'):6.2f}x")
+    print(f"\n{'jails started by':40} {'fast':>7} {'cold':>7}")
+    for stage in sorted({*fast[0]["starts"], *cold[0]["starts"]}):
+        print(f"{stage:40} {fast[0]['starts'].get(stage, 0):7} {cold[0]['starts'].get(stage, 0):7}")
+    total_f, total_c = (sum(r[0]["starts"].values()) for r in (fast, cold))
+    print(f"{'all':40} {total_f:7} {total_c:7}")
+    print(f"\n{'':24} {'fast':>9} {'cold':>9} {'cold/fast':>10}")
+    for key, label in (("wall_s", "wall s"), ("cpu_s", "CPU s (process tree)")):
+        f, c = _median(fast, key), _median(cold, key)
+        print(f"{label:24} {f:9.1f} {c:9.1f} {c / f:9.2f}x")
+    f, c = _median(fast, "mean_run_ms"), _median(cold, "mean_run_ms")
+    print(f"{'mean ms per jail run':24} {f:9.1f} {c:9.1f} {c / f:9.2f}x")
+    rate_f = 60 * fast[0]["tasks"] / _median(fast, "wall_s")
+    rate_c = 60 * cold[0]["tasks"] / _median(cold, "wall_s")
+    print(f"{'tasks per minute':24} {rate_f:9.1f} {rate_c:9.1f} {rate_f / rate_c:9.2f}x")
+    print(f"{'tasks':24} {fast[0]['tasks']:9} {cold[0]['tasks']:9}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lib", action="append", help="NAME==VERSION of a pinned PyPI sdist")
+    parser.add_argument("--no-samplelib", action="store_true")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--keep", action="store_true", help="keep the minted batches")
+    parser.add_argument("--one", help=argparse.SUPPRESS)
+    parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
+    parser.add_argument("--cold", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.one:
+        print(json.dumps(one_gen(args.one, args.out, args.workers, args.cold)))
+        return
+    scratch = Path(tempfile.mkdtemp(prefix="bench-gen-"))
+    try:
+        for name, repo in _libraries(args, scratch):
+            runs: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
+            for n in range(args.rounds):
+                for cold in (n % 2 == 1, n % 2 == 0):  # alternate which goes first
+                    out = scratch / f"{name}-{n}-{'cold' if cold else 'fast'}"
+                    runs[cold].append(run_one(repo, out, args.workers, cold))
+            differ = different_tasks(scratch / f"{name}-0-fast", scratch / f"{name}-0-cold")
+            report(name, runs[False], runs[True], differ)
+    finally:
+        if args.keep:
+            print(f"\nmintings kept in {scratch}")
+        else:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
