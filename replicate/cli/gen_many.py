@@ -1,0 +1,100 @@
+"""`replicate gen --repos FILE --out DIR`: many repositories into one batch (the options added
+to `gen`, and its handler when `--repos` is given)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+from typing import Any
+
+from rich.markup import escape
+from rich.table import Table
+
+from replicate.cli.console import err_console
+from replicate.cli.progress import RichProgress
+from replicate.errors import ReplicateError
+from replicate.executors import executor_names, get_executor
+from replicate.gen.many.card import CARD_MD, BatchCard
+from replicate.gen.many.driver import ManyOptions, mint_many
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--repo-budget",
+        type=_seconds,
+        metavar="SECONDS",
+        help="with --repos: stop a repository's minting after SECONDS and record it as failed",
+    )
+    add_executor_arguments(p, "with --repos: where repositories are minted")
+    p.add_argument(
+        "--jobs",
+        type=int,
+        default=1,
+        help="with --repos and --executor local: repositories minted at once (default 1)",
+    )
+
+
+def add_executor_arguments(p: argparse.ArgumentParser, what: str) -> None:
+    p.add_argument(
+        "--executor",
+        default="local",
+        choices=executor_names(),
+        help=f"{what}: local (this machine) or ray (a Ray cluster; a local one by default)",
+    )
+    p.add_argument(
+        "--ray-address",
+        metavar="ADDR",
+        help="with --executor ray: the cluster to join (default: start a local Ray instance)",
+    )
+
+
+def handle(args: argparse.Namespace) -> int:
+    if args.commit or args.replace:
+        raise ReplicateError(
+            "--commit and --replace are for --repo; in --repos write SOURCE@COMMIT"
+        )
+    options = ManyOptions(
+        repos_file=args.repos,
+        out=args.out,
+        limit=args.limit,
+        sandbox=args.sandbox,
+        workers=args.workers,
+        min_kill_rate=None if args.no_strength else args.min_kill_rate,
+        repo_budget_s=args.repo_budget,
+    )
+    executor = get_executor(args.executor, parallel=args.jobs, address=args.ray_address)
+    with executor, RichProgress(enabled=not args.json) as progress:
+        report = mint_many(options, executor, progress)
+    if args.json:
+        payload: dict[str, Any] = report.card.model_dump(mode="json")
+        print(json.dumps({**payload, "skipped": list(report.skipped)}, indent=2))
+    else:
+        err_console().print(card_table(report.card))
+        err_console().print(f"card written to {escape(str(report.out / CARD_MD))}")
+    return 0
+
+
+def card_table(card: BatchCard) -> Table:
+    t = card.totals
+    table = Table(title=f"{t.minted}/{t.repositories} repositories, {t.tasks} tasks")
+    for column in ("source", "tasks", "yield", "kill rate", "result"):
+        table.add_column(column, justify="right" if column in ("tasks", "yield") else "left")
+    for r in card.repositories:
+        yield_text = "-" if r.yield_rate is None else f"{r.yield_rate:.0%}"
+        kills = "-" if r.kill_rate_median is None else f"{r.kill_rate_median:.2f}"
+        table.add_row(
+            escape(r.source), str(r.tasks), yield_text, kills, escape(r.failure or "minted")
+        )
+    return table
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = 0.0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(
+            f"a time budget is a positive number of seconds, not {text!r}"
+        )
+    return value

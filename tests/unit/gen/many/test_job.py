@@ -1,0 +1,60 @@
+"""One repository's job for real: the child process, its failures, its time budget."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from replicate.acquire import acquire
+from replicate.cache import cache_root
+from replicate.gen.many.job import RepoJob, mint_repo, pack, unpack
+from tests.unit.minted import Tiny, make_git_repo
+
+
+def job_for(repo: Path, budget_s: float | None) -> RepoJob:
+    pinned = acquire(str(repo), None, cache_root())
+    return RepoJob(
+        source=repo.name,
+        spec=str(repo),
+        commit=pinned.commit,
+        key=pinned.key,
+        limit=1,
+        sandbox="local",
+        workers=1,
+        min_kill_rate=None,
+        budget_s=budget_s,
+    )
+
+
+def test_an_error_of_gen_is_the_repositorys_failure(tmp_path: Path) -> None:
+    repo = make_git_repo(tmp_path / "docs-only", {"README.md": "# no code here\n"})
+    result = mint_repo(job_for(repo, None))
+    assert result.outcome.status == "failed"
+    assert result.outcome.stage == "gen"
+    assert result.outcome.reason == f"no Python source files found in {repo}"
+    assert result.archive == b""
+    assert result.outcome.worker is not None and result.outcome.worker.pid == os.getpid()
+
+
+def test_out_of_budget_the_child_is_stopped(tiny: Tiny) -> None:
+    result = mint_repo(job_for(tiny.repo, 0.5))  # the tiny repository takes seconds to mint
+    assert (result.outcome.stage, result.outcome.reason) == ("budget", "out of time after 0.5 s")
+    assert result.outcome.seconds < 30  # stopped, not waited for
+
+
+def test_pack_and_unpack_keep_files_and_symlinks(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f.txt").write_text("x")
+    (tmp_path / "a" / "link").symlink_to("b/f.txt")
+    unpack(pack(tmp_path / "a"), tmp_path / "c")
+    assert (tmp_path / "c" / "b" / "f.txt").read_text() == "x"
+    assert os.readlink(tmp_path / "c" / "link") == "b/f.txt"
+
+
+def test_a_minted_repository_comes_back_as_an_archive(tiny: Tiny, tmp_path: Path) -> None:
+    result = mint_repo(job_for(tiny.repo, None))  # the positive control of the budget above
+    outcome = result.outcome
+    assert (outcome.status, outcome.key, len(outcome.tasks)) == ("minted", "tinyrepo", 1)
+    assert outcome.extracted == tiny.funnel.stages[0].count
+    unpack(result.archive, tmp_path / "got")
+    assert (tmp_path / "got" / "specs" / outcome.tasks[0] / "task.json").is_file()
