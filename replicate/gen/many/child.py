@@ -1,13 +1,17 @@
 """One repository's minting in a process of its own (`python -m replicate.gen.many.child
 JOB.json RESULT.json`): what the parent can kill when the repository's time budget runs out.
-It calls the single-repository pipeline and writes the report, or the error, as JSON."""
+It calls the single-repository pipeline and writes the report, or the error, as JSON.
+
+The parent holds the child's stdin open and never writes to it: end of file there means the
+parent died (even by SIGKILL), and the child then kills its own process group, the processes
+it started with it (pip, git), so that a killed `gen --repos` leaves nothing minting."""
 
 from __future__ import annotations
 
-import ctypes
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -17,8 +21,6 @@ from replicate.core.progress import NullProgress
 from replicate.core.records import Funnel
 from replicate.errors import ReplicateError
 from replicate.gen.pipeline import GenOptions, mint
-
-PR_SET_PDEATHSIG = 1
 
 
 class ChildJob(BaseModel):
@@ -33,7 +35,6 @@ class ChildJob(BaseModel):
     sandbox: str
     workers: int
     min_kill_rate: float | None
-    parent: int  # the parent's pid: when it dies, so does this process
 
 
 class ChildResult(BaseModel):
@@ -61,17 +62,19 @@ def run(job: ChildJob) -> ChildResult:
     return ChildResult(funnel=report.funnel, tasks=report.task_ids)
 
 
-def _die_with_parent(parent: int) -> None:
-    """SIGKILL this process when its parent dies (a killed `gen --repos` leaves no minting)."""
-    libc = ctypes.CDLL(None, use_errno=True)
-    libc.prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
-    if os.getppid() != parent:  # the parent died before the line above
-        os._exit(1)
+def _die_with_parent() -> None:
+    """Kill this process group when stdin reaches its end (the parent is gone)."""
+
+    def watch() -> None:
+        sys.stdin.buffer.read()
+        os.killpg(os.getpgrp(), signal.SIGKILL)
+
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
 def main(argv: list[str]) -> int:
     job = ChildJob.model_validate_json(Path(argv[0]).read_text(encoding="utf-8"))
-    _die_with_parent(job.parent)
+    _die_with_parent()
     scratch.install_signal_cleanup()
     result = run(job)
     Path(argv[1]).write_text(result.model_dump_json(), encoding="utf-8")

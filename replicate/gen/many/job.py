@@ -80,13 +80,16 @@ def _run_child(job: RepoJob, tmp: Path, out: Path) -> tuple[ChildResult, Stage]:
         sandbox=job.sandbox,
         workers=job.workers,
         min_kill_rate=job.min_kill_rate,
-        parent=os.getpid(),
     )
     spec.write_text(child.model_dump_json(), encoding="utf-8")
     command = [sys.executable, "-m", "replicate.gen.many.child", str(spec), str(report)]
     with (tmp / "stderr.log").open("w+", encoding="utf-8", errors="replace") as log:
-        process = subprocess.Popen(
-            command, stdout=subprocess.DEVNULL, stderr=log, start_new_session=True
+        process = subprocess.Popen(  # stdin: held open, never written (see child.py)
+            command,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+            start_new_session=True,
         )
         try:
             process.wait(timeout=job.budget_s)
@@ -95,6 +98,8 @@ def _run_child(job: RepoJob, tmp: Path, out: Path) -> tuple[ChildResult, Stage]:
             return ChildResult(error=f"out of time after {job.budget_s:g} s"), "budget"
         finally:
             _stop(process)
+            if process.stdin is not None:
+                process.stdin.close()
         log.seek(0)
         tail = log.read()[-2000:]
     try:

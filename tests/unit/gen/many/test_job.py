@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import os
+import subprocess
+import sys
+import time
+from dataclasses import astuple
 from pathlib import Path
 
 from replicate.acquire import acquire
 from replicate.cache import cache_root
 from replicate.gen.many.job import RepoJob, mint_repo, pack, unpack
-from tests.unit.minted import Tiny, make_git_repo
+from tests.unit.minted import REPO_ROOT, Tiny, make_git_repo
 
 
 def job_for(repo: Path, budget_s: float | None) -> RepoJob:
@@ -58,3 +62,48 @@ def test_a_minted_repository_comes_back_as_an_archive(tiny: Tiny, tmp_path: Path
     assert outcome.extracted == tiny.funnel.stages[0].count
     unpack(result.archive, tmp_path / "got")
     assert (tmp_path / "got" / "specs" / outcome.tasks[0] / "task.json").is_file()
+
+
+def group_members(group: int) -> set[int]:
+    found = set()
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if os.getpgid(int(proc.name)) == group:
+                    found.add(int(proc.name))
+            except ProcessLookupError:
+                continue
+    return found
+
+
+def test_a_killed_parent_leaves_nothing_minting(tiny: Tiny) -> None:
+    job = job_for(tiny.repo, None)
+    script = (
+        "import sys; from replicate.gen.many.job import RepoJob, mint_repo; "
+        f"mint_repo(RepoJob(*{astuple(job)!r}))"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    )
+    child = None
+    deadline = time.monotonic() + 60
+    while child is None and time.monotonic() < deadline:
+        child = next(iter(_children(parent.pid)), None)
+        time.sleep(0.2)
+    assert child is not None, "the child never started"
+    time.sleep(2)  # it has started its own processes by now
+    assert group_members(child)  # positive control: the child's group is alive
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 3  # the child lives on for many seconds without its watch
+    while group_members(child) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not group_members(child)
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    try:
+        return [int(n) for n in path.read_text().split()]
+    except OSError:
+        return []
