@@ -11,9 +11,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from replicate.cli.console import err_console
+from replicate.cli.executors import add_executor_arguments
 from replicate.cli.progress import RichProgress
 from replicate.errors import ReplicateError
-from replicate.executors import executor_names, get_executor
+from replicate.executors import get_executor
 from replicate.gen.many.card import CARD_MD, BatchCard
 from replicate.gen.many.driver import ManyOptions, mint_many
 
@@ -31,20 +32,6 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         type=int,
         default=1,
         help="with --repos and --executor local: repositories minted at once (default 1)",
-    )
-
-
-def add_executor_arguments(p: argparse.ArgumentParser, what: str) -> None:
-    p.add_argument(
-        "--executor",
-        default="local",
-        choices=executor_names(),
-        help=f"{what}: local (this machine) or ray (a Ray cluster; a local one by default)",
-    )
-    p.add_argument(
-        "--ray-address",
-        metavar="ADDR",
-        help="with --executor ray: the cluster to join (default: start a local Ray instance)",
     )
 
 
