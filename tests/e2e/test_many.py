@@ -20,7 +20,7 @@ LIBRARIES = (
     "pypi:idna==3.10",
     "pypi:markupsafe==3.0.2",
     "pypi:pluggy==1.5.0",
-    "pypi:packaging==24.1",
+    "pypi:sortedcontainers==2.4.0",  # no tests in its sdist either
 )
 BROKEN = "./no-such-repository"
 ARGS = ("--limit", "1", "--workers", "2", "--json")

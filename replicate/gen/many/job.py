@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import signal
 import socket
 import subprocess
@@ -25,6 +26,7 @@ from replicate.gen.many.ledger import RepoOutcome, Stage, Worker
 from replicate.gen.many.licence import find_licence
 
 TERM_GRACE_S = 10.0  # between SIGTERM (scratch cleaned) and SIGKILL
+_TELLING = re.compile(r"^(Fatal Python error|[A-Za-z_][\w.]*(Error|Exception)\b)")
 
 
 @dataclass(frozen=True)
@@ -51,7 +53,7 @@ def mint_repo(job: RepoJob) -> JobResult:
     worker = Worker(host=socket.gethostname(), pid=os.getpid())
     with scratch.temporary_dir("replicate-many-") as tmp:
         out = Path(tmp) / "batch"
-        result, stage = _run_child(job, Path(tmp), out)
+        result, stage, log_tail = _run_child(job, Path(tmp), out)
         seconds = round(time.monotonic() - started, 1)
         if result.error is not None or result.funnel is None:
             failed = RepoOutcome(
@@ -63,14 +65,16 @@ def mint_repo(job: RepoJob) -> JobResult:
                 reason=result.error or "no report",
                 seconds=seconds,
                 worker=worker,
+                log_tail=log_tail,
             )
             return JobResult(failed, b"")
         outcome = _minted(job, result.funnel, result.tasks, out, seconds, worker)
         return JobResult(outcome, pack(out))
 
 
-def _run_child(job: RepoJob, tmp: Path, out: Path) -> tuple[ChildResult, Stage]:
-    """The child's result and the stage a failure belongs to (`gen` or `budget`)."""
+def _run_child(job: RepoJob, tmp: Path, out: Path) -> tuple[ChildResult, Stage, str]:
+    """The child's result, the stage a failure belongs to (`gen` or `budget`), and the end of
+    its stderr when it crashed."""
     spec, report = tmp / "job.json", tmp / "result.json"
     child = ChildJob(
         repo=job.spec,
@@ -95,7 +99,7 @@ def _run_child(job: RepoJob, tmp: Path, out: Path) -> tuple[ChildResult, Stage]:
             process.wait(timeout=job.budget_s)
         except subprocess.TimeoutExpired:
             _stop(process)
-            return ChildResult(error=f"out of time after {job.budget_s:g} s"), "budget"
+            return ChildResult(error=f"out of time after {job.budget_s:g} s"), "budget", ""
         finally:
             _stop(process)
             if process.stdin is not None:
@@ -103,10 +107,18 @@ def _run_child(job: RepoJob, tmp: Path, out: Path) -> tuple[ChildResult, Stage]:
         log.seek(0)
         tail = log.read()[-2000:]
     try:
-        return ChildResult.model_validate_json(report.read_text(encoding="utf-8")), "gen"
+        return ChildResult.model_validate_json(report.read_text(encoding="utf-8")), "gen", ""
     except (OSError, ValidationError):
-        last = (tail.strip().splitlines() or [f"exit code {process.returncode}"])[-1]
-        return ChildResult(error=f"gen crashed: {last}"), "gen"
+        return ChildResult(error=crash_reason(process.returncode, tail)), "gen", tail
+
+
+def crash_reason(code: int, log: str) -> str:
+    """One line: how the child ended, and the line of its stderr that says most."""
+    how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
+    lines = [line.strip() for line in log.splitlines() if line.strip()]
+    telling = [line for line in lines if _TELLING.match(line)]
+    said = (telling or lines or [""])[-1]
+    return f"gen crashed ({how})" + (f": {said}" if said else "")
 
 
 def _stop(process: subprocess.Popen[bytes]) -> None:

@@ -47,6 +47,7 @@ class RepoOutcome(BaseModel):
     setup_notes: tuple[str, ...] = ()
     licence: str | None = None
     worker: Worker | None = None
+    log_tail: str = ""  # the end of the child's stderr, when its minting crashed
 
     def done_at(self, key: str, commit: str) -> bool:
         """Minted at this commit by this grader version: nothing left to do."""

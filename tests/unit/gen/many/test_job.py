@@ -11,7 +11,7 @@ from pathlib import Path
 
 from replicate.acquire import acquire
 from replicate.cache import cache_root
-from replicate.gen.many.job import RepoJob, mint_repo, pack, unpack
+from replicate.gen.many.job import RepoJob, crash_reason, mint_repo, pack, unpack
 from tests.unit.minted import REPO_ROOT, Tiny, make_git_repo
 
 
@@ -107,3 +107,17 @@ def _children(pid: int) -> list[int]:
         return [int(n) for n in path.read_text().split()]
     except OSError:
         return []
+
+
+def test_a_crash_says_how_and_the_telling_line() -> None:
+    log = (
+        "Fatal Python error: Segmentation fault\n\n"
+        "Thread 0x1 (most recent call first):\n  <no Python frame>\n"
+    )
+    assert (
+        crash_reason(-11, log)
+        == "gen crashed (killed by SIGSEGV): Fatal Python error: Segmentation fault"
+    )
+    tb = "Traceback (most recent call last):\n  File x\nKeyError: 'a'\n"
+    assert crash_reason(1, tb) == "gen crashed (exit code 1): KeyError: 'a'"
+    assert crash_reason(3, "") == "gen crashed (exit code 3)"
