@@ -12,6 +12,7 @@ import os
 import signal
 import sys
 import threading
+import traceback
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
@@ -59,6 +60,10 @@ def run(job: ChildJob) -> ChildResult:
         report = mint(options, NullProgress())
     except ReplicateError as exc:
         return ChildResult(error=str(exc))
+    except Exception as exc:  # noqa: BLE001 - a bug of gen's: this repository's failure, said
+        traceback.print_exc()
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        return ChildResult(error=f"internal error: {type(exc).__name__}: {first}")
     return ChildResult(funnel=report.funnel, tasks=report.task_ids)
 
 
@@ -66,7 +71,8 @@ def _die_with_parent() -> None:
     """Kill this process group when stdin reaches its end (the parent is gone)."""
 
     def watch() -> None:
-        sys.stdin.buffer.read()
+        while os.read(0, 1 << 16):  # the raw fd: no buffer lock held at interpreter shutdown
+            continue
         os.killpg(os.getpgrp(), signal.SIGKILL)
 
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()

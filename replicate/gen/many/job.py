@@ -26,7 +26,7 @@ from replicate.gen.many.ledger import RepoOutcome, Stage, Worker
 from replicate.gen.many.licence import find_licence
 
 TERM_GRACE_S = 10.0  # between SIGTERM (scratch cleaned) and SIGKILL
-_TELLING = re.compile(r"^(Fatal Python error|[A-Za-z_][\w.]*(Error|Exception)\b)")
+_TELLING = re.compile(r"^(Fatal Python error|([a-z_]\w*\.)*[A-Z]\w*: )")  # `pkg.mod.Name: ...`
 
 
 @dataclass(frozen=True)

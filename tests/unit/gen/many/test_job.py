@@ -9,8 +9,11 @@ import time
 from dataclasses import astuple
 from pathlib import Path
 
+import pytest
+
 from replicate.acquire import acquire
 from replicate.cache import cache_root
+from replicate.gen.many import child
 from replicate.gen.many.job import RepoJob, crash_reason, mint_repo, pack, unpack
 from tests.unit.minted import REPO_ROOT, Tiny, make_git_repo
 
@@ -121,3 +124,28 @@ def test_a_crash_says_how_and_the_telling_line() -> None:
     tb = "Traceback (most recent call last):\n  File x\nKeyError: 'a'\n"
     assert crash_reason(1, tb) == "gen crashed (exit code 1): KeyError: 'a'"
     assert crash_reason(3, "") == "gen crashed (exit code 3)"
+    odd = "  File y\nhypothesis.errors.Unsatisfiable: no examples\n"
+    assert (
+        crash_reason(1, odd)
+        == "gen crashed (exit code 1): hypothesis.errors.Unsatisfiable: no examples"
+    )
+
+
+def test_a_bug_of_gen_is_said_not_crashed_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def broken(*_: object) -> None:
+        raise ValueError("459 of 459 examples were too large\nmore")
+
+    monkeypatch.setattr(child, "mint", broken)
+    job = child.ChildJob(
+        repo="x",
+        commit="c",
+        out=tmp_path,
+        limit=None,
+        sandbox="local",
+        workers=1,
+        min_kill_rate=None,
+    )
+    result = child.run(job)
+    assert result.error == "internal error: ValueError: 459 of 459 examples were too large"
