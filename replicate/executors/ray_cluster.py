@@ -11,9 +11,10 @@ from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
 
-from replicate.errors import ReplicateError
+from replicate.errors import InfraError, ReplicateError
 from replicate.executors.base import Executor
 
+START_ATTEMPTS = 3
 T = TypeVar("T")
 R = TypeVar("R")
 
@@ -34,7 +35,20 @@ class RayExecutor(Executor):
         self.cpus_per_item = cpus_per_item
         self._started = not ray.is_initialized()
         if self._started:
-            ray.init(**_init_args(address, num_cpus))
+            self._init(_init_args(address, num_cpus), attempts=1 if address else START_ATTEMPTS)
+
+    def _init(self, kwargs: dict[str, Any], attempts: int) -> None:
+        """`ray.init`; a local instance that did not come up in time (Ray gives its raylet 30 s,
+        which a loaded machine can miss) is tried again."""
+        for attempt in range(1, attempts + 1):
+            try:
+                self._ray.init(**kwargs)
+                return
+            except Exception as exc:  # Ray raises a bare Exception when a node does not start
+                self._ray.shutdown()
+                if attempt == attempts:
+                    where = kwargs.get("address", "local")
+                    raise InfraError(f"cannot start or join Ray ({where}): {exc}") from exc
 
     def map(self, work: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
         ray = self._ray
