@@ -44,6 +44,20 @@ def gen(repos: Path, out: Path, args: argparse.Namespace, *extra: str) -> tuple[
     return wall, int(card["totals"]["tasks"])
 
 
+def ray_start_s() -> float:
+    """Seconds to start and stop an empty local Ray instance here (what `--executor ray` pays
+    before its first repository)."""
+    code = (
+        "import time; from replicate.executors.ray_cluster import RayExecutor; "
+        "t = time.monotonic(); RayExecutor().close(); print(time.monotonic() - t)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    done = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    )
+    return float(done.stdout.strip().splitlines()[-1])
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--sources", default=",".join(SOURCES))
@@ -86,6 +100,7 @@ def main() -> None:
     if tasks["local"] != tasks["ray"]:
         print(f"note: the two batches differ in size ({tasks['local']} vs {tasks['ray']} tasks)")
     print(f"ray / local throughput: {rates['ray'] / rates['local']:.2f}x")
+    print(f"of which ray's start-up and shutdown (an empty local instance): {ray_start_s():.1f} s")
 
 
 if __name__ == "__main__":
