@@ -75,6 +75,12 @@ def register(sub: Any) -> None:
         "slower; to measure against",
     )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
+    p.add_argument(
+        "--repo-budget",
+        type=_seconds,
+        metavar="SECONDS",
+        help="with --repos: stop a repository's minting after SECONDS and record it as failed",
+    )
     gen_many.add_arguments(p)
     p.set_defaults(handler=handle)
 

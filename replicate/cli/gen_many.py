@@ -12,7 +12,7 @@ from rich.table import Table
 
 from replicate.cli.console import err_console
 from replicate.cli.executors import add_executor_arguments
-from replicate.cli.progress import RichProgress
+from replicate.cli.progress import progress_display
 from replicate.errors import ReplicateError
 from replicate.executors import get_executor
 from replicate.gen.many.card import CARD_MD, BatchCard
@@ -20,12 +20,6 @@ from replicate.gen.many.driver import ManyOptions, mint_many
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument(
-        "--repo-budget",
-        type=_seconds,
-        metavar="SECONDS",
-        help="with --repos: stop a repository's minting after SECONDS and record it as failed",
-    )
     add_executor_arguments(p, "with --repos: where repositories are minted")
     p.add_argument(
         "--jobs",
@@ -50,7 +44,7 @@ def handle(args: argparse.Namespace) -> int:
         repo_budget_s=args.repo_budget,
     )
     executor = get_executor(args.executor, parallel=args.jobs, address=args.ray_address)
-    with executor, RichProgress(enabled=not args.json) as progress:
+    with executor, progress_display(plain=args.json) as progress:
         report = mint_many(options, executor, progress)
     if args.json:
         payload: dict[str, Any] = report.card.model_dump(mode="json")
@@ -73,15 +67,3 @@ def card_table(card: BatchCard) -> Table:
             escape(r.source), str(r.tasks), yield_text, kills, escape(r.failure or "minted")
         )
     return table
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = 0.0
-    if value <= 0:
-        raise argparse.ArgumentTypeError(
-            f"a time budget is a positive number of seconds, not {text!r}"
-        )
-    return value

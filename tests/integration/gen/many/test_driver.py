@@ -13,8 +13,8 @@ from replicate.gen.many import ledger
 from replicate.gen.many.driver import ManyOptions, ManyReport, mint_many
 from replicate.gen.many.job import JobResult, RepoJob, pack
 from replicate.gen.many.ledger import LEDGER, RepoOutcome, read_ledger
+from tests.integration.minted import Tiny, make_git_repo
 from tests.unit.executors.fake import FakeExecutor
-from tests.unit.minted import Tiny, make_git_repo
 
 Work = Callable[[RepoJob], JobResult]
 

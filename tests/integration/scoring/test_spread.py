@@ -15,8 +15,8 @@ from replicate.harness.sandbox import get_sandbox
 from replicate.scoring.results import load_rows
 from replicate.scoring.session import RunOptions, RunSummary, _Attempts, run_batch
 from replicate.verifiers.grader import original_source
+from tests.integration.minted import Tiny
 from tests.unit.executors.fake import FakeExecutor
-from tests.unit.minted import Tiny
 
 CLAMP = "tinypkg.core.clamp"
 

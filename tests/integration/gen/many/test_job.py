@@ -15,7 +15,7 @@ from replicate.acquire import acquire
 from replicate.cache import cache_root
 from replicate.gen.many import child
 from replicate.gen.many.job import RepoJob, crash_reason, mint_repo, pack, unpack
-from tests.unit.minted import REPO_ROOT, Tiny, make_git_repo
+from tests.integration.minted import REPO_ROOT, Tiny, make_git_repo
 
 
 def job_for(repo: Path, budget_s: float | None) -> RepoJob:
