@@ -30,9 +30,10 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    if args.commit or args.replace:
+    if args.commit or args.replace or args.budget is not None or args.fresh or args.cold:
         raise ReplicateError(
-            "--commit and --replace are for --repo; in --repos write SOURCE@COMMIT"
+            "--commit, --replace, --budget, --fresh and --cold are for --repo (in --repos write "
+            "SOURCE@COMMIT; --repo-budget bounds each repository)"
         )
     options = ManyOptions(
         repos_file=args.repos,
