@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Install what replicate needs on a Debian machine: bubblewrap (the local sandbox), git,
-# libfaketime, and the Python package itself (editable; with --dev also the dev tools and
-# chromium, for the end-to-end test of `replicate report`).
+# libfaketime, and the Python package itself (editable; with --dev also the dev tools, Ray (for
+# the tests of `--executor ray`) and chromium, for the end-to-end test of `replicate report`).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 

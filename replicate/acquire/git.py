@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import git
 
 from replicate.acquire.commands import resolve_commit
+from replicate.acquire.pypi import is_pypi_spec, parse_pin, sdist_repo
 from replicate.acquire.remote import acquire_remote, is_remote_spec
 from replicate.acquire.snapshot import snapshot_dir
 from replicate.errors import ReplicateError
@@ -31,11 +32,14 @@ class AcquiredRepo:
 
 
 def acquire(spec: str, commit: str | None, cache: Path) -> AcquiredRepo:
-    """Pin `spec` (URL, local repository root, or plain folder) at `commit` (any rev; default HEAD).
+    """Pin `spec` (URL, local repository root, plain folder, or `pypi:NAME==VERSION`) at `commit`
+    (any rev; default HEAD).
 
     Remote repositories are cloned bare into `cache/clones/` and reused; local repositories are
     read in place; a folder that is not a repository root is snapshotted into a deterministic
-    commit under `cache/snapshots/`. Errors are `ReplicateError` with a one-line message.
+    commit under `cache/snapshots/`; a pinned PyPI sdist becomes a repository with one
+    deterministic commit under `cache/sdists/` (`replicate.acquire.pypi`).
+    Errors are `ReplicateError` with a one-line message.
     """
     spec = spec.strip()
     if not spec:
@@ -45,6 +49,9 @@ def acquire(spec: str, commit: str | None, cache: Path) -> AcquiredRepo:
     if is_remote_spec(spec):
         key, git_dir, sha = acquire_remote(spec, commit, cache)
         return AcquiredRepo(key=key, url=spec, commit=sha, git_dir=git_dir, is_plain_dir=False)
+    if is_pypi_spec(spec):
+        local = sdist_repo(*parse_pin(spec), cache / "sdists")
+        return replace(_acquire_local(str(local), commit, cache), url=spec)
     return _acquire_local(spec, commit, cache)
 
 

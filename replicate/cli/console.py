@@ -10,4 +10,3 @@ from rich.console import Console
 @functools.cache
 def err_console() -> Console:
     return Console(stderr=True, highlight=False)
-

@@ -11,9 +11,11 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from replicate.cli import gen_many
 from replicate.cli.console import err_console
 from replicate.cli.progress import progress_display
 from replicate.core.records import Funnel
+from replicate.errors import ReplicateError
 from replicate.gen.ledger import LEDGER
 from replicate.gen.pipeline import GenOptions, GenReport, mint
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
@@ -24,7 +26,13 @@ def register(sub: Any) -> None:
     p: argparse.ArgumentParser = sub.add_parser(
         "gen", help="mint tasks from a git repository (URL or local path)"
     )
-    p.add_argument("--repo", required=True, help="git URL, local repository, or plain directory")
+    which = p.add_mutually_exclusive_group(required=True)
+    which.add_argument(
+        "--repo", help="git URL, local repository, plain directory, or pypi:NAME==VERSION"
+    )
+    which.add_argument(
+        "--repos", type=Path, metavar="FILE", help="mint every source listed in FILE (one a line)"
+    )
     p.add_argument("--commit", help="revision to pin (default: HEAD)")
     p.add_argument("--out", required=True, type=Path, help="task batch directory to write")
     p.add_argument("--limit", type=int, help="mint at most N tasks")
@@ -67,10 +75,21 @@ def register(sub: Any) -> None:
         "slower; to measure against",
     )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
+    p.add_argument(
+        "--repo-budget",
+        type=_seconds,
+        metavar="SECONDS",
+        help="with --repos: stop a repository's minting after SECONDS and record it as failed",
+    )
+    gen_many.add_arguments(p)
     p.set_defaults(handler=handle)
 
 
 def handle(args: argparse.Namespace) -> int:
+    if args.repos is not None:
+        return gen_many.handle(args)
+    if args.executor != "local" or args.repo_budget is not None:
+        raise ReplicateError("--executor and --repo-budget are for --repos")
     options = GenOptions(
         repo=args.repo,
         out=args.out,

@@ -11,6 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from replicate.cli.console import err_console
+from replicate.cli.executors import add_executor_arguments
 from replicate.cli.grade import NO_VERIFY_HELP, REPO_TESTS_HELP
 from replicate.cli.progress import RichProgress
 from replicate.core.records import ResultRow
@@ -76,6 +77,7 @@ def register(sub: Any) -> None:
     p.add_argument(
         "--cold", action="store_true", help="start each grading jail on demand (no warm pool)"
     )
+    add_executor_arguments(p, "where attempts run (ray: each attempt a Ray task, graded cold)")
     p.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     p.set_defaults(handler=handle)
 
@@ -185,6 +187,8 @@ def handle(args: argparse.Namespace) -> int:
         repo_tests=args.repo_tests,
         verify=not args.no_verify,
         warm=not args.cold,
+        executor=args.executor,
+        ray_address=args.ray_address,
     )
     with RichProgress(enabled=not args.json) as progress:
         summary = run_batch(options, progress)

@@ -9,7 +9,7 @@ import threading
 import time
 from collections.abc import Mapping
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 from replicate import GRADER_VERSION, confined
@@ -17,6 +17,7 @@ from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.progress import NullProgress, Progress
 from replicate.core.records import ResultRow, Verdict, VerdictStatus
+from replicate.executors import get_executor
 from replicate.harness.agent import AgentConfig, AgentOutcome
 from replicate.harness.agents import Agent, make_agent
 from replicate.harness.context import context_for
@@ -54,6 +55,8 @@ class RunOptions:
     verify: bool = True  # check the batch against its manifest (`--no-verify` skips it)
     model: ModelConfig | None = None  # the model of a built-in agent (`--agent builtin:NAME`)
     warm: bool = True  # grade in jails started while the agent works (`--cold`: on demand)
+    executor: str = "local"  # "ray": each attempt a Ray task (`replicate.executors`)
+    ray_address: str | None = None
 
 
 @dataclass(frozen=True)
@@ -168,6 +171,8 @@ def _run_all(
 ) -> dict[tuple[str, int], ResultRow]:
     show.stage(f"running the agent on {len(todo)} attempt(s)", total=len(todo))
     log = ResultLog(options.out)
+    if options.executor != "local":
+        return _run_spread(batch, todo, options, log, show)
     contexts = _Contexts(batch)
     pools = _Pools(options.agent.sandbox, options.workers, options.warm)
 
@@ -182,6 +187,41 @@ def _run_all(
             return {(r.task_id, r.sample): r for r in workers.map(one, todo)}
     finally:
         pools.close()  # also on Ctrl-C: no started jail outlives the run
+
+
+def _run_spread(
+    batch: Batch,
+    todo: list[tuple[str, int]],
+    options: RunOptions,
+    log: ResultLog,
+    show: Progress,
+) -> dict[tuple[str, int], ResultRow]:
+    """Each attempt a task of the executor (a Ray task: on any node of the cluster); its row
+    comes back here to be logged. The batch and RUN_DIR are the same paths on every node."""
+    work = _Attempts(replace(options, tasks=batch.root, warm=False))
+    rows: dict[tuple[str, int], ResultRow] = {}
+    spread = get_executor(options.executor, parallel=options.workers, address=options.ray_address)
+    with spread:
+        for row in spread.map(work, todo):
+            log.append([row])
+            show.advance()
+            rows[(row.task_id, row.sample)] = row
+    return rows
+
+
+@dataclass(frozen=True)
+class _Attempts:
+    """One attempt, wherever the executor runs it: the batch, agent and environments are made
+    there (they do not pickle), and grading is cold (no warm pool outlives the attempt)."""
+
+    options: RunOptions
+
+    def __call__(self, job: tuple[str, int]) -> ResultRow:
+        options = self.options
+        batch = Batch.open(options.tasks, verify=options.verify)
+        agent = make_agent(options.agent, options.model)
+        pools = _Pools(options.agent.sandbox, 1, enabled=False)
+        return _attempt(batch, job, options, agent, _Contexts(batch), pools)
 
 
 def _attempt(

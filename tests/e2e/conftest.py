@@ -6,7 +6,6 @@ from __future__ import annotations
 import json
 import subprocess
 import sys
-import tarfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -14,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from replicate.acquire import pypi
 from replicate.batch.store import Batch
 from replicate.gen.mint import MIN_STRATUM, MIN_TRACED
 
@@ -21,7 +21,6 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 TIMINGS: dict[str, tuple[float, float]] = {}  # gen's wall time and the machine's pace then
 PACE_RUNS = 9  # processes of the fixed piece of work that sets the pace
 PACE_WORK = "import ast, json, pickle; sum(i * i for i in range(300_000))"
-GIT = ("git", "-c", "safe.directory=*", "-c", "user.name=e2e", "-c", "user.email=e2e@localhost")
 
 
 @dataclass(frozen=True)
@@ -80,33 +79,8 @@ def replicate(
 
 
 def sdist_repo(root: Path, name: str, version: str) -> Path:
-    """Download a pinned sdist, unpack it and commit it as a fresh git repository."""
-    downloads = root / "downloads"
-    subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pip",
-            "download",
-            "-q",
-            "--no-deps",
-            "--no-binary",
-            ":all:",
-            f"{name}=={version}",
-            "-d",
-            str(downloads),
-        ],
-        check=True,
-        timeout=600,
-    )
-    archive = next(downloads.glob("*.tar.gz"))
-    with tarfile.open(archive) as tar:
-        tar.extractall(root, filter="data")
-    repo = next(p for p in root.iterdir() if p.is_dir() and p.name != "downloads")
-    subprocess.run([*GIT, "init", "-q"], cwd=repo, check=True)
-    subprocess.run([*GIT, "add", "-A"], cwd=repo, check=True)
-    subprocess.run([*GIT, "commit", "-q", "-m", f"{name} {version}"], cwd=repo, check=True)
-    return repo
+    """A pinned sdist made a git repository under `root`, as `pypi:` sources are."""
+    return pypi.sdist_repo(name, version, root)
 
 
 def mint(name: str, repo: Path, out: Path) -> Minted:

@@ -138,9 +138,7 @@ def test_a_lock_line_that_is_a_pip_option_is_refused(tiny: Tiny, tmp_path: Path)
     assert all(p and "unsafe lock line" in p for p in problems), problems
 
 
-def test_an_edited_batch_is_refused_and_validate_names_the_file(
-    tiny: Tiny, tmp_path: Path
-) -> None:
+def test_an_edited_batch_is_refused_and_validate_names_the_file(tiny: Tiny, tmp_path: Path) -> None:
     batch = tiny.copy_batch(tmp_path / "batch")
     ident = tiny.id_of(CLAMP)
     clean = run_cli("validate", "--tasks", str(batch))

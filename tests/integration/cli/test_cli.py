@@ -33,6 +33,7 @@ def root(tmp_path_factory: pytest.TempPathFactory, tiny: Tiny) -> Path:
     (root / "empty").mkdir()
     make_git_repo(root / "nopython", {"README.md": "no code here\n", "data.txt": "1\n"})
     (root / "not-a-dir").write_text("x")
+    (root / "bad-repos.txt").write_text("# a pin without its version\npypi:tomli\n")
     (root / "bad.py").write_text("def clamp(value, low, high)\n    return value\n")
     (root / "right.py").write_bytes(original_source(tiny.task(CLAMP)))
     broken = tiny.copy_batch(root / "broken")
@@ -59,6 +60,14 @@ def bad_inputs(root: Path, tiny: Tiny) -> dict[str, Case]:
             ("gen", "--repo", str(root / "nopython"), "--out", "o4"), "no Python source files"
         ),
         "gen-empty-dir": Case(("gen", "--repo", str(root / "empty"), "--out", "o5"), "empty"),
+        "gen-repos-missing": Case(("gen", "--repos", "/no/such.txt", "--out", "o6"), "cannot read"),
+        "gen-repos-bad-pin": Case(
+            ("gen", "--repos", str(root / "bad-repos.txt"), "--out", "o7"), "pypi:NAME==VERSION"
+        ),
+        "gen-executor-one-repo": Case(
+            ("gen", "--repo", str(root / "empty"), "--out", "o8", "--executor", "ray"),
+            "are for --repos",
+        ),
         "run-empty-tasks": Case(
             ("run", "--tasks", str(root / "empty"), "--agent", "true", "--out", "r1"), "no tasks"
         ),
@@ -168,6 +177,9 @@ BAD = (
     "gen-refused-url",
     "gen-no-python",
     "gen-empty-dir",
+    "gen-repos-missing",
+    "gen-repos-bad-pin",
+    "gen-executor-one-repo",
     "run-empty-tasks",
     "run-missing-tasks",
     "run-missing-mount",

@@ -18,6 +18,7 @@ def test_minted_generated_inputs_run_as_their_recipes_say(tiny: Tiny) -> None:
         shown = [render(r.value, 120) for r in item.replaced]
         assert all(text in item.call for text in shown), (item.call, shown)
 
+
 def test_a_minted_methods_self_is_built_from_other_class_calls(tiny: Tiny) -> None:
     task = tiny.task("tinypkg.core.Counter.add")
     traced = [i for i in task.inputs if i.provenance == "traced"]

@@ -1,0 +1,45 @@
+"""Executors by name: where the many pieces of a large job run (`local` threads, or `ray` tasks
+on a cluster). A new executor is one module with an `Executor` and one line here."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from replicate.errors import ReplicateError
+from replicate.executors.base import Executor
+
+
+def _local(parallel: int, address: str | None) -> Executor:
+    from replicate.executors.local import LocalExecutor
+
+    return LocalExecutor(parallel)
+
+
+def _ray(parallel: int, address: str | None) -> Executor:
+    from replicate.executors.ray_cluster import RayExecutor  # imports ray: only when chosen
+
+    return RayExecutor(address)
+
+
+EXECUTORS: dict[str, Callable[[int, str | None], Executor]] = {"local": _local, "ray": _ray}
+
+
+def executor_names() -> tuple[str, ...]:
+    return tuple(sorted(EXECUTORS))
+
+
+def get_executor(name: str, *, parallel: int = 1, address: str | None = None) -> Executor:
+    """The executor registered as `name`; an unknown name is a one-line error naming the choices.
+    `parallel` is how many items the local executor runs at once (Ray: the cluster decides);
+    `address` the Ray cluster to join (none: a local Ray instance)."""
+    factory = EXECUTORS.get(name)
+    if factory is None:
+        raise ReplicateError(
+            f"unknown executor {name!r}; choose one of: {', '.join(executor_names())}"
+        )
+    if address and name != "ray":
+        raise ReplicateError("--ray-address is for --executor ray")
+    return factory(parallel, address)
+
+
+__all__ = ["EXECUTORS", "Executor", "executor_names", "get_executor"]

@@ -1,0 +1,83 @@
+"""`DIR/repos.jsonl`: what became of each repository of a `--repos` minting, one line written as
+each repository finishes (the last line of a source wins). A rerun skips the repositories whose
+line says minted at the same commit and grader version: the minting resumes."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterable
+from pathlib import Path
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from replicate import GRADER_VERSION
+
+LEDGER = "repos.jsonl"
+Stage = Literal["set-up", "gen", "budget"]
+
+
+class Worker(BaseModel):
+    """Where a repository was minted: the host and process that ran its job."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    host: str
+    pid: int
+
+
+class RepoOutcome(BaseModel):
+    """One repository's result. `stage` says where a failure happened: `set-up` (the source
+    could not be acquired), `gen` (minting stopped with an error) or `budget` (out of time)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    source: str
+    status: Literal["minted", "failed"]
+    grader_version: str = GRADER_VERSION
+    key: str | None = None
+    commit: str | None = None
+    stage: Stage | None = None
+    reason: str | None = None
+    seconds: float = 0.0
+    tasks: tuple[str, ...] = ()
+    extracted: int = 0
+    validated: int = 0
+    kill_rates: tuple[float, ...] = ()
+    setup_notes: tuple[str, ...] = ()
+    licence: str | None = None
+    worker: Worker | None = None
+    log_tail: str = ""  # the end of the child's stderr, when its minting crashed
+
+    def done_at(self, key: str, commit: str) -> bool:
+        """Minted at this commit by this grader version: nothing left to do."""
+        return (
+            self.status == "minted"
+            and self.grader_version == GRADER_VERSION
+            and (self.key, self.commit) == (key, commit)
+        )
+
+
+def read_ledger(batch: Path) -> dict[str, RepoOutcome]:
+    """The last outcome of each source; a torn last line (the process was killed) is ignored."""
+    path = batch / LEDGER
+    if not path.is_file():
+        return {}
+    latest: dict[str, RepoOutcome] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        try:
+            outcome = RepoOutcome.model_validate_json(line)
+        except ValidationError:
+            continue
+        latest[outcome.source] = outcome
+    return latest
+
+
+def append_ledger(batch: Path, outcomes: Iterable[RepoOutcome]) -> None:
+    """Append and flush to disk: a line written is a line a rerun reads."""
+    batch.mkdir(parents=True, exist_ok=True)
+    with (batch / LEDGER).open("a", encoding="utf-8") as handle:
+        for outcome in outcomes:
+            handle.write(outcome.model_dump_json() + "\n")
+        handle.flush()
+        os.fsync(handle.fileno())

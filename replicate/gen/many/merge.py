@@ -1,0 +1,67 @@
+"""Moving one repository's minted batch into the shared batch, replacing what an earlier minting
+of that repository left there, then re-writing the manifest over the whole batch."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+from pydantic import ValidationError
+
+from replicate.batch.manifest import MANIFEST, write_manifest
+from replicate.batch.store import HIDDEN, REPOS, SPECS, remove_task
+from replicate.core.records import HiddenTask, RepoRecord
+
+
+def merge_repo(batch: Path, staged: Path, key: str) -> None:
+    """Put the tasks and snapshot of `staged` (a batch of repository `key`) into `batch`."""
+    drop_repo(batch, key)
+    for top in (SPECS, HIDDEN):
+        source = staged / top
+        if not source.is_dir():
+            continue
+        for item in sorted(source.iterdir()):
+            rel = f"{top}/{item.name}"
+            if rel == MANIFEST:
+                continue
+            if item.name == REPOS:
+                for repo in sorted(item.iterdir()):
+                    _replace(repo, batch / HIDDEN / REPOS / repo.name)
+            else:
+                _replace(item, batch / rel)
+    write_manifest(batch)
+
+
+def drop_repo(batch: Path, key: str) -> None:
+    """Remove every task and snapshot of repository `key` (any commit) from `batch`."""
+    repos = batch / HIDDEN / REPOS
+    dirs = {p.parent.name for p in repos.glob("*/repo.json") if _key(p) == key}
+    if not dirs:
+        return
+    for path in (batch / HIDDEN).glob("*/task.json"):
+        if path.parent.name == REPOS:
+            continue
+        try:
+            hidden = HiddenTask.model_validate_json(path.read_text(encoding="utf-8"))
+        except (OSError, ValidationError):
+            continue
+        if hidden.repo_dir in dirs:
+            remove_task(batch, hidden.id)
+    for name in dirs:
+        shutil.rmtree(repos / name)
+
+
+def _key(repo_json: Path) -> str | None:
+    try:
+        return RepoRecord.model_validate_json(repo_json.read_text(encoding="utf-8")).key
+    except (OSError, ValidationError):
+        return None
+
+
+def _replace(source: Path, dest: Path) -> None:
+    if dest.is_dir() and not dest.is_symlink():
+        shutil.rmtree(dest)
+    elif dest.exists() or dest.is_symlink():
+        dest.unlink()
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(source), str(dest))

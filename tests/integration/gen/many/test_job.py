@@ -1,0 +1,151 @@
+"""One repository's job for real: the child process, its failures, its time budget."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from dataclasses import astuple
+from pathlib import Path
+
+import pytest
+
+from replicate.acquire import acquire
+from replicate.cache import cache_root
+from replicate.gen.many import child
+from replicate.gen.many.job import RepoJob, crash_reason, mint_repo, pack, unpack
+from tests.integration.minted import REPO_ROOT, Tiny, make_git_repo
+
+
+def job_for(repo: Path, budget_s: float | None) -> RepoJob:
+    pinned = acquire(str(repo), None, cache_root())
+    return RepoJob(
+        source=repo.name,
+        spec=str(repo),
+        commit=pinned.commit,
+        key=pinned.key,
+        limit=1,
+        sandbox="local",
+        workers=1,
+        min_kill_rate=None,
+        budget_s=budget_s,
+    )
+
+
+def test_an_error_of_gen_is_the_repositorys_failure(tmp_path: Path) -> None:
+    repo = make_git_repo(tmp_path / "docs-only", {"README.md": "# no code here\n"})
+    result = mint_repo(job_for(repo, None))
+    assert result.outcome.status == "failed"
+    assert result.outcome.stage == "gen"
+    assert result.outcome.reason == f"no Python source files found in {repo}"
+    assert result.archive == b""
+    assert result.outcome.worker is not None and result.outcome.worker.pid == os.getpid()
+
+
+def test_out_of_budget_the_child_is_stopped(tiny: Tiny) -> None:
+    result = mint_repo(job_for(tiny.repo, 0.5))  # the tiny repository takes seconds to mint
+    assert (result.outcome.stage, result.outcome.reason) == ("budget", "out of time after 0.5 s")
+    assert result.outcome.seconds < 30  # stopped, not waited for
+
+
+def test_pack_and_unpack_keep_files_and_symlinks(tmp_path: Path) -> None:
+    (tmp_path / "a" / "b").mkdir(parents=True)
+    (tmp_path / "a" / "b" / "f.txt").write_text("x")
+    (tmp_path / "a" / "link").symlink_to("b/f.txt")
+    unpack(pack(tmp_path / "a"), tmp_path / "c")
+    assert (tmp_path / "c" / "b" / "f.txt").read_text() == "x"
+    assert os.readlink(tmp_path / "c" / "link") == "b/f.txt"
+
+
+def test_a_minted_repository_comes_back_as_an_archive(tiny: Tiny, tmp_path: Path) -> None:
+    result = mint_repo(job_for(tiny.repo, None))  # the positive control of the budget above
+    outcome = result.outcome
+    assert (outcome.status, outcome.key, len(outcome.tasks)) == ("minted", "tinyrepo", 1)
+    assert outcome.extracted == tiny.funnel.stages[0].count
+    unpack(result.archive, tmp_path / "got")
+    assert (tmp_path / "got" / "specs" / outcome.tasks[0] / "task.json").is_file()
+
+
+def group_members(group: int) -> set[int]:
+    found = set()
+    for proc in Path("/proc").iterdir():
+        if proc.name.isdigit():
+            try:
+                if os.getpgid(int(proc.name)) == group:
+                    found.add(int(proc.name))
+            except ProcessLookupError:
+                continue
+    return found
+
+
+def test_a_killed_parent_leaves_nothing_minting(tiny: Tiny) -> None:
+    job = job_for(tiny.repo, None)
+    script = (
+        "import sys; from replicate.gen.many.job import RepoJob, mint_repo; "
+        f"mint_repo(RepoJob(*{astuple(job)!r}))"
+    )
+    parent = subprocess.Popen(
+        [sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    )
+    child = None
+    deadline = time.monotonic() + 60
+    while child is None and time.monotonic() < deadline:
+        child = next(iter(_children(parent.pid)), None)
+        time.sleep(0.2)
+    assert child is not None, "the child never started"
+    time.sleep(2)  # it has started its own processes by now
+    assert group_members(child)  # positive control: the child's group is alive
+    parent.kill()
+    parent.wait()
+    deadline = time.monotonic() + 3  # the child lives on for many seconds without its watch
+    while group_members(child) and time.monotonic() < deadline:
+        time.sleep(0.2)
+    assert not group_members(child)
+
+
+def _children(pid: int) -> list[int]:
+    path = Path(f"/proc/{pid}/task/{pid}/children")
+    try:
+        return [int(n) for n in path.read_text().split()]
+    except OSError:
+        return []
+
+
+def test_a_crash_says_how_and_the_telling_line() -> None:
+    log = (
+        "Fatal Python error: Segmentation fault\n\n"
+        "Thread 0x1 (most recent call first):\n  <no Python frame>\n"
+    )
+    assert (
+        crash_reason(-11, log)
+        == "gen crashed (killed by SIGSEGV): Fatal Python error: Segmentation fault"
+    )
+    tb = "Traceback (most recent call last):\n  File x\nKeyError: 'a'\n"
+    assert crash_reason(1, tb) == "gen crashed (exit code 1): KeyError: 'a'"
+    assert crash_reason(3, "") == "gen crashed (exit code 3)"
+    odd = "  File y\nhypothesis.errors.Unsatisfiable: no examples\n"
+    assert (
+        crash_reason(1, odd)
+        == "gen crashed (exit code 1): hypothesis.errors.Unsatisfiable: no examples"
+    )
+
+
+def test_a_bug_of_gen_is_said_not_crashed_on(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    def broken(*_: object) -> None:
+        raise ValueError("459 of 459 examples were too large\nmore")
+
+    monkeypatch.setattr(child, "mint", broken)
+    job = child.ChildJob(
+        repo="x",
+        commit="c",
+        out=tmp_path,
+        limit=None,
+        sandbox="local",
+        workers=1,
+        min_kill_rate=None,
+    )
+    result = child.run(job)
+    assert result.error == "internal error: ValueError: 459 of 459 examples were too large"
