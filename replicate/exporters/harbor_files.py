@@ -126,11 +126,15 @@ JAIL_PYTHON = f"""#!/bin/sh
 # candidate through it, in a copy of the tree (its working directory), as nobody, so the hidden
 # files of this image (root only) are out of the candidate's reach.  The reference itself (run
 # to shrink a counterexample, in the pristine tree) is trusted and runs as it is.
+# Only a grading copy (a folder of the temporary directory) is opened to nobody: anything else
+# (a compile of the cache, a stray working directory) runs as nobody without being opened, so
+# no working directory can widen what nobody reads.
 here=$(pwd) || exit 125
 case "$here" in
   {BATCH_IN_IMAGE}/*) exec @PYTHON@ "$@" ;;
+  "${{TMPDIR:-/tmp}}"/replicate-*) chmod -R go+rX "$here" && chmod go+x "$(dirname "$here")" \
+    || exit 125 ;;
 esac
-chmod -R go+rX "$here" && chmod go+x "$(dirname "$here")" || exit 125
 exec setpriv --reuid=65534 --regid=65534 --clear-groups @PYTHON@ "$@"
 """
 

@@ -97,8 +97,9 @@ def _built(final: Path, python: Path, script: str, *args: str) -> Path:
         final.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=final.parent) as scratch:
             out = Path(scratch) / "out"
-            subprocess.run(
+            subprocess.run(  # in the scratch folder: never in the caller's working directory
                 [str(python), "-I", "-S", "-c", script, *args, str(out)],
+                cwd=scratch,
                 check=True,
                 timeout=COMPILE_TIMEOUT_S,
                 stdin=subprocess.DEVNULL,

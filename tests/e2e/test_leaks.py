@@ -327,8 +327,7 @@ def test_outside_the_sandbox_the_search_finds_copies(
     assert any(h["where"].startswith(wheels) for h in vendored), "no copy in a bundled wheel"
     repo_git = str(more_itertools.repo / ".git")
     assert any(hit_file(h) == repo_git for h in outside.hits()), "the sdist repo's git missed"
-    downloads = str(more_itertools.repo.parent / "downloads")
-    assert any(h["where"].startswith(downloads) for h in outside.hits()), "the sdist missed"
+    # (the downloaded sdist itself is deleted once unpacked and committed: nothing left to find)
     hidden = str(more_itertools.batch / "reference_impls")
     found = {h["needle"] for h in outside.hits() if h["where"].startswith(hidden)}
     assert found == {n.task_id for n in kit.needles}, "a reference tree body was not found"
