@@ -74,7 +74,7 @@ def _kill_after_tasks(out: Path, tasks: int) -> int:
             while sum(e.kept for e in _entries(out)) < tasks:
                 assert proc.poll() is None, "gen ended before it could be killed"
                 assert time.monotonic() < deadline, "gen wrote no task in 900 s"
-                time.sleep(0.05)
+                time.sleep(0.01)
         finally:
             os.killpg(proc.pid, signal.SIGKILL)
             proc.wait()
@@ -111,9 +111,12 @@ def test_a_killed_mint_stopped_by_its_budget_then_resumed_ends_as_an_uninterrupt
     reference, done = whole
     out = tmp_path / "batch"
     decided = _kill_after_tasks(out, KILL_AT)
-    # positive control: killed, the batch lacks tasks, and readers say it is unfinished
+    # positive control: killed, the batch lacks decisions, and readers say it is unfinished
+    # (tasks are often decided in a burst: the kill may land after the last task's files but
+    # before the rest of the targets are decided)
     written = sorted((out / "specs").glob("*/task.json"))
-    assert KILL_AT <= len(written) < int(LIMIT) and (out / MARK).is_file()
+    assert KILL_AT <= len(written) <= int(LIMIT) and (out / MARK).is_file()
+    assert decided < len(_entries(reference))
     refused = replicate("validate", "--tasks", str(out), cwd=REPO_ROOT)
     assert refused.returncode == 2 and "has not finished this batch" in refused.stderr
     assert len(refused.stderr.strip().splitlines()) == 1

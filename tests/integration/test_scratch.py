@@ -18,7 +18,7 @@ import pytest
 from replicate import scratch
 from tests.integration.minted import Tiny
 
-ROOT = Path(__file__).resolve().parents[3]
+ROOT = Path(__file__).resolve().parents[2]
 CLAMP = "tinypkg.core.clamp"
 GRADER = """
 import sys
@@ -107,6 +107,7 @@ def test_the_sweep_detaches_a_dead_owners_workspace_mount(tmp_path: Path) -> Non
 
 
 RUNNER = """
+import signal
 import sys
 from pathlib import Path
 from replicate import scratch
@@ -114,6 +115,10 @@ from replicate.harness.agent import AgentConfig
 from replicate.harness.sandbox import get_sandbox
 from replicate.scoring.session import RunOptions, run_batch
 
+# as a shell would start it: SIGTERM neither ignored nor blocked (both are inherited through exec,
+# and an earlier test of this pytest process may have left either behind)
+signal.signal(signal.SIGTERM, signal.SIG_DFL)
+signal.pthread_sigmask(signal.SIG_UNBLOCK, {signal.SIGTERM})
 scratch.install_signal_cleanup()
 agent = AgentConfig("sleep 120", get_sandbox("local"), timeout_s=300, disk_quota_mb=16)
 run_batch(RunOptions(Path(sys.argv[1]), Path(sys.argv[2]), agent, "local", task_ids=(sys.argv[3],)))
@@ -137,6 +142,21 @@ def test_sigterm_during_the_agent_unmounts_its_workspace(tiny: Tiny, tmp_path: P
         child.wait()
         pytest.skip("no workspace mount appeared (mounting refused here?)")
     child.terminate()
-    child.wait(timeout=60)
+    try:
+        child.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        state = _signal_state(child.pid)
+        child.kill()
+        raise AssertionError(f"SIGTERM did not end the run in 60 s; its signals: {state}") from None
     assert child.returncode == -signal.SIGTERM
     assert _mounted(out) == []
+
+
+def _signal_state(pid: int) -> str:
+    """The pending, blocked, ignored and caught signal masks of `pid` and its threads."""
+    lines = []
+    for status in sorted(Path(f"/proc/{pid}/task").glob("*/status")):
+        wanted = ("SigPnd", "ShdPnd", "SigBlk", "SigIgn", "SigCgt", "State")
+        found = [ln for ln in status.read_text().splitlines() if ln.startswith(wanted)]
+        lines.append(f"{status.parent.name}: " + ", ".join(" ".join(f.split()) for f in found))
+    return "; ".join(lines)

@@ -79,8 +79,18 @@ def group_members(group: int) -> set[int]:
     return found
 
 
-def test_a_killed_parent_leaves_nothing_minting(tiny: Tiny) -> None:
-    job = job_for(tiny.repo, None)
+SLOW_SUITE = {  # gen runs this suite to harvest calls: the child is busy for minutes
+    "slowpkg/__init__.py": "",
+    "slowpkg/core.py": "def add(a, b):\n    return a + b\n",
+    "tests/test_core.py": (
+        "import time\nfrom slowpkg.core import add\n\n\n"
+        "def test_add():\n    assert add(1, 2) == 3\n    time.sleep(600)\n"
+    ),
+}
+
+
+def test_a_killed_parent_leaves_nothing_minting(tmp_path: Path) -> None:
+    job = job_for(make_git_repo(tmp_path / "slowrepo", SLOW_SUITE), None)
     script = (
         "import sys; from replicate.gen.many.job import RepoJob, mint_repo; "
         f"mint_repo(RepoJob(*{astuple(job)!r}))"
@@ -88,20 +98,29 @@ def test_a_killed_parent_leaves_nothing_minting(tiny: Tiny) -> None:
     parent = subprocess.Popen(
         [sys.executable, "-c", script], env={**os.environ, "PYTHONPATH": str(REPO_ROOT)}
     )
-    child = None
-    deadline = time.monotonic() + 60
-    while child is None and time.monotonic() < deadline:
-        child = next(iter(_children(parent.pid)), None)
+    try:
+        child = _busy_child(parent.pid)
+        parent.kill()
+        parent.wait()
+        deadline = time.monotonic() + 5  # without its watch the child would sleep for minutes
+        while group_members(child) and time.monotonic() < deadline:
+            time.sleep(0.2)
+        assert not group_members(child)
+    finally:
+        parent.kill()
+        parent.wait()
+
+
+def _busy_child(parent: int) -> int:
+    """The parent's child once it has started processes of its own (positive control: the
+    child's group holds more than the child)."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        for pid in _children(parent):
+            if len(group_members(pid)) > 1:
+                return pid
         time.sleep(0.2)
-    assert child is not None, "the child never started"
-    time.sleep(2)  # it has started its own processes by now
-    assert group_members(child)  # positive control: the child's group is alive
-    parent.kill()
-    parent.wait()
-    deadline = time.monotonic() + 3  # the child lives on for many seconds without its watch
-    while group_members(child) and time.monotonic() < deadline:
-        time.sleep(0.2)
-    assert not group_members(child)
+    raise AssertionError("the child never started its own processes")
 
 
 def _children(pid: int) -> list[int]:
