@@ -4,6 +4,7 @@ each minted once per test session through the real CLI and shared by every test 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import time
@@ -106,6 +107,30 @@ def boltons(tmp_path_factory: pytest.TempPathFactory) -> Minted:
     root = tmp_path_factory.mktemp("boltons")
     repo = sdist_repo(root, "boltons", "24.1.0")
     return mint("boltons 24.1.0", repo, root / "batch")
+
+
+@dataclass(frozen=True)
+class Demo:
+    out: Path  # holds batch/ (the mint of corpus/samplelib) and run/
+    done: subprocess.CompletedProcess[str]
+
+
+@pytest.fixture(scope="session")
+def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
+    """`bash scripts/demo.sh` run once: the README's main job. Its batch is also the fresh mint
+    of corpus/samplelib that the committed bundled batch is compared with (the same command)."""
+    out = tmp_path_factory.mktemp("demo") / "demo"
+    env = {**os.environ, "REPLICATE_DEMO_OUT": str(out), "COLUMNS": "240", "NO_COLOR": "1"}
+    done = subprocess.run(
+        ["bash", "scripts/demo.sh"],
+        cwd=REPO_ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=1200,
+        check=False,
+    )
+    return Demo(out, done)
 
 
 @pytest.fixture(scope="session", params=["more_itertools", "boltons"])

@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.e2e.conftest import REPO_ROOT, minimum_breaches, replicate
+from tests.e2e.conftest import REPO_ROOT, Demo, minimum_breaches
 
 CORPUS = REPO_ROOT / "corpus" / "samplelib"
 TIMING_FIELDS = ("call_timeout_s", "total_timeout_s")
@@ -29,12 +29,11 @@ CACHE_DIRS = frozenset(
 
 
 @pytest.fixture(scope="module")
-def fresh(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    out = tmp_path_factory.mktemp("samplelib") / "batch"
-    # The exact command, from the repository root: repo.json records `--repo` as given.
-    done = replicate("gen", "--repo", "corpus/samplelib", "--out", str(out), cwd=REPO_ROOT)
-    assert done.returncode == 0, done.stderr[-3000:]
-    return out
+def fresh(demo: Demo) -> Path:
+    """The demo's mint: `replicate gen --repo corpus/samplelib --out DIR` from the repository
+    root, exactly (repo.json records `--repo` as given)."""
+    assert demo.done.returncode == 0, (demo.done.stdout + demo.done.stderr)[-3000:]
+    return demo.out / "batch"
 
 
 def task_ids(batch: Path) -> list[str]:

@@ -7,13 +7,10 @@ something at or near 0.
 
 from __future__ import annotations
 
-import os
 import re
-import subprocess
-from pathlib import Path
 
 from replicate.core.records import ResultRow
-from tests.e2e.conftest import REPO_ROOT
+from tests.e2e.conftest import REPO_ROOT, Demo
 
 REWARD = re.compile(r"-?\d+\.\d{3}")
 
@@ -28,18 +25,8 @@ def table_rewards(output: str) -> list[float]:
     return rewards
 
 
-def test_demo_shows_the_range_of_the_reward(tmp_path: Path) -> None:
-    out = tmp_path / "demo"
-    env = {**os.environ, "REPLICATE_DEMO_OUT": str(out), "COLUMNS": "240", "NO_COLOR": "1"}
-    done = subprocess.run(
-        ["bash", "scripts/demo.sh"],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+def test_demo_shows_the_range_of_the_reward(demo: Demo) -> None:
+    out, done = demo.out, demo.done
     output = done.stdout + done.stderr
     assert done.returncode == 0, output[-4000:]
     assert "mean reward" in output, output[-4000:]
