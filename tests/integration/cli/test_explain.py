@@ -70,3 +70,5 @@ def test_a_batch_without_a_ledger_is_refused_in_one_line(tiny: Tiny, tmp_path: P
     (batch / LEDGER).unlink()
     line = _refused(run_cli("explain", "--tasks", str(batch), "clamp"))
     assert f"has no {LEDGER}" in line and "mint it again" in line
+    missing = _refused(run_cli("explain", "--tasks", str(tmp_path / "none")))
+    assert "is not a directory" in missing
