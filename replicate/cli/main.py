@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from rich.markup import escape
 
 from replicate import __version__, scratch
-from replicate.cli import export, gen, grade, report, run, serve, validate
+from replicate.cli import explain, export, gen, grade, report, run, serve, validate
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
 from replicate.harness.sandbox.cgroup import sweep_cgroups
 
-SUBCOMMANDS = (gen, run, grade, validate, export, serve, report)
+SUBCOMMANDS = (gen, explain, run, grade, validate, export, serve, report)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -317,8 +317,14 @@ class LedgerEntry(Record):
     stage: str = Field(description="The furthest funnel stage that kept the target.")
     kept: bool = Field(description="True when the target became a task.")
     task_id: str | None = Field(default=None, description="The task minted from it, if any.")
-    reason: str = Field(default="", description="Why it was dropped (a funnel drop reason).")
-    detail: str = Field(default="", description="More about the outcome (where a leak was seen).")
+    reason: str = Field(
+        default="", description="Why it was dropped: short, a funnel drop reason counted as is."
+    )
+    detail: str = Field(
+        default="",
+        description="What happened to this target: the counts, types and an instance behind the "
+        "reason (what the harvest saw, inputs lost per cause, the kill rate, where a leak was).",
+    )
 
 
 class Strength(Record):

@@ -251,11 +251,41 @@ def _kind(program: str) -> str:
 def overpaid(found: Baseline) -> str | None:
     """Why some degenerate program would earn more than `MAX_DEGENERATE_REWARD` once its raw
     reward is normalised against the task's baseline, or None (checked on every minted task)."""
-    for program in found.programs:
-        earned = normalise(program.raw_reward, found.raw_reward)
-        if earned > MAX_DEGENERATE_REWARD:
-            return (
-                f"a degenerate program ({_kind(program.program)}) earns {earned:.2f} "
-                f"normalised, more than {MAX_DEGENERATE_REWARD}"
-            )
-    return None
+    program = _overpaid(found)
+    if program is None:
+        return None
+    return (
+        f"a degenerate program ({_kind(program.program)}) earns more than "
+        f"{MAX_DEGENERATE_REWARD} normalised"
+    )
+
+
+def _overpaid(found: Baseline) -> DegenerateScore | None:
+    return next(
+        (
+            p
+            for p in found.programs
+            if normalise(p.raw_reward, found.raw_reward) > MAX_DEGENERATE_REWARD
+        ),
+        None,
+    )
+
+
+def weak_detail(found: Baseline) -> str:
+    """The numbers behind `too_weak` or `overpaid`, naming the program: "a degenerate program
+    (return None) scores 0.62, at or above the floor 0.5"; '' when neither holds."""
+    weak = reaching_floor(found)
+    if weak:
+        program = weak[0].program
+        return (
+            f"a degenerate program ({program}) scores {weak[0].raw_reward:.2f}, at or above "
+            f"the floor {floor(program)}"
+        )
+    paid = _overpaid(found)
+    if paid is None:
+        return ""
+    earned = normalise(paid.raw_reward, found.raw_reward)
+    return (
+        f"a degenerate program ({paid.program}) earns {earned:.2f} normalised (raw "
+        f"{paid.raw_reward:.2f} against the baseline {found.raw_reward:.2f})"
+    )

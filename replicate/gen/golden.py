@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replicate.core.records import CallInput, GradingSettings, Target
+from replicate.gen.mint_detail import NOT_COMPARABLE, example
 from replicate.harness.jail import JailRun, RepoContext, run_calls
 from replicate.harness.sandbox.base import Sandbox
 from replicate.verifiers.compare import is_gradable, same_outcome
@@ -64,6 +65,7 @@ class Golden:
     generatable: bool = False  # some traced argument holds a plain value to generate from
     generated: int = 0  # generated inputs tried
     generated_drops: Counter[str] = field(default_factory=Counter)
+    examples: Mapping[str, str] = field(default_factory=dict)  # a traced drop reason's instance
 
 
 def run_resuming(
@@ -122,7 +124,7 @@ def _first_problem(first: Outcome | None) -> str | None:
     if status == "timeout":
         return "reference hangs"
     if not is_gradable(first, GOLDEN_SETTINGS):
-        return "outcome not comparable (opaque, too large or unverifiable)"
+        return NOT_COMPARABLE  # opaque, too large or unverifiable: `mint_detail.example` says
     return None
 
 
@@ -159,7 +161,12 @@ def golden(
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
     traced = [i for i in inputs if _first_problem(first.get(i.index)) is None]
-    drops.update(p for p in (_first_problem(first.get(i.index)) for i in inputs) if p)
+    examples: dict[str, str] = {}
+    for item in inputs:
+        problem = _first_problem(first.get(item.index))
+        if problem:
+            drops[problem] += 1
+            _note(examples, problem, first.get(item.index), None)
     made = _Generated()
     if budget is not None and traced:
         start = max(i.index for i in inputs) + 1
@@ -174,7 +181,9 @@ def golden(
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
     slow_s = _slow_limit(traced, first, second)
-    kept, expected, times = keep(target, rerun, (first, second), drops, made.drops, slow_s)
+    kept, expected, times = keep(
+        target, rerun, (first, second), drops, made.drops, slow_s, examples
+    )
     return Golden(
         tuple(kept),
         expected,
@@ -186,7 +195,18 @@ def golden(
         made.generatable,
         made.tried,
         made.drops,
+        examples,
     )
+
+
+def _note(
+    examples: dict[str, str], problem: str, first: Outcome | None, second: Outcome | None
+) -> None:
+    """Keep the first instance of a drop reason that can be put in words."""
+    if problem not in examples:
+        seen = example(problem, first, second, GOLDEN_SETTINGS)
+        if seen:
+            examples[problem] = seen
 
 
 @dataclass(frozen=True)
@@ -281,7 +301,11 @@ def keep(
     drops: Counter[str],
     gen_drops: Counter[str],
     slow_s: float,
+    examples: dict[str, str] | None = None,
 ) -> tuple[list[CallInput], dict[int, Outcome], list[float]]:
+    """The inputs whose two runs agree on a comparable outcome (generated ones also quick), their
+    expected outcomes and call times; why the others were dropped goes to `drops` (traced) or
+    `gen_drops`, with an instance of each traced reason to `examples`."""
     first, second = runs
     kept: list[CallInput] = []
     expected: dict[int, Outcome] = {}
@@ -293,6 +317,8 @@ def keep(
             problem = "reference too slow"
         if problem:
             (drops if item.provenance == "traced" else gen_drops)[problem] += 1
+            if examples is not None and item.provenance == "traced":
+                _note(examples, problem, a, b)
             continue
         assert b is not None
         times.append(max(float(a.get("t", 0.0)), float(b.get("t", 0.0))))

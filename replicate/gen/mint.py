@@ -43,9 +43,10 @@ from replicate.core.records import (
     TaskSpec,
     Validation,
 )
-from replicate.gen.baseline import baseline, overpaid, too_weak
+from replicate.gen.baseline import baseline, overpaid, too_weak, weak_detail
 from replicate.gen.golden import Golden, golden, timing_settings
 from replicate.gen.harvest import HarvestedCall
+from replicate.gen.mint_detail import drops_detail, strength_detail
 from replicate.gen.separate import separating
 from replicate.gen.strength import assess, rejected, with_added
 from replicate.gen.survivors import joined
@@ -60,6 +61,7 @@ from replicate.verifiers.reward import matches
 MIN_TRACED = 3
 TOO_FEW = f"fewer than {MIN_TRACED}"  # the reasons whose detail is what the harvest saw
 MIN_GENERATED = 5
+TOO_FEW_GENERATED = f"fewer than {MIN_GENERATED} generated inputs survive"
 MIN_STRATUM = 3
 EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many traced survive
 EXAMPLES = 2
@@ -163,20 +165,26 @@ def _task(
     return LoadedTask(spec, hidden, hidden_inputs, expected, repo, prompt)
 
 
-def _too_few(g: Golden, recorded: int) -> str | None:
+def _too_few(g: Golden, recorded: int) -> Dropped | None:
     """Why `g` holds too few inputs for a task, if it does; `recorded`: the traced calls the
     harvest recorded (too few of those is the tests' doing, not nondeterminism)."""
     traced = sum(1 for i in g.inputs if i.provenance == "traced")
     if traced < MIN_TRACED + (EXAMPLES if traced >= EXAMPLES_FROM else 0):
         if recorded < MIN_TRACED:
-            return f"{TOO_FEW} traced calls"
-        return f"{TOO_FEW} deterministic inputs"
+            return Dropped("deterministic", f"{TOO_FEW} traced calls")
+        detail = drops_detail(g.drops, g.examples, recorded, "traced inputs", traced)
+        return Dropped("deterministic", f"{TOO_FEW} deterministic inputs{_most(g.drops)}", detail)
     generated = len(g.inputs) - traced
     if g.generated >= MIN_GENERATED and generated < MIN_GENERATED:
-        top = g.generated_drops.most_common(1)
-        why = f" (most dropped: {top[0][0]})" if top else ""
-        return f"fewer than {MIN_GENERATED} generated inputs survive{why}"
+        detail = drops_detail(g.generated_drops, {}, g.generated, "generated inputs", generated)
+        return Dropped("deterministic", f"{TOO_FEW_GENERATED}{_most(g.generated_drops)}", detail)
     return None
+
+
+def _most(drops: Counter[str]) -> str:
+    """The reason that cost the most inputs, as " (most dropped: <reason>)", if any did."""
+    top = drops.most_common(1)
+    return f" (most dropped: {top[0][0]})" if top else ""
 
 
 def traced_input(index: int, call: HarvestedCall) -> CallInput:
@@ -206,23 +214,25 @@ def mint_target(
     inputs = [traced_input(n, call) for n, call in enumerate(calls)]
     others = [base64.b64decode(c) for c in ctors] if target.kind == "method" else []
     g = golden(ctx, target, inputs, sandbox, budget, others)
-    if g.infra:
-        return Dropped("encodable", g.infra)
+    if g.infra:  # "reference does not import: <the error>", "runner did not start...: ..."
+        reason, _, why = g.infra.partition(": ")
+        return Dropped("encodable", reason, why)
     if g.encodable == 0:
-        return Dropped("encodable", _top(g) or "no input survives")
+        detail = drops_detail(g.drops, g.examples, len(calls), "traced inputs", 0)
+        return Dropped("encodable", _top(g) or "no input survives", detail)
     short = _too_few(g, len(calls))
     if short:
-        return Dropped("deterministic", short)
+        return short
     pending = Validation(reference_reward=-1.0, stub_reward=-1.0)
     task = _task(repo, repo_dir, target, g, pending)
     flaky = _reference_misses(task, ctx, sandbox)
-    if isinstance(flaky, str):
-        return Dropped("validated", flaky)
+    if isinstance(flaky, Dropped):
+        return flaky
     if flaky:  # outcomes that differ under the grading hash seed: nondeterministic after all
         g = _without(g, flaky)
         short = _too_few(g, len(calls))
         if short:
-            return Dropped("deterministic", short)
+            return short
         task = _task(repo, repo_dir, target, g, pending)
     strength: Strength | None = None
     if min_kill_rate is not None:
@@ -231,7 +241,7 @@ def mint_target(
             return Dropped("validated", assessed)
         weak = rejected(assessed.strength)
         if weak:
-            return Dropped("validated", weak)
+            return Dropped("validated", weak, strength_detail(assessed.strength))
         strength = assessed.strength
         g = with_added(g, assessed)
         task = _task(repo, repo_dir, target, g, pending)
@@ -263,10 +273,12 @@ def _under_the_floor(
     found = baseline(task, ctx, sandbox)
     if isinstance(found, str):
         return Dropped("validated", found)
+    searched = ""
     if too_weak(found):
         extra = separating(task, found, ctx, sandbox)
         if isinstance(extra, str):
             return Dropped("validated", extra)
+        searched = _separated(len(extra.added))
         if extra.added:
             g = joined(g, extra.added, extra.expected, extra.times)
             task = rebuild(g)
@@ -274,20 +286,32 @@ def _under_the_floor(
             if isinstance(found, str):
                 return Dropped("validated", found)
     why = too_weak(found) or overpaid(found)
-    return Dropped("validated", why) if why else (g, found)
+    return Dropped("validated", why, weak_detail(found) + searched) if why else (g, found)
 
 
-def _reference_misses(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> set[int] | str:
+def _separated(added: int) -> str:
+    """What the search for inputs that tell a weak task from its degenerate programs found."""
+    if not added:
+        return "; no searched input tells it apart"
+    return f"; {added} searched inputs that tell it apart added"
+
+
+def _reference_misses(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> set[int] | Dropped:
     """The hidden inputs the reference itself fails when graded as a candidate is (hash seed
     0), or why the task cannot stand: it cannot be graded, or it fails more than a few."""
     found = run_candidate(task, original_source(task).decode("utf-8"), ctx, sandbox)
     if isinstance(found, Refusal):
-        return f"reference scores {found.reward}: {found.reason}"
+        why = f"graded as a candidate it scores {found.reward}: {found.reason}"
+        return Dropped("validated", "reference cannot be graded", why)
     settings = task.hidden.grading
     missed = matches(task.inputs, task.expected, found.run.parsed.outcomes, settings)
     flaky = {item.index for item, miss in zip(task.inputs, missed, strict=True) if miss}
     if len(flaky) > MAX_FLAKY * len(task.inputs):
-        return f"reference fails {len(flaky)} of {len(task.inputs)} hidden inputs when graded"
+        why = (
+            f"{len(flaky)} of {len(task.inputs)} hidden inputs differ under the grading hash "
+            f"seed (at most {MAX_FLAKY:.0%} may)"
+        )
+        return Dropped("validated", "reference fails its hidden inputs when graded", why)
     return flaky
 
 

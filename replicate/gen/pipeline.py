@@ -159,14 +159,24 @@ def _traced(
             publish.resume(entry)
         elif entry is not None or harvest.calls.get(symbol):
             traced.append(target)
-        elif symbol in harvest.not_wrapped:
-            publish.dropped(symbol, STAGES[1], harvest.not_wrapped[symbol])
+        elif symbol in harvest.not_wrapped:  # "module does not import: <the error>"
+            reason, _, why = harvest.not_wrapped[symbol].partition(": ")
+            publish.dropped(symbol, STAGES[1], reason, why)
         elif harvest.drops.get(symbol):
             reason = harvest.drops[symbol].most_common(1)[0][0]
             publish.dropped(symbol, STAGES[1], reason, harvest_detail(harvest, symbol))
         else:
-            publish.dropped(symbol, STAGES[1], "not called by the tests")
+            publish.dropped(symbol, STAGES[1], *_not_called(harvest))
     return traced
+
+
+def _not_called(harvest: HarvestResult) -> tuple[str, str]:
+    """Why the tests did not call a target, and what more is known: they may not have run."""
+    if not harvest.configured:
+        return "the repository's tests did not start", harvest.log_tail[-200:]
+    if harvest.timed_out:
+        return "not called by the tests", "the test run hit its time limit before any call"
+    return "not called by the tests", ""
 
 
 @dataclass(frozen=True)
@@ -255,8 +265,9 @@ def _mint_one(
         min_kill_rate=options.min_kill_rate,
         ctors=class_calls(harvest, target),
     )
-    if isinstance(result, Dropped) and result.reason.startswith(TOO_FEW) and not result.detail:
-        return replace(result, detail=harvest_detail(harvest, target.symbol))
+    if isinstance(result, Dropped) and result.reason.startswith(TOO_FEW):
+        seen = harvest_detail(harvest, target.symbol)
+        return replace(result, detail="; ".join(d for d in (result.detail, seen) if d))
     return result
 
 

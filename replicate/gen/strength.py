@@ -300,7 +300,7 @@ def rejected(strength: Strength, threshold: float | None = None) -> str | None:
     """Why the task is too weak to mint (its kill rate is below the threshold), or None."""
     limit = strength.threshold if threshold is None else threshold
     if strength.mutants and strength.kill_rate < limit:
-        return f"mutant kill rate {strength.kill_rate:.2f} below {limit:.2f}"
+        return f"mutant kill rate below {limit:.2f}"  # the rate: `mint_detail.strength_detail`
     return None
 
 

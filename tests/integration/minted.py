@@ -2,6 +2,7 @@
 
 `tinypkg` (src layout) has a plain function (`clamp`), one that raises ValueError (`parse_int`), a
 generator (`evens`) and a method with state (`Counter.add`); its tests call each several times.
+One function (`shout`, `DROPPED`) no test calls: gen drops it, and says so in the funnel.
 The fixtures here are re-exported by tests/integration/conftest.py; tests must never write into the
 minted batch (copy it first) nor into the committed batch at the repository root.
 """
@@ -70,6 +71,11 @@ class Counter:
         """Add amount and return the new total."""
         self.total += amount
         return self.total
+
+
+def shout(text):
+    """Upper-case text and add an exclamation mark."""
+    return text.upper() + "!"
 '''
 
 TESTS = """import pytest
@@ -116,6 +122,7 @@ FILES = {
     "tests/test_core.py": TESTS,
 }
 CORE_PATH = "src/tinypkg/core.py"
+DROPPED = "tinypkg.core.shout"  # extracted, never called by the tests
 SYMBOLS = (
     "tinypkg.core.Counter.add",
     "tinypkg.core.clamp",

@@ -14,6 +14,7 @@ from replicate.gen.baseline import (
     summarise,
     too_weak,
     visible_table,
+    weak_detail,
     with_body,
 )
 from replicate.harness.jail import RepoContext
@@ -116,6 +117,10 @@ def test_summary_ranks_programs_and_too_weak_tells_why(tiny: Tiny) -> None:
     ]
     weak = Baseline(raw_reward=0.6, programs=(DegenerateScore(program="return x", raw_reward=0.6),))
     assert too_weak(weak) == "a degenerate program (return) scores 0.5 or more"
+    assert (
+        weak_detail(weak)
+        == "a degenerate program (return x) scores 0.60, at or above the floor 0.5"
+    )
     at = Baseline(raw_reward=0.5, programs=(DegenerateScore(program="return x", raw_reward=0.5),))
     assert too_weak(at) == "a degenerate program (return) scores 0.5 or more"  # at the floor
     constant = DegenerateScore(program="return constant False", raw_reward=0.7)
@@ -152,9 +157,13 @@ def test_overpaid_checks_each_program_against_the_recorded_baseline() -> None:
     # A baseline that is not the best program's (recorded before the tables counted, say)
     # would pay the table (0.45 - 0.2) / 0.8 = 0.31: the task is dropped.
     assert overpaid(Baseline(raw_reward=0.2, programs=programs)) == (
-        "a degenerate program (the visible calls, else return) earns 0.31 normalised, "
-        "more than 0.05"
+        "a degenerate program (the visible calls, else return) earns more than 0.05 normalised"
     )
+    assert weak_detail(Baseline(raw_reward=0.2, programs=programs)) == (
+        "a degenerate program (visible calls, else return None) earns 0.31 normalised (raw "
+        "0.45 against the baseline 0.20)"
+    )
+    assert weak_detail(Baseline(raw_reward=0.45, programs=programs)) == ""
 
 
 def test_only_calls_made_from_the_tests_go_in_the_table(tiny: Tiny) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections import Counter
 from collections.abc import Sequence
 
@@ -124,19 +125,36 @@ def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
     assert len(rebuilt[-1].inputs) == 13  # the baseline was computed on the task with them
     dropped = run(0.6)
     assert dropped == mint.Dropped(
-        "validated", "a degenerate program (the visible calls, else return) scores 0.5 or more"
+        "validated",
+        "a degenerate program (the visible calls, else return) scores 0.5 or more",
+        "a degenerate program (visible calls, else return None) scores 0.60, at or above the "
+        "floor 0.5; 9 searched inputs that tell it apart added",
     )
     monkeypatch.setattr(mint, "separating", lambda *_: NONE)
     monkeypatch.setattr(mint, "baseline", lambda *_: _baseline(1.0))
-    assert isinstance(mint._under_the_floor(task, g, rebuild, None, None), mint.Dropped)  # type: ignore[arg-type]
+    none_found = mint._under_the_floor(task, g, rebuild, None, None)  # type: ignore[arg-type]
+    assert isinstance(none_found, mint.Dropped)
+    assert none_found.detail.endswith(
+        "scores 1.00, at or above the floor 0.5; no searched input tells it apart"
+    )
 
 
 def test_too_few_traced_calls_is_told_apart_from_nondeterminism() -> None:
     inputs = _inputs(("traced", "traced", 2), ("widened", "widened", 9))
     returned = {"status": "returned"}
     g = Golden(tuple(inputs), {i.index: returned for i in inputs}, 2, Counter(), 0.0, 0.0)
-    assert mint._too_few(g, recorded=2) == "fewer than 3 traced calls"
-    assert mint._too_few(g, recorded=5) == "fewer than 3 deterministic inputs"
+    assert mint._too_few(g, recorded=2) == mint.Dropped(
+        "deterministic", "fewer than 3 traced calls"
+    )
+    nondeterministic = mint._too_few(g, recorded=5)
+    assert nondeterministic is not None
+    assert nondeterministic.reason == "fewer than 3 deterministic inputs"
+    flaky = dataclasses.replace(g, drops=Counter({"nondeterministic outcome": 3}))
+    assert mint._too_few(flaky, recorded=5) == mint.Dropped(
+        "deterministic",
+        "fewer than 3 deterministic inputs (most dropped: nondeterministic outcome)",
+        "2 of 5 traced inputs kept; nondeterministic outcome on 3 of 5",
+    )
     enough = _inputs(("traced", "traced", 3), ("widened", "widened", 9))
     g = Golden(tuple(enough), {i.index: returned for i in enough}, 3, Counter(), 0.0, 0.0)
     assert mint._too_few(g, recorded=3) is None

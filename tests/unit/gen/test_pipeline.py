@@ -273,3 +273,59 @@ def test_drops_for_too_few_calls_carry_what_the_harvest_saw(
         "called 5000 times in 3 tests with 1 distinct argument seen (4998 in test t.py::bench);"
         " traced 1 (budget spent in test t.py::bench)"
     )
+
+
+def _harvest(**changes: Any) -> HarvestResult:
+    found = HarvestResult(
+        calls={},
+        drops={},
+        not_wrapped={"m.broken": "module does not import: ImportError: no _speedups"},
+        extra_paths=(),
+        exit_code=0,
+        timed_out=False,
+        configured=True,
+    )
+    return HarvestResult(**{**found.__dict__, **changes})
+
+
+def _dropped_at_traced(tmp_path: Path, harvest: HarvestResult) -> dict[str, tuple[str, str]]:
+    targets: Any = {s: SimpleNamespace(symbol=s) for s in ("m.broken", "m.idle")}
+    tmp_path.mkdir()
+    ledger = Ledger(tmp_path, LedgerKey("r", "c0ffee", "g/1", None))
+    publisher = publish.Publisher(tmp_path, ledger, FunnelCounter(), _Audit(), NullProgress())
+    assert pipeline._traced(targets, harvest, {}, publisher) == []
+    return {e.symbol: (e.reason, e.detail) for e in read_entries(tmp_path)}
+
+
+def test_drops_before_any_call_say_whether_the_tests_ran(tmp_path: Path) -> None:
+    """A module that does not import is one reason whatever its error (the error is the detail);
+    a target the tests never reached because they did not start is not "not called"."""
+    ran = _dropped_at_traced(tmp_path / "ran", _harvest())
+    assert ran == {
+        "m.broken": ("module does not import", "ImportError: no _speedups"),
+        "m.idle": ("not called by the tests", ""),
+    }
+    late = _dropped_at_traced(tmp_path / "late", _harvest(timed_out=True))
+    assert late["m.idle"] == (
+        "not called by the tests",
+        "the test run hit its time limit before any call",
+    )
+    tail = "ERROR: usage: pytest [options]\nunrecognized arguments: --cov"
+    broken = _dropped_at_traced(tmp_path / "x", _harvest(configured=False, log_tail=tail))
+    assert broken["m.idle"] == ("the repository's tests did not start", tail)
+
+
+def test_too_few_deterministic_inputs_carry_the_golden_runs_and_the_harvest(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    stats = {"m.f": TargetStats(5, 5, 5, 0, "", 1, "t.py::a", 5, {})}
+    harvest = _harvest(calls={"m.f": (HarvestedCall("x", "t.py::a"),)}, stats=stats)
+    golden = "2 of 5 traced inputs kept; nondeterministic outcome on 3 of 5 (return: 1, then 2)"
+    dropped = Dropped("deterministic", "fewer than 3 deterministic inputs", golden)
+    monkeypatch.setattr(pipeline, "mint_target", lambda *a, **k: dropped)
+    prepared: Any = SimpleNamespace(context=None, snapshot=None, repo_dir=None)
+    target: Any = SimpleNamespace(symbol="m.f", kind="function", class_name=None)
+    options = pipeline.GenOptions(repo="r", out=tmp_path)
+    result = pipeline._mint_one(prepared, target, harvest, None, options)  # type: ignore[arg-type]
+    assert isinstance(result, Dropped)
+    assert result.detail == golden + "; called 5 times; traced 5"
