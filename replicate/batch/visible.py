@@ -34,7 +34,7 @@ def repo_index(tree: Path) -> CopyIndex:
             path = Path(folder, name)
             if not name.endswith(".py") or path.is_symlink():
                 continue
-            text = _read(path)
+            text = read_source(path)
             if text is not None:
                 found.extend(visible_in(path.relative_to(tree).as_posix(), text))
     return CopyIndex(found)
@@ -128,16 +128,18 @@ def _stdlib_class(root: Path, dotted: str) -> tuple[str, ast.Module, ast.ClassDe
 def _stdlib_module(root: Path, module: str) -> tuple[str, ast.Module] | None:
     base = root.joinpath(*module.split("."))
     for path in (base.with_suffix(".py"), base / "__init__.py"):
-        text = _read(path) if path.is_file() else None
+        text = read_source(path) if path.is_file() else None
         parsed = parse(text) if text is not None else None
         if parsed is not None:
             return path.relative_to(root).as_posix(), parsed
     return None
 
 
-def _read(path: Path) -> str | None:
+def read_source(path: Path, limit: int = MAX_FILE_BYTES) -> str | None:
+    """A source file's text (undecodable bytes replaced); None when it is larger than `limit`
+    bytes or cannot be read."""
     try:
-        if path.stat().st_size > MAX_FILE_BYTES:
+        if path.stat().st_size > limit:
             return None
         return path.read_text(encoding="utf-8", errors="replace")
     except OSError:
