@@ -53,7 +53,8 @@ def test_the_report_has_plots_tasks_and_fetches_nothing(run_dir: Path, tmp_path:
     out = tmp_path / "report.html"
     page = write_report(run_dir, out)
     html = out.read_text(encoding="utf-8")
-    assert len(IMAGE.findall(html)) == 3
+    assert len(IMAGE.findall(html)) == 4  # histogram, pass@k, by repository, by difficulty
+    assert "Mean reward by difficulty" in html
     assert not RESOURCE.search(html)
     assert "http://" not in html and "https://" not in html
     table = html.split('<table class="tasks">')[1].split("</table>")[0]
