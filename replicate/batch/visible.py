@@ -15,6 +15,7 @@ import ast
 import os
 import sys
 import sysconfig
+from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
@@ -27,7 +28,10 @@ DEPTH = 4  # bases followed up from the target's class
 
 def repo_index(tree: Path) -> CopyIndex:
     """Every function of the Python files under `tree` (symlinks and caches skipped)."""
-    found: list[Visible] = []
+    return CopyIndex(_repo_functions(tree))
+
+
+def _repo_functions(tree: Path) -> Iterator[Visible]:
     for folder, dirs, files in os.walk(tree):
         dirs[:] = sorted(d for d in dirs if d not in ("__pycache__", ".git"))
         for name in sorted(files):
@@ -36,8 +40,7 @@ def repo_index(tree: Path) -> CopyIndex:
                 continue
             text = read_source(path)
             if text is not None:
-                found.extend(visible_in(path.relative_to(tree).as_posix(), text))
-    return CopyIndex(found)
+                yield from visible_in(path.relative_to(tree).as_posix(), text)
 
 
 def stdlib_parents(source: bytes, target: Target, stdlib: Path | None = None) -> list[Visible]:

@@ -94,15 +94,16 @@ def _runs(tokens: Sequence[str]) -> Iterator[tuple[str, ...]]:
 
 
 class CopyIndex:
-    """The runs of many visible functions, to find the one a body copies most from."""
+    """The runs of many visible functions, to find the one a body copies most from (each run
+    kept as its hash, each function as where it is: not their text)."""
 
     def __init__(self, functions: Iterable[Visible]) -> None:
-        self._functions: list[Visible] = []
-        self._holders: dict[tuple[str, ...], list[int]] = {}
+        self._functions: list[tuple[str, str, int]] = []  # (where, path, line)
+        self._holders: dict[int, list[int]] = {}
         for one in functions:
             number = len(self._functions)
-            self._functions.append(one)
-            for run in set(_runs(one.tokens)):
+            self._functions.append((one.where, one.path, one.line))
+            for run in {hash(run) for run in _runs(one.tokens)}:
                 self._holders.setdefault(run, []).append(number)
 
     def best(self, tokens: Sequence[str], skip: tuple[str, range] | None = None) -> Copy:
@@ -112,15 +113,15 @@ class CopyIndex:
             return NO_COPY
         covered: dict[int, set[int]] = {}
         for start, run in enumerate(_runs(tokens)):
-            for number in self._holders.get(run, ()):
+            for number in self._holders.get(hash(run), ()):
                 covered.setdefault(number, set()).update(range(start, start + RUN))
         best, found = 0, None
         for number, positions in sorted(covered.items()):
-            one = self._functions[number]
-            if skip is not None and one.path == skip[0] and one.line in skip[1]:
+            where, path, line = self._functions[number]
+            if skip is not None and path == skip[0] and line in skip[1]:
                 continue
             if len(positions) > best:
-                best, found = len(positions), one.where
+                best, found = len(positions), where
         return Copy(round(best / len(tokens), 4), found) if found else NO_COPY
 
 
