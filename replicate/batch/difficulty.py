@@ -142,7 +142,8 @@ def choose(
     max_solve_rate: float | None = None,
 ) -> tuple[str, ...]:
     """`Batch.select`, keeping only the tasks in `bands` (all when none) whose recorded solve
-    rate is at most `max_solve_rate` (tasks without one are left out), then the limit."""
+    rate is at most `max_solve_rate` (tasks without one are left out), then the limit; a
+    one-line error when that leaves none."""
     chosen = batch.select(names)
     if not bands and max_solve_rate is None:
         return chosen[:limit] if limit is not None else chosen
@@ -158,6 +159,10 @@ def choose(
         if (not bands or found[ident].difficulty.band in bands)
         and (max_solve_rate is None or _at_most(found[ident].solve, max_solve_rate))
     )
+    if not kept:
+        asked = [f"--difficulty {','.join(bands)}"] if bands else []
+        asked += [f"--max-solve-rate {max_solve_rate}"] if max_solve_rate is not None else []
+        raise ReplicateError(f"no task of {batch.root} is left by {' and '.join(asked)}")
     return kept[:limit] if limit is not None else kept
 
 

@@ -50,8 +50,6 @@ def handle(args: argparse.Namespace) -> int:
     bands, bound = difficulty_filters(args)
     batch = Batch.open(args.tasks, verify=not args.no_verify)
     task_ids = choose(batch, args.task, args.limit, bands, bound)
-    if not task_ids:
-        raise ReplicateError("no task of the batch is of the difficulty asked for")
     options = ExportOptions(split=args.split, build_images=args.build_images)
     written = chosen.export(batch, task_ids, args.out, options)
     if args.json:

@@ -17,6 +17,7 @@ import io
 import tokenize
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from replicate.core.parsing import PARSE_LOCK
 
@@ -45,7 +46,10 @@ class Copy:
 NO_COPY = Copy(0.0, None)
 
 
+@lru_cache(maxsize=8)
 def parse(text: str | bytes) -> ast.Module | None:
+    """The tree of a source text (None when it does not parse); the last few are kept, since
+    the tasks of one file parse it again and again. Callers only read the tree."""
     try:
         with PARSE_LOCK:
             return ast.parse(text)

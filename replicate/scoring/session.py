@@ -19,7 +19,6 @@ from replicate.cache import cache_root
 from replicate.core.difficulty import Band
 from replicate.core.progress import NullProgress, Progress
 from replicate.core.records import ResultRow, Verdict, VerdictStatus
-from replicate.errors import ReplicateError
 from replicate.executors import get_executor
 from replicate.harness.agent import AgentConfig, AgentOutcome
 from replicate.harness.agents import Agent, make_agent
@@ -139,8 +138,6 @@ def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSumma
     agent = make_agent(options.agent, options.model)
     batch = Batch.open(options.tasks, verify=options.verify)
     ids = choose(batch, options.task_ids, options.limit, options.bands, options.max_solve_rate)
-    if not ids:
-        raise ReplicateError("no task of the batch is of the difficulty asked for")
     identity = RunIdentity(
         tasks=str(batch.root),
         agent=agent.identity,
