@@ -21,6 +21,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from replicate import confined
 from replicate.batch.manifest import Manifest, file_digest, read_manifest
 from replicate.batch.store import HIDDEN, Batch, LoadedTask
 from replicate.batch.visible import repo_index, stdlib_parents
@@ -29,6 +30,7 @@ from replicate.core.difficulty import BANDS, Band, Difficulty, measure
 from replicate.errors import ReplicateError
 
 DIFFICULTY = "difficulty.json"
+MAX_FILE_BYTES = 64_000_000  # a larger file is not read (the tasks are measured again)
 
 
 class _Frozen(BaseModel):
@@ -62,10 +64,14 @@ class DifficultyFile(_Frozen):
 
 
 def read_difficulty(root: Path) -> DifficultyFile | None:
-    """The batch's difficulty file; None when it is missing or not one (it is computed again)."""
+    """The batch's difficulty file; None when it is missing, a symlink, larger than
+    `MAX_FILE_BYTES` or not one (the difficulty is then measured again)."""
     try:
-        return DifficultyFile.model_validate_json((root / DIFFICULTY).read_bytes())
-    except (OSError, ValidationError, ValueError):
+        data = confined.read_bytes(root, DIFFICULTY, MAX_FILE_BYTES)
+        if len(data) > MAX_FILE_BYTES:
+            return None
+        return DifficultyFile.model_validate_json(data)
+    except (OSError, ReplicateError, ValidationError, ValueError):
         return None
 
 
@@ -203,7 +209,7 @@ def _minted(root: Path, ident: str, manifest: Manifest | None) -> str:
 
 
 def _write(root: Path, found: DifficultyFile) -> None:
-    path = root / DIFFICULTY
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(found.model_dump_json(indent=1) + "\n", encoding="utf-8")
-    tmp.replace(path)
+    """Written whole, then renamed into place; no symlink the batch holds is followed."""
+    tmp = DIFFICULTY + ".tmp"
+    confined.write_bytes(root, tmp, (found.model_dump_json(indent=1) + "\n").encode())
+    (root / tmp).replace(root / DIFFICULTY)
