@@ -86,20 +86,33 @@ def _class(module: ast.Module, name: str) -> ast.ClassDef | None:
 
 
 def _imports(module: ast.Module, here: str) -> dict[str, str]:
-    """Local name -> dotted name, for the imports and classes at a module's top level (classes
-    of the module itself map to `here.Name`)."""
+    """Local name -> dotted name, for the imports and classes at a module's top level, also
+    inside `try` and `if` (the first binding of a name wins: `try: from collections.abc import
+    X` before its fallback); classes of the module itself map to `here.Name`."""
     names: dict[str, str] = {}
-    for node in module.body:
+    for node in _top_level(module.body):
         if isinstance(node, ast.ClassDef) and here:
-            names[node.name] = f"{here}.{node.name}"
+            names.setdefault(node.name, f"{here}.{node.name}")
         elif isinstance(node, ast.Import):
             for alias in node.names:
                 local = alias.asname or alias.name.split(".")[0]
-                names[local] = alias.name if alias.asname else local
+                names.setdefault(local, alias.name if alias.asname else local)
         elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
             for alias in node.names:
-                names[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+                names.setdefault(alias.asname or alias.name, f"{node.module}.{alias.name}")
     return names
+
+
+def _top_level(body: list[ast.stmt]) -> Iterator[ast.stmt]:
+    """The statements of a module body, and those of the `try` and `if` blocks in it."""
+    for node in body:
+        yield node
+        if isinstance(node, ast.Try):
+            for block in (node.body, *(h.body for h in node.handlers), node.orelse):
+                yield from _top_level(block)
+        elif isinstance(node, ast.If):
+            yield from _top_level(node.body)
+            yield from _top_level(node.orelse)
 
 
 def _bases(node: ast.ClassDef, names: dict[str, str]) -> list[str]:
@@ -114,8 +127,11 @@ def _bases(node: ast.ClassDef, names: dict[str, str]) -> list[str]:
     return out
 
 
-def _stdlib_class(root: Path, dotted: str) -> tuple[str, ast.Module, ast.ClassDef] | None:
-    """The class a dotted name gives in the standard library's source, if it is there."""
+def _stdlib_class(
+    root: Path, dotted: str, hops: int = DEPTH
+) -> tuple[str, ast.Module, ast.ClassDef] | None:
+    """The class a dotted name gives in the standard library's source, if it is there (through
+    the imports of a module that re-exports it: `collections.abc` from `_collections_abc`)."""
     module, _, name = dotted.rpartition(".")
     if not module or module.split(".")[0] not in sys.stdlib_module_names:
         return None
@@ -124,7 +140,22 @@ def _stdlib_class(root: Path, dotted: str) -> tuple[str, ast.Module, ast.ClassDe
         return None
     rel, parsed = tree
     found = _class(parsed, name)
-    return (rel, parsed, found) if found is not None else None
+    if found is not None:
+        return rel, parsed, found
+    if hops <= 0:
+        return None
+    names = _imports(parsed, module)
+    elsewhere = [names[name]] if name in names else []
+    elsewhere += [
+        f"{node.module}.{name}"
+        for node in parsed.body
+        if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module
+        if any(alias.name == "*" for alias in node.names)
+    ]
+    for other in elsewhere:
+        if other != dotted and (made := _stdlib_class(root, other, hops - 1)) is not None:
+            return made
+    return None
 
 
 @cache

@@ -100,3 +100,33 @@ def test_a_function_has_no_parent() -> None:
         update={"class_name": None, "kind": "function", "qualname": "get_field"}
     )
     assert stdlib_parents(ORIGINAL.encode(), target) == []
+
+
+REEXPORTED = '''
+from collections.abc import MutableSequence
+
+
+class Items(MutableSequence):
+    def index(self, value, start=0, stop=None):
+        if start is not None and start < 0:
+            start = max(len(self) + start, 0)
+        if stop is not None and stop < 0:
+            stop += len(self)
+        i = start
+        while stop is None or i < stop:
+            try:
+                v = self[i]
+            except IndexError:
+                break
+            if v is value or v == value:
+                return i
+            i += 1
+        raise ValueError
+'''
+
+
+def test_a_parent_the_stdlib_re_exports_is_followed_to_its_source() -> None:
+    # collections.abc holds no class: `from _collections_abc import *`; index is Sequence's
+    ratio, of = _copy(REEXPORTED, "Items", "index")
+    assert of is not None and "_collections_abc.py" in of and "Sequence.index" in of
+    assert ratio >= 0.9
