@@ -6,7 +6,9 @@
 `replicate gen` writes it last (after the manifest: it is not part of what the manifest covers,
 so recording solve rates later does not make the batch look edited). Each entry carries `minted`,
 a digest of the task's hidden `task.json` and `inputs.jsonl`: an entry whose task was minted
-again is stale and is computed again (and its solve rate dropped). The file only steers which
+again is stale and is computed again (and its solve rate dropped); and `measure`, the version of
+the measures (`replicate.core.difficulty.MEASURE`): under another, the difficulty is measured
+again and the solve rate kept. The file only steers which
 tasks are chosen, never how one is graded; a batch without it (older batches) or with an entry
 missing or stale gets the difficulty computed from the batch when it is asked for.
 """
@@ -26,7 +28,7 @@ from replicate.batch.manifest import Manifest, file_digest, read_manifest
 from replicate.batch.store import HIDDEN, Batch, LoadedTask
 from replicate.batch.visible import repo_index, stdlib_parents
 from replicate.core.copying import CopyIndex, higher, target_tokens
-from replicate.core.difficulty import BANDS, Band, Difficulty, measure
+from replicate.core.difficulty import BANDS, MEASURE, Band, Difficulty, measure
 from replicate.errors import ReplicateError
 
 DIFFICULTY = "difficulty.json"
@@ -50,6 +52,7 @@ class SolveRate(_Frozen):
 
 class TaskDifficulty(_Frozen):
     minted: str  # digest of the task's hidden task.json and inputs.jsonl when measured
+    measure: str  # `replicate.core.difficulty.MEASURE` when measured
     difficulty: Difficulty
     solve: SolveRate | None = None
 
@@ -99,9 +102,12 @@ def difficulties(
     for ident in ids:
         minted = _minted(batch.root, ident, manifest)
         entry = known.get(ident)
-        if entry is None or entry.minted != minted:
-            task = batch.load(ident)
-            entry = TaskDifficulty(minted=minted, difficulty=task_difficulty(task, indexes))
+        if entry is not None and entry.minted != minted:
+            entry = None  # the task was minted again: its measures and solve rate are stale
+        if entry is None or entry.measure != MEASURE:
+            measured = task_difficulty(batch.load(ident), indexes)
+            solve = entry.solve if entry is not None else None  # the same task: still true
+            entry = TaskDifficulty(minted=minted, measure=MEASURE, difficulty=measured, solve=solve)
         out[ident] = entry
     return out
 

@@ -11,15 +11,17 @@ package (a relative import, or an absolute one under the target module's top-lev
 
 The band, from the features (thresholds below, `band`):
 
-- **easy** when the body is mostly a copy (copy ratio >= COPIED), else when it scores 0 or 1
-  points;
-- **medium** at 2 or 3 points; **hard** at 4 or more.
+- **easy** at 0 or 1 points, **medium** at 2 or 3, **hard** at 4 or more;
+- then one band easier (hard to medium, medium to easy) when the body is mostly a copy of a
+  visible function (copy ratio >= COPIED): the agent has a template to adapt. Not easy outright:
+  pasting that function verbatim earns close to nothing on the batches measured (mostly a sibling
+  that does the mirror job, `bench/difficulty_copy.py`).
 
 Points (at most 6): one each for complexity >= 4, complexity >= 8, statements >= 5, body lines
 >= 12, body lines >= 30, and calls into the repository >= 2. The kill rate is shown but not
 counted: it says how well the task is graded, not how hard it is to write. On batches of four real
 libraries (idna, more-itertools, packaging, sortedcontainers) and the sample library, 311 tasks,
-these thresholds give 57% easy, 27% medium and 16% hard.
+these thresholds give 56% easy, 28% medium and 16% hard.
 """
 
 from __future__ import annotations
@@ -38,7 +40,9 @@ Band = Literal["easy", "medium", "hard"]
 BANDS: tuple[Band, ...] = ("easy", "medium", "hard")
 STRATA = ("traced", "widened", "edge", "raises")
 
-COPIED = 0.8  # a body at least this much a copy is easy whatever its size
+MEASURE = "1"  # changed whenever a feature, the copy ratio or the bands change: entries of a
+# batch's difficulty file measured under another are measured again
+COPIED = 0.8  # a body at least this much a copy is one band easier
 POINTS = (  # (feature, at least): one point each
     ("complexity", 4),
     ("complexity", 8),
@@ -120,12 +124,11 @@ def measure(
 
 def band(features: Mapping[str, int], copy_ratio: float) -> Band:
     """The band of a task's features (the module's docstring says how)."""
-    if copy_ratio >= COPIED:
-        return "easy"
     points = sum(features.get(name, 0) >= least for name, least in POINTS)
-    if points >= HARD_AT:
-        return "hard"
-    return "medium" if points >= MEDIUM_AT else "easy"
+    step = 2 if points >= HARD_AT else 1 if points >= MEDIUM_AT else 0
+    if copy_ratio >= COPIED:
+        step = max(0, step - 1)
+    return BANDS[step]
 
 
 def _complexity(tree: ast.AST) -> int:

@@ -9,11 +9,13 @@ from pathlib import Path
 from replicate.batch.difficulty import (
     DIFFICULTY,
     DifficultyFile,
+    SolveRate,
     difficulties,
     read_difficulty,
     task_difficulty,
 )
 from replicate.batch.store import Batch
+from replicate.core.difficulty import MEASURE
 from tests.integration.minted import REPO_ROOT, Tiny, run_cli
 
 
@@ -82,3 +84,27 @@ def test_export_difficulty_takes_the_tasks_of_that_band(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stderr[-2000:]
     lines = out.with_suffix(".jsonl").read_text().splitlines()
     assert {json.loads(line)["task_id"] for line in lines} == expected
+
+
+def test_an_entry_of_another_measure_is_measured_again_its_solve_rate_kept(
+    tiny: Tiny, tmp_path: Path
+) -> None:
+    copy = tiny.copy_batch(tmp_path / "batch")
+    written = read_difficulty(copy)
+    assert written is not None
+    solve = SolveRate(attempts=2, successes=1, pass_rate=0.5, mean_reward=0.7, run="r", agent="a")
+    old = {
+        ident: entry.model_copy(
+            update={
+                "measure": "0",
+                "difficulty": entry.difficulty.model_copy(update={"band": "hard"}),
+                "solve": solve,
+            }
+        )
+        for ident, entry in written.tasks.items()
+    }
+    (copy / DIFFICULTY).write_text(DifficultyFile(tasks=old).model_dump_json(), encoding="utf-8")
+    again = difficulties(Batch.open(copy), tiny.task_ids)
+    for ident, entry in again.items():
+        assert entry.measure == MEASURE and entry.solve == solve
+        assert entry.difficulty == written.tasks[ident].difficulty  # not the planted band

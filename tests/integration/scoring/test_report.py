@@ -150,5 +150,5 @@ def test_solve_rates_written_back_and_chosen_by(
         )
     assert set(choose(batch, max_solve_rate=0.5)) == set(tiny.task_ids) - {clamp}
     assert choose(batch, max_solve_rate=1.0) == batch.ids
-    with pytest.raises(ReplicateError, match="is left by --max-solve-rate 0.5"):
+    with pytest.raises(ReplicateError, match=r"is left by --max-solve-rate 0\.5"):
         choose(batch, [clamp], max_solve_rate=0.5)  # solved: nothing left
