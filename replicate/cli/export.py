@@ -9,8 +9,10 @@ from typing import Any
 
 from rich.table import Table
 
+from replicate.batch.difficulty import choose
 from replicate.batch.store import Batch
 from replicate.cli.console import err_console
+from replicate.cli.difficulty import add_difficulty_arguments, difficulty_filters
 from replicate.errors import ReplicateError
 from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.registry import EXPORTERS, exporter
@@ -31,6 +33,7 @@ def register(sub: Any) -> None:
     p.add_argument("--out", required=True, type=Path, help=OUT_HELP)
     p.add_argument("--task", action="append", default=[], help="task id or symbol (repeatable)")
     p.add_argument("--limit", type=int, default=None, help="at most N tasks")
+    add_difficulty_arguments(p)
     p.add_argument("--split", default="train", help="split name recorded in each row")
     p.add_argument("--build-images", action="store_true", help=BUILD_HELP)
     p.add_argument("--no-verify", action="store_true", help=NO_VERIFY_HELP)
@@ -44,8 +47,9 @@ def handle(args: argparse.Namespace) -> int:
         raise ReplicateError("--build-images applies to --format harbor only")
     if args.limit is not None and args.limit < 1:
         raise ReplicateError(f"--limit must be at least 1 (got {args.limit})")
+    bands, bound = difficulty_filters(args)
     batch = Batch.open(args.tasks, verify=not args.no_verify)
-    task_ids = batch.select(args.task, args.limit)
+    task_ids = choose(batch, args.task, args.limit, bands, bound)
     options = ExportOptions(split=args.split, build_images=args.build_images)
     written = chosen.export(batch, task_ids, args.out, options)
     if args.json:

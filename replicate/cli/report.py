@@ -9,6 +9,7 @@ from typing import Any
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
 from replicate.scoring.report import write_report
+from replicate.scoring.solve import write_solve_rates
 
 DEFAULT_NAME = "report.html"
 
@@ -27,6 +28,12 @@ def register(sub: Any) -> None:
         metavar="FILE",
         help=f"HTML file to write (default RUN_DIR/{DEFAULT_NAME})",
     )
+    p.add_argument(
+        "--write-solve-rate",
+        action="store_true",
+        help="also record each task's solve rate and mean reward in the batch's difficulty.json "
+        "(for `--max-solve-rate`)",
+    )
     p.set_defaults(handler=handle)
 
 
@@ -42,4 +49,9 @@ def handle(args: argparse.Namespace) -> int:
         soft_wrap=True,
         markup=False,
     )
+    if args.write_solve_rate:
+        count, path = write_solve_rates(page.run)
+        err_console().print(
+            f"solve rates of {count} task(s) recorded: {path}", soft_wrap=True, markup=False
+        )
     return 0

@@ -11,6 +11,7 @@ from typing import Any
 from rich.table import Table
 
 from replicate.cli.console import err_console
+from replicate.cli.difficulty import add_difficulty_arguments, difficulty_filters
 from replicate.cli.executors import add_executor_arguments
 from replicate.cli.grade import NO_VERIFY_HELP, REPO_TESTS_HELP
 from replicate.cli.progress import RichProgress
@@ -71,6 +72,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
     p.add_argument("--limit", type=int, help="only the first N tasks")
+    add_difficulty_arguments(p)
     p.add_argument("--keep-workspaces", action="store_true", help="keep workspaces in RUN_DIR")
     p.add_argument("--repo-tests", action="store_true", help=REPO_TESTS_HELP)
     p.add_argument("--no-verify", action="store_true", help=NO_VERIFY_HELP)
@@ -162,6 +164,7 @@ def handle(args: argparse.Namespace) -> int:
         raise ReplicateError(f"--samples is 1 or more, not {args.samples}")
     if args.workers < 1:
         raise ReplicateError(f"--workers is 1 or more, not {args.workers}")
+    bands, bound = difficulty_filters(args)
     model = _model_config(args)
     sandbox = get_sandbox(args.sandbox)
     agent = AgentConfig(
@@ -183,6 +186,8 @@ def handle(args: argparse.Namespace) -> int:
         model=model,
         task_ids=tuple(args.task),
         limit=args.limit,
+        bands=bands,
+        max_solve_rate=bound,
         keep_workspaces=args.keep_workspaces,
         repo_tests=args.repo_tests,
         verify=not args.no_verify,

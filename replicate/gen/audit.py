@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replicate.batch.store import LoadedTask
+from replicate.batch.visible import read_source
 from replicate.harness.sandbox.system import system_view
 from replicate.verifiers.leaks import WORD, Needle, fingerprints, hits, needle_for
 
@@ -115,12 +116,7 @@ class LeakAudit:
 
 
 def _text(path: Path) -> str | None:
-    try:
-        if path.stat().st_size > MAX_FILE_BYTES:
-            return None
-        return path.read_text(encoding="utf-8", errors="replace")
-    except OSError:
-        return None
+    return read_source(path, MAX_FILE_BYTES)
 
 
 def audit_leaks(tasks: Sequence[LoadedTask], roots: Sequence[tuple[str, Path]]) -> dict[str, Leak]:

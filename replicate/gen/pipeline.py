@@ -12,6 +12,7 @@ from typing import TypeVar
 
 from replicate import GRADER_VERSION
 from replicate.batch import minting
+from replicate.batch.difficulty import write_difficulty
 from replicate.batch.manifest import write_manifest
 from replicate.batch.schemas import write_schemas
 from replicate.batch.store import write_repo
@@ -294,9 +295,11 @@ def class_calls(harvest: HarvestResult, target: Target) -> tuple[str, ...]:
 
 def _write(out: Path) -> None:
     """The tasks are on disk already: the schemas, then the manifest over every file of the
-    batch (older tasks included), and the batch is no longer marked as being minted."""
+    batch (older tasks included), each task's difficulty, and the batch is no longer marked as
+    being minted."""
     write_schemas(out)
     write_manifest(out)
+    write_difficulty(out)
     minting.finish(out)
 
 

@@ -60,7 +60,7 @@ def pass_at_k_curve(series: Mapping[str, Sequence[float | None]]) -> str:
 
 
 def reward_by_repo(means: Mapping[str, float]) -> str:
-    """Mean reward per repository, one horizontal bar each."""
+    """Mean reward per repository (or per difficulty band), one horizontal bar each."""
     figure, axes = _figure()
     names = list(means)
     axes.barh(range(len(names)), [means[n] for n in names], height=0.6, color="#4c72b0")

@@ -9,9 +9,9 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from replicate.core.difficulty import BANDS, Difficulty
 from replicate.core.records import ResultRow
 from replicate.scoring import plots
-from replicate.scoring.difficulty import Difficulty
 from replicate.scoring.rundata import RunData, candidate_diff, load_run, transcript
 from replicate.scoring.stats import TaskStats, overall_pass_at, task_stats
 
@@ -151,6 +151,22 @@ def _means_by_repo(run: RunData) -> dict[str, float]:
     return {repo: sum(v) / len(v) for repo, v in sorted(found.items())}
 
 
+def _means_by_band(run: RunData) -> dict[str, float]:
+    """Mean reward per difficulty band, easy first, each labelled with its number of tasks."""
+    found: dict[str, list[float]] = {}
+    tasks: dict[str, set[str]] = {}
+    for row in run.rows:
+        measured = run.difficulty(row.task_id)
+        if row.reward is not None and measured is not None:
+            found.setdefault(measured.band, []).append(row.reward)
+            tasks.setdefault(measured.band, set()).add(row.task_id)
+    return {
+        f"{band} ({len(tasks[band])} tasks)": sum(found[band]) / len(found[band])
+        for band in BANDS
+        if band in found
+    }
+
+
 def _plots(
     run: RunData, stats: tuple[TaskStats, ...], other: RunData | None
 ) -> tuple[tuple[str, str], ...]:
@@ -161,7 +177,13 @@ def _plots(
         ("Reward histogram", plots.reward_histogram(rewards)),
         ("pass@k", plots.pass_at_k_curve(curves)),
         ("Mean reward by repository", plots.reward_by_repo(_means_by_repo(run))),
+        *_band_plot(run),
     )
+
+
+def _band_plot(run: RunData) -> tuple[tuple[str, str], ...]:
+    means = _means_by_band(run)
+    return (("Mean reward by difficulty", plots.reward_by_repo(means)),) if means else ()
 
 
 def _changes(run: RunData, other: RunData) -> tuple[Change, ...]:

@@ -14,10 +14,11 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from replicate import confined
+from replicate.batch.difficulty import difficulties
 from replicate.batch.store import Batch
+from replicate.core.difficulty import Difficulty
 from replicate.core.records import ResultRow
 from replicate.errors import ReplicateError
-from replicate.scoring.difficulty import Difficulty, difficulty
 from replicate.scoring.results import RESULTS_FILE, RUN_FILE
 
 MAX_SHOWN_BYTES = 200_000  # a transcript or a diff longer than this is cut for display
@@ -115,17 +116,26 @@ def _task_info(tasks_dir: str, ids: set[str]) -> dict[str, TaskInfo]:
         batch = Batch.open(tasks_dir, verify=False)
     except (ReplicateError, OSError):
         return {}
+    present = sorted(ids & set(batch.ids))
+    hardness = _difficulties(batch, present)
     out: dict[str, TaskInfo] = {}
-    for ident in sorted(ids & set(batch.ids)):
+    for ident in present:
         try:
             task = batch.load(ident)
             stubbed = task.stubbed_source().decode("utf-8", "replace")
-            hardness = difficulty(task)
         except (ReplicateError, OSError, ValueError):
             continue
         source = task.spec.source
-        out[ident] = TaskInfo(source.symbol, source.repo, stubbed, hardness)
+        out[ident] = TaskInfo(source.symbol, source.repo, stubbed, hardness.get(ident))
     return out
+
+
+def _difficulties(batch: Batch, ids: list[str]) -> dict[str, Difficulty]:
+    """Each task's difficulty (from the batch's file, or measured now); none if a task is broken."""
+    try:
+        return {ident: e.difficulty for ident, e in difficulties(batch, ids).items()}
+    except (ReplicateError, OSError, ValueError):
+        return {}
 
 
 def transcript(run: RunData, task_id: str, sample: int) -> str | None:

@@ -13,8 +13,10 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from replicate import GRADER_VERSION, confined
+from replicate.batch.difficulty import choose
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
+from replicate.core.difficulty import Band
 from replicate.core.progress import NullProgress, Progress
 from replicate.core.records import ResultRow, Verdict, VerdictStatus
 from replicate.executors import get_executor
@@ -49,6 +51,8 @@ class RunOptions:
     workers: int = 1
     task_ids: tuple[str, ...] = ()
     limit: int | None = None
+    bands: tuple[Band, ...] = ()  # only tasks of these difficulty bands (all when none)
+    max_solve_rate: float | None = None  # only tasks whose recorded solve rate is at most this
     samples: int = 1
     keep_workspaces: bool = False
     repo_tests: bool = False  # also run the repository's tests of each target (reported only)
@@ -133,7 +137,7 @@ def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSumma
     whole run; rows cut short by an earlier crash are moved aside before resuming."""
     agent = make_agent(options.agent, options.model)
     batch = Batch.open(options.tasks, verify=options.verify)
-    ids = batch.select(options.task_ids, options.limit)
+    ids = choose(batch, options.task_ids, options.limit, options.bands, options.max_solve_rate)
     identity = RunIdentity(
         tasks=str(batch.root),
         agent=agent.identity,

@@ -1,18 +1,20 @@
 """The batch card of a `--repos` minting: `CARD.md` for people, `card.json` for scripts.
-Per repository: tasks, yield (validated / extracted), the median kill rate, set-up notes,
-the failure, the licence; then the totals."""
+Per repository: tasks, yield (validated / extracted), the median kill rate, the tasks per
+difficulty band (`replicate.core.difficulty`), set-up notes, the failure, the licence; then the
+totals."""
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from replicate import GRADER_VERSION
+from replicate.core.difficulty import BANDS, Band
 from replicate.gen.many.ledger import RepoOutcome
 
 CARD_MD = "CARD.md"
@@ -33,6 +35,7 @@ class RepoLine(_Frozen):
     validated: int
     yield_rate: float | None  # validated / extracted
     kill_rate_median: float | None  # over the tasks that recorded one
+    bands: tuple[tuple[str, int], ...] = ()  # (band, tasks) for easy, medium, hard
     setup_notes: tuple[str, ...]
     failure: str | None  # "<stage>: <reason>"
     licence: str | None
@@ -48,6 +51,7 @@ class Totals(_Frozen):
     validated: int
     yield_rate: float | None
     kill_rate_median: float | None
+    bands: tuple[tuple[str, int], ...] = ()  # (band, tasks) for easy, medium, hard
     seconds: float
     licences: tuple[tuple[str, int], ...]  # licence, repositories; most common first
 
@@ -58,8 +62,12 @@ class BatchCard(_Frozen):
     totals: Totals
 
 
-def build_card(outcomes: Sequence[RepoOutcome]) -> BatchCard:
-    lines = tuple(_line(o) for o in outcomes)
+def build_card(
+    outcomes: Sequence[RepoOutcome], bands: Mapping[str, Band] | None = None
+) -> BatchCard:
+    """The card of these outcomes; `bands`: each task's difficulty band, by task id."""
+    found = bands or {}
+    lines = tuple(_line(o, _count(o.tasks, found)) for o in outcomes)
     rates = [rate for o in outcomes for rate in o.kill_rates]
     extracted = sum(o.extracted for o in outcomes)
     validated = sum(o.validated for o in outcomes)
@@ -73,13 +81,19 @@ def build_card(outcomes: Sequence[RepoOutcome]) -> BatchCard:
         validated=validated,
         yield_rate=_ratio(validated, extracted),
         kill_rate_median=_median(rates),
+        bands=_count([t for o in outcomes for t in o.tasks], found),
         seconds=round(sum(o.seconds for o in outcomes), 1),
         licences=tuple(sorted(licences.items(), key=lambda item: (-item[1], item[0]))),
     )
     return BatchCard(grader_version=GRADER_VERSION, repositories=lines, totals=totals)
 
 
-def _line(outcome: RepoOutcome) -> RepoLine:
+def _count(tasks: Sequence[str], bands: Mapping[str, Band]) -> tuple[tuple[str, int], ...]:
+    counts = Counter(bands[t] for t in tasks if t in bands)
+    return tuple((name, counts[name]) for name in BANDS) if counts else ()
+
+
+def _line(outcome: RepoOutcome, bands: tuple[tuple[str, int], ...]) -> RepoLine:
     failure = f"{outcome.stage}: {outcome.reason}" if outcome.status == "failed" else None
     return RepoLine(
         source=outcome.source,
@@ -91,6 +105,7 @@ def _line(outcome: RepoOutcome) -> RepoLine:
         validated=outcome.validated,
         yield_rate=_ratio(outcome.validated, outcome.extracted),
         kill_rate_median=_median(outcome.kill_rates),
+        bands=bands,
         setup_notes=outcome.setup_notes,
         failure=failure,
         licence=outcome.licence,
@@ -125,6 +140,7 @@ def render_markdown(card: BatchCard) -> str:
             f"| {_cell(r.source)} | {(r.commit or '')[:12]} | {r.tasks} | {_pct(r.yield_rate)} "
             f"| {_num(r.kill_rate_median)} | {_cell(r.licence or 'not stated')} | {result} |"
         )
+    out += _bands_markdown(card)
     out += ["", "## Licences", ""]
     out += [f"- {_cell(name)}: {count}" for name, count in t.licences] or ["- none minted"]
     notes = [(r.source, note) for r in card.repositories for note in r.setup_notes]
@@ -132,6 +148,18 @@ def render_markdown(card: BatchCard) -> str:
         out += ["", "## Set-up notes", ""]
         out += [f"- {_cell(source)}: {_cell(note)}" for source, note in notes]
     return "\n".join(out) + "\n"
+
+
+def _bands_markdown(card: BatchCard) -> list[str]:
+    """Tasks per difficulty band, per repository and in all (nothing when none was measured)."""
+    if not card.totals.bands:
+        return []
+    out = ["", "## Difficulty", "", "| source | " + " | ".join(BANDS) + " |"]
+    out.append("|---|" + "---:|" * len(BANDS))
+    rows = [(r.source, r.bands) for r in card.repositories if r.bands]
+    for source, counts in [*rows, ("all", card.totals.bands)]:
+        out.append(f"| {_cell(source)} | " + " | ".join(str(n) for _, n in counts) + " |")
+    return out
 
 
 def write_card(batch: Path, card: BatchCard) -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replicate.acquire import acquire
+from replicate.batch.difficulty import write_difficulty
 from replicate.batch.store import SPECS
 from replicate.cache import cache_root, file_lock
 from replicate.core.ids import slug
@@ -62,7 +63,9 @@ def mint_many(
             _take(out, result)
             show.advance()
         latest = read_ledger(out)
-        card = build_card([latest[s.text] for s in sources if s.text in latest])
+        measured = write_difficulty(out).tasks
+        bands = {ident: entry.difficulty.band for ident, entry in measured.items()}
+        card = build_card([latest[s.text] for s in sources if s.text in latest], bands)
         write_card(out, card)
     return ManyReport(card=card, skipped=skipped, out=out)
 

@@ -1,5 +1,6 @@
 """Moving one repository's minted batch into the shared batch, replacing what an earlier minting
-of that repository left there, then re-writing the manifest over the whole batch."""
+of that repository left there, then re-writing the manifest over the whole batch and its
+difficulty file (the staged batch's entries taken over, not measured again)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
+from replicate.batch.difficulty import read_difficulty, write_difficulty
 from replicate.batch.manifest import MANIFEST, write_manifest
 from replicate.batch.store import HIDDEN, REPOS, SPECS, remove_task
 from replicate.core.records import HiddenTask, RepoRecord
@@ -16,6 +18,7 @@ from replicate.core.records import HiddenTask, RepoRecord
 def merge_repo(batch: Path, staged: Path, key: str) -> None:
     """Put the tasks and snapshot of `staged` (a batch of repository `key`) into `batch`."""
     drop_repo(batch, key)
+    measured = read_difficulty(staged)
     for top in (SPECS, HIDDEN):
         source = staged / top
         if not source.is_dir():
@@ -30,6 +33,7 @@ def merge_repo(batch: Path, staged: Path, key: str) -> None:
             else:
                 _replace(item, batch / rel)
     write_manifest(batch)
+    write_difficulty(batch, measured.tasks if measured is not None else None)
 
 
 def drop_repo(batch: Path, key: str) -> None:

@@ -11,7 +11,10 @@ from pathlib import Path
 
 import pytest
 
+from replicate.batch.difficulty import choose, read_difficulty
+from replicate.batch.store import Batch
 from replicate.cli.main import main
+from replicate.errors import ReplicateError
 from replicate.harness.agent import AgentConfig
 from replicate.harness.sandbox import get_sandbox
 from replicate.scoring.report import build_page, render, write_report
@@ -50,7 +53,8 @@ def test_the_report_has_plots_tasks_and_fetches_nothing(run_dir: Path, tmp_path:
     out = tmp_path / "report.html"
     page = write_report(run_dir, out)
     html = out.read_text(encoding="utf-8")
-    assert len(IMAGE.findall(html)) == 3
+    assert len(IMAGE.findall(html)) == 4  # histogram, pass@k, by repository, by difficulty
+    assert "Mean reward by difficulty" in html
     assert not RESOURCE.search(html)
     assert "http://" not in html and "https://" not in html
     table = html.split('<table class="tasks">')[1].split("</table>")[0]
@@ -115,3 +119,36 @@ def test_the_cli_writes_the_page_and_refuses_a_folder_without_rows(
     assert main(["report", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "no results.jsonl" in err and "\n" not in err
+
+
+def test_solve_rates_written_back_and_chosen_by(
+    run_dir: Path, tiny: Tiny, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """`report --write-solve-rate` records what the run saw (clamp solved in both samples, the
+    others in none) next to each task's difficulty; `--max-solve-rate` then chooses by it."""
+    batch_dir = tiny.copy_batch(tmp_path / "batch")
+    run = tmp_path / "run"
+    shutil.copytree(run_dir, run)
+    identity = json.loads((run / "run.json").read_text())
+    (run / "run.json").write_text(json.dumps({**identity, "tasks": str(batch_dir)}))
+    batch = Batch.open(batch_dir)
+    with pytest.raises(ReplicateError, match="no solve rates are recorded"):
+        choose(batch, max_solve_rate=0.5)
+    assert main(["report", str(run), "--write-solve-rate"]) == 0
+    assert "solve rates of 4 task(s) recorded" in capsys.readouterr().err
+    written = read_difficulty(batch_dir)
+    assert written is not None
+    solved = {i: e.solve for i, e in written.tasks.items()}
+    clamp = tiny.id_of(CLAMP)
+    for ident, solve in solved.items():
+        assert solve is not None and solve.attempts == 2 and solve.run == str(run)
+        expected = 1.0 if ident == clamp else 0.0
+        assert (solve.pass_rate, solve.mean_reward, solve.successes) == (
+            expected,
+            expected,
+            2 * expected,
+        )
+    assert set(choose(batch, max_solve_rate=0.5)) == set(tiny.task_ids) - {clamp}
+    assert choose(batch, max_solve_rate=1.0) == batch.ids
+    with pytest.raises(ReplicateError, match=r"is left by --max-solve-rate 0\.5"):
+        choose(batch, [clamp], max_solve_rate=0.5)  # solved: nothing left

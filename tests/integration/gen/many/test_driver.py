@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from replicate.batch.difficulty import read_difficulty
 from replicate.batch.store import Batch
 from replicate.gen.many import ledger
 from replicate.gen.many.driver import ManyOptions, ManyReport, mint_many
@@ -82,6 +83,11 @@ def test_mints_records_each_failure_and_writes_the_card(
     assert "1 of 3 repositories minted, 2 failed" in text
     assert "failed (gen: no functions or methods to mint)" in text
     assert (out / "card.json").is_file()
+    measured, minted = read_difficulty(out), read_difficulty(tiny.batch_dir)
+    assert measured is not None and minted is not None
+    assert measured.tasks == minted.tasks  # the repository's measures, carried by the merge
+    assert card.totals.bands == card.repositories[0].bands == tuple(measured.bands().items())
+    assert "## Difficulty" in text
 
 
 def test_a_rerun_skips_what_is_minted_and_retries_the_failures(

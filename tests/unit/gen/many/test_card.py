@@ -50,3 +50,21 @@ def test_licence_from_pkg_info_pyproject_or_file(tmp_path: Path) -> None:
     assert find_licence(two) == "Apache-2.0"
     assert find_licence(three) == "The MIT License (MIT)"
     assert find_licence(four) is None
+
+
+def test_tasks_per_difficulty_band() -> None:
+    outcomes = [
+        RepoOutcome(source="pypi:a==1", status="minted", key="a-1", tasks=("t1", "t2", "t3")),
+        RepoOutcome(source="pypi:b==1", status="minted", key="b-1", tasks=("t4",)),
+        RepoOutcome(source="./c", status="failed", stage="gen", reason="no functions"),
+    ]
+    bands = {"t1": "easy", "t2": "hard", "t3": "hard", "t4": "medium"}
+    card = build_card(outcomes, bands)  # type: ignore[arg-type]
+    assert card.repositories[0].bands == (("easy", 1), ("medium", 0), ("hard", 2))
+    assert card.repositories[1].bands == (("easy", 0), ("medium", 1), ("hard", 0))
+    assert card.repositories[2].bands == ()
+    assert card.totals.bands == (("easy", 1), ("medium", 1), ("hard", 2))
+    text = render_markdown(card)
+    assert "## Difficulty" in text and "| all | 1 | 1 | 2 |" in text
+    assert "| pypi:a==1 | 1 | 0 | 2 |" in text
+    assert "## Difficulty" not in render_markdown(build_card(outcomes))  # none measured

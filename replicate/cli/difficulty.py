@@ -1,0 +1,34 @@
+"""`--difficulty` and `--max-solve-rate`: choosing a batch's tasks by difficulty, shared by
+`run` and `export`."""
+
+from __future__ import annotations
+
+import argparse
+
+from replicate.batch.difficulty import parse_bands
+from replicate.core.difficulty import BANDS, Band
+from replicate.errors import ReplicateError
+
+
+def add_difficulty_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--difficulty",
+        action="append",
+        default=[],
+        metavar="BAND",
+        help=f"only tasks of this difficulty band ({', '.join(BANDS)}; repeatable or a comma list)",
+    )
+    p.add_argument(
+        "--max-solve-rate",
+        type=float,
+        metavar="X",
+        help="only tasks whose recorded solve rate is at most X (see `report --write-solve-rate`)",
+    )
+
+
+def difficulty_filters(args: argparse.Namespace) -> tuple[tuple[Band, ...], float | None]:
+    """The bands and the solve-rate bound asked for (one-line errors)."""
+    bound: float | None = args.max_solve_rate
+    if bound is not None and not 0.0 <= bound <= 1.0:
+        raise ReplicateError(f"--max-solve-rate is between 0 and 1, not {bound}")
+    return parse_bands(args.difficulty), bound

@@ -1,0 +1,38 @@
+"""`--difficulty` on `run` and `export`: bands by name, an unknown one a one-line error."""
+
+from __future__ import annotations
+
+import pytest
+
+from replicate.batch.difficulty import parse_bands
+from replicate.cli.main import main
+from replicate.errors import ReplicateError
+
+
+def test_bands_repeated_or_as_a_comma_list() -> None:
+    assert parse_bands(["hard", "easy,medium", " hard "]) == ("hard", "easy", "medium")
+    assert parse_bands([]) == ()
+
+
+@pytest.mark.parametrize("command", ["run", "export"])
+def test_an_unknown_band_is_a_one_line_error(
+    command: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    extra = ["--agent", "true"] if command == "run" else []
+    code = main([command, "--tasks", "t", "--out", "o", *extra, "--difficulty", "easy,extreme"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2
+    assert err == "error: unknown difficulty 'extreme'; choose from easy, medium, hard"
+
+
+def test_a_solve_rate_bound_outside_0_to_1_is_a_one_line_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    code = main(["export", "--tasks", "t", "--out", "o", "--max-solve-rate", "1.5"])
+    err = capsys.readouterr().err.strip()
+    assert code == 2 and err == "error: --max-solve-rate is between 0 and 1, not 1.5"
+
+
+def test_a_band_name_is_not_a_prefix() -> None:
+    with pytest.raises(ReplicateError):
+        parse_bands(["har"])
