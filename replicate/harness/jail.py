@@ -26,7 +26,6 @@ from replicate.harness import runner as runner_module
 from replicate.harness.bytecode import bytecode_table, compiled_runner
 from replicate.harness.calltime import CallClock, LiveFrames, timed_frames
 from replicate.harness.frames import ParsedRun, collect_frames
-from replicate.harness.sandbox.arrivals import arrivals_of
 from replicate.harness.sandbox.base import (
     Limits,
     Mount,
@@ -318,10 +317,11 @@ def _finished(
     live: LiveFrames | None = None,
 ) -> JailRun:
     """Parse the channel once every result that reached the host too late is a timeout."""
+    arrivals = result.channel_arrivals
     if live is not None:
-        frames = live.result(result.channel, arrivals_of(result))
+        frames = live.result(result.channel, arrivals)
     else:
-        frames = timed_frames(result.channel, arrivals_of(result), nonce, _clock(inputs, settings))
+        frames = timed_frames(result.channel, arrivals, nonce, _clock(inputs, settings))
     return JailRun(parsed=collect_frames(frames), result=result)
 
 

@@ -7,7 +7,9 @@ request.  A mount makes `source` (a host path) visible at `target` inside; most 
 same path on both sides.
 
 The optional results channel is a pipe whose write end is fd 3 in the sandboxed process; whatever
-is written there comes back as `SandboxResult.channel`, apart from stdout and stderr.
+is written there comes back as `SandboxResult.channel`, apart from stdout and stderr, with
+`channel_arrivals`: when each part of it reached the host, by the host's clock
+(`replicate.harness.sandbox.arrivals`, `replicate.harness.calltime`).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 CHANNEL_FD = 3
+Arrival = tuple[int, float]  # (bytes of the channel received so far, host monotonic time)
 
 
 @dataclass(frozen=True)
@@ -61,12 +64,21 @@ class SandboxRequest:
 
 @dataclass(frozen=True)
 class SandboxResult:
+    """What one sandboxed (or plain) process did: the one result type of every backend and of
+    `replicate.harness.sandbox.process`.  `exit_code` is None on timeout; death by signal N is
+    128 + N, as a shell reports it.  `channel_arrivals` is () for a backend that notes none;
+    `side` (a backend's own status pipe) and `stopped` (ended by the caller's `stop` while the
+    command ran) are the process layer's, read by the backend that asked for them."""
+
     exit_code: int | None
     timed_out: bool
     duration_s: float
     stdout: bytes = b""
     stderr: bytes = b""
     channel: bytes = b""
+    channel_arrivals: tuple[Arrival, ...] = ()
+    side: bytes = b""
+    stopped: bool = False
 
 
 class SandboxUnavailable(RuntimeError):

@@ -28,7 +28,6 @@ from replicate.harness.sandbox.base import (
 )
 from replicate.harness.sandbox.process import (
     Pipe,
-    ProcessOutcome,
     ProcessSpec,
     StartedProcess,
     start_process,
@@ -114,12 +113,12 @@ class BwrapSandbox:
 class StartedSandbox:
     """A bubblewrap sandbox whose command runs and waits for its stdin (a warm start)."""
 
-    def __init__(self, started: StartedProcess | ProcessOutcome, status: Pipe) -> None:
+    def __init__(self, started: StartedProcess | SandboxResult, status: Pipe) -> None:
         self.started, self.status = started, status
 
     def finish(self, stdin: bytes, timeout_s: float, stop: StopWhen | None = None) -> SandboxResult:
         try:
-            if isinstance(self.started, ProcessOutcome):
+            if isinstance(self.started, SandboxResult):
                 outcome = self.started
             else:
                 outcome = self.started.finish(stdin, timeout_s, stop)
@@ -127,7 +126,7 @@ class StartedSandbox:
             self.status.close()
         if not (outcome.timed_out or outcome.stopped) and not _command_ran(outcome.side):
             raise InfraError(f"sandbox setup failed: {_last_line(outcome.stderr)}")
-        return outcome.result()
+        return outcome
 
     def cancel(self) -> None:
         try:

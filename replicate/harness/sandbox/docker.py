@@ -29,7 +29,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.errors import InfraError
-from replicate.harness.sandbox.arrivals import TimedResult
 from replicate.harness.sandbox.base import (
     Limits,
     Mount,
@@ -102,7 +101,7 @@ class DockerSandbox:
             io.close()
         if not captured.timed_out and not captured.status:
             raise InfraError(f"docker sandbox setup failed: {_last_line(captured.stderr)}")
-        return TimedResult(
+        return SandboxResult(
             exit_code=None if captured.timed_out else exit_code,
             timed_out=captured.timed_out,
             duration_s=duration,

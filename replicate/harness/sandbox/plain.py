@@ -25,7 +25,7 @@ class PlainSandbox:
                     f"the plain sandbox cannot show {mount.source} at {mount.target}; "
                     "use a sandbox that isolates (local)"
                 )
-        outcome = run_process(
+        return run_process(
             ProcessSpec(
                 argv=request.argv,
                 env=request.env,
@@ -36,4 +36,3 @@ class PlainSandbox:
                 channel=request.channel,
             )
         )
-        return outcome.result()

@@ -25,8 +25,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from replicate.errors import InfraError
-from replicate.harness.sandbox.arrivals import Arrival, ArrivalLog, TimedResult
-from replicate.harness.sandbox.base import Limits, StopWhen
+from replicate.harness.sandbox.arrivals import ArrivalLog
+from replicate.harness.sandbox.base import Limits, SandboxResult, StopWhen
 from replicate.harness.sandbox.cgroup import Cgroup
 from replicate.harness.sandbox.spawn import spawn
 
@@ -54,33 +54,6 @@ class ProcessSpec:
     # keep stdin open for `StartedProcess.finish`; `stdin` is then sent at the start (as much as
     # the pipe takes at once) and `finish`'s input after it
     stdin_later: bool = False
-
-
-@dataclass(frozen=True)
-class ProcessOutcome:
-    """`exit_code` is None on timeout; death by signal N is 128 + N, as a shell reports it."""
-
-    exit_code: int | None
-    timed_out: bool
-    duration_s: float
-    stdout: bytes = b""
-    stderr: bytes = b""
-    channel: bytes = b""
-    side: bytes = b""
-    channel_arrivals: tuple[Arrival, ...] = ()
-    stopped: bool = False  # ended by the caller's `stop` (the command was running)
-
-    def result(self) -> TimedResult:
-        """What a sandbox reports of this process (the side channel stays ours)."""
-        return TimedResult(
-            exit_code=self.exit_code,
-            timed_out=self.timed_out,
-            duration_s=self.duration_s,
-            stdout=self.stdout,
-            stderr=self.stderr,
-            channel=self.channel,
-            channel_arrivals=self.channel_arrivals,
-        )
 
 
 class Pipe:
@@ -111,19 +84,19 @@ def _grow_pipe(fd: int, size: int) -> None:
         fcntl.fcntl(fd, fcntl.F_SETPIPE_SZ, size)
 
 
-def run_process(spec: ProcessSpec, side: Pipe | None = None) -> ProcessOutcome:
+def run_process(spec: ProcessSpec, side: Pipe | None = None) -> SandboxResult:
     """Run `spec.argv`; `side`'s write end is passed at its own fd number (both ends are closed).
 
     A command that does not exist (or cannot be executed) exits 127 (126), as in a shell; a
     missing working directory or a failure of our own machinery is an InfraError.
     """
     started = start_process(spec, side)
-    if isinstance(started, ProcessOutcome):
+    if isinstance(started, SandboxResult):
         return started
     return started.finish(spec.stdin, spec.timeout_s)
 
 
-def start_process(spec: ProcessSpec, side: Pipe | None = None) -> StartedProcess | ProcessOutcome:
+def start_process(spec: ProcessSpec, side: Pipe | None = None) -> StartedProcess | SandboxResult:
     """Start `spec.argv` with its stdin left open; `finish` sends the input and supervises it.
 
     Everything up to the exec (cgroups, limits, fd 3) happens now, so a warm start costs
@@ -139,7 +112,7 @@ def start_process(spec: ProcessSpec, side: Pipe | None = None) -> StartedProcess
             if pipe is not None:
                 pipe.close_write()
         group.close_join_fds()
-        if isinstance(proc, ProcessOutcome):
+        if isinstance(proc, SandboxResult):
             return proc
         started = StartedProcess(spec, proc, channel, side, group)
         if spec.stdin_later:
@@ -185,9 +158,7 @@ class StartedProcess:
         with contextlib.suppress(BlockingIOError, BrokenPipeError):
             self.unsent = self.unsent[os.write(fd, self.unsent) :]
 
-    def finish(
-        self, stdin: bytes, timeout_s: float, stop: StopWhen | None = None
-    ) -> ProcessOutcome:
+    def finish(self, stdin: bytes, timeout_s: float, stop: StopWhen | None = None) -> SandboxResult:
         assert not self.done, "a started process is finished once"
         self.done = True
         spec = dataclasses.replace(self.spec, stdin=self.unsent + stdin, timeout_s=timeout_s)
@@ -215,7 +186,7 @@ class StartedProcess:
 
 def _spawn(
     spec: ProcessSpec, channel: Pipe | None, side: Pipe | None, group: Cgroup
-) -> subprocess.Popen[bytes] | ProcessOutcome:
+) -> subprocess.Popen[bytes] | SandboxResult:
     limits = spec.limits
     if limits.address_space_mb is None and not group.controls("memory"):
         limits = dataclasses.replace(limits, address_space_mb=limits.memory_mb)
@@ -235,7 +206,7 @@ def _spawn(
             raise InfraError(f"cannot start {spec.argv[0]!r}: {exc}") from exc
         code = 127 if isinstance(exc, FileNotFoundError) else 126
         message = f"{exc.filename}: {exc.strerror}\n".encode()
-        return ProcessOutcome(exit_code=code, timed_out=False, duration_s=0.0, stderr=message)
+        return SandboxResult(exit_code=code, timed_out=False, duration_s=0.0, stderr=message)
     except (OSError, subprocess.SubprocessError) as exc:
         raise InfraError(f"cannot start {spec.argv[0]!r}: {exc}") from exc
 
@@ -278,7 +249,7 @@ class _Supervisor:
         self.sel = selectors.DefaultSelector()
         self.pidfd = _pidfd(proc.pid)
 
-    def run(self, channel: Pipe | None, side: Pipe | None) -> ProcessOutcome:
+    def run(self, channel: Pipe | None, side: Pipe | None) -> SandboxResult:
         assert self.proc.stdout is not None and self.proc.stderr is not None
         arrivals = ArrivalLog()
         sinks = [_Sink(self.cap), _Sink(self.cap), _Sink(self.cap, arrivals), _Sink(SIDE_CAP)]
@@ -294,7 +265,7 @@ class _Supervisor:
                 self._end()
             self._close()
         assert self.ended is not None
-        return ProcessOutcome(
+        return SandboxResult(
             exit_code=None if self.timed_out else _shell_code(self.proc.returncode),
             timed_out=self.timed_out,
             duration_s=self.ended - self.started,

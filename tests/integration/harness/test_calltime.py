@@ -14,8 +14,7 @@ from replicate.harness.calltime import (
 from replicate.harness.frames import ParsedRun, collect_frames
 from replicate.harness.jail import RepoContext, run_calls
 from replicate.harness.sandbox import get_sandbox
-from replicate.harness.sandbox.arrivals import ArrivalLog, TimedResult, arrivals_of
-from replicate.harness.sandbox.base import SandboxResult
+from replicate.harness.sandbox.arrivals import ArrivalLog
 from replicate.verifiers.grader import original_source
 from tests.integration.minted import Tiny
 
@@ -181,15 +180,12 @@ def test_one_arrival_for_many_lines_and_foreign_lines() -> None:
     assert timed_frames(data, notes, NONCE, CLOCK) == [None, None]  # the call frame dropped
 
 
-def test_arrival_log_and_timed_result() -> None:
+def test_arrival_log() -> None:
     log = ArrivalLog()
     log.note(5)
     log.note(0)
     log.note(3)
     assert [total for total, _ in log.freeze()] == [5, 8]
-    timed = TimedResult(exit_code=0, timed_out=False, duration_s=0.0, channel_arrivals=((1, 2.0),))
-    assert arrivals_of(timed) == ((1, 2.0),)
-    assert arrivals_of(SandboxResult(exit_code=0, timed_out=False, duration_s=0.0)) == ()
 
 
 SLOW_IGNORING_ALARM = b"""
@@ -221,7 +217,7 @@ def test_a_candidate_that_switches_off_the_runners_timer_times_out(
     run = run_calls(
         tiny_ctx, task.hidden.target, inputs, get_sandbox("local"), settings, override=candidate
     )
-    assert arrivals_of(run.result), "the local sandbox notes when the channel's bytes arrive"
+    assert run.result.channel_arrivals, "the local sandbox notes when the channel's bytes arrive"
     assert run.parsed.ready and run.parsed.done
     statuses = {i: o["status"] for i, o in run.parsed.outcomes.items()}
     assert statuses == {item.index: "timeout" for item in inputs}

@@ -13,11 +13,10 @@ import pytest
 
 from replicate.errors import InfraError
 from replicate.harness.sandbox import cgroup, spawn
-from replicate.harness.sandbox.base import Limits
+from replicate.harness.sandbox.base import Limits, SandboxResult
 from replicate.harness.sandbox.cgroup import Cgroup, cgroup_parent
 from replicate.harness.sandbox.process import (
     Pipe,
-    ProcessOutcome,
     ProcessSpec,
     StartedProcess,
     run_process,
@@ -50,7 +49,7 @@ DAEMON = (  # the leader exits once the daemon exists (its parent, which made it
 
 def sh(
     script: str, stdin: bytes = b"", channel: bool = False, limits: Limits | None = None
-) -> ProcessOutcome:
+) -> SandboxResult:
     spec = ProcessSpec(
         argv=("/bin/sh", "-c", script),
         env={},
@@ -135,7 +134,7 @@ def test_command_not_found_or_not_executable(tmp_path: Path) -> None:
     assert sh_argv(str(script)).exit_code == 126
 
 
-def sh_argv(*argv: str) -> ProcessOutcome:
+def sh_argv(*argv: str) -> SandboxResult:
     return run_process(ProcessSpec(argv, {}, "/", 10))
 
 
