@@ -37,6 +37,7 @@ from replicate.gen.survivors import (
     reference_run,
     search,
 )
+from replicate.harness import wire
 from replicate.harness.frames import is_result
 from replicate.harness.jail import RepoContext, Until, run_calls
 from replicate.harness.sandbox.base import Sandbox, WarmStart
@@ -144,7 +145,7 @@ def run_mutants(
 def wrong_answer(expected: Mapping[int, Outcome], settings: GradingSettings) -> Until:
     """A `run_calls` `until`: the result frame of an input whose outcome is not the expected."""
 
-    def wrong(frame: Mapping[str, Any]) -> bool:
+    def wrong(frame: wire.Frame) -> bool:
         index = frame.get("i")
         if not is_result(frame) or type(index) is not int or index not in expected:
             return False

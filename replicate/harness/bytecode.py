@@ -18,9 +18,9 @@ table or another target's table (both hold this target's code): they stay in the
 not mounted. Compiling runs no repository code (``compile`` only parses). When anything fails
 there is no table and modules compile from source as before.
 
-The runner itself is compiled the same way (`compiled_runner`): every jail started it from
-source, compiling its ~1,000 lines each time (~12 ms of a ~55 ms jail here); the interpreter
-runs a compiled file given as its script directly.
+The runner itself is compiled the same way (`compiled_runner`), with the wire module it loads
+from beside it: every jail started it from source, compiling its ~1,000 lines each time (~12 ms
+of a ~55 ms jail here); the interpreter runs a compiled file given as its script directly.
 """
 
 from __future__ import annotations
@@ -32,6 +32,8 @@ import os
 import subprocess
 import tempfile
 from pathlib import Path
+
+from replicate.harness.runner import wire_beside
 
 COMPILE_TIMEOUT_S = 300.0
 MAX_FILE_BYTES = 4 << 20
@@ -128,11 +130,14 @@ py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile=sys.argv[1], doraise=Tr
 
 @functools.cache
 def compiled_runner(cache: Path, python: Path, runner: Path) -> Path | None:
-    """`runner` compiled by `python` (kept in the cache by both), or None when it fails."""
+    """`runner` compiled by `python`, the wire module compiled beside it (where the runner
+    loads it from, `wire_beside`), kept in the cache by both; None when it fails."""
     try:
-        source = runner.read_bytes()
-        final = cache / "runner" / f"{_key(str(python), str(runner), _key(source.hex()))}.pyc"
-        return _built(final, python, _COMPILE_RUNNER, str(runner))
+        wire = Path(wire_beside(str(runner)))
+        sources = _key(runner.read_bytes().hex(), wire.read_bytes().hex())
+        folder = cache / "runner" / _key(str(python), str(runner), sources)
+        _built(Path(wire_beside(str(folder / "runner.pyc"))), python, _COMPILE_RUNNER, str(wire))
+        return _built(folder / "runner.pyc", python, _COMPILE_RUNNER, str(runner))
     except (OSError, subprocess.SubprocessError):
         return None
 

@@ -25,8 +25,8 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from replicate.harness import wire
 from replicate.harness.frames import read_frame
 from replicate.harness.sandbox.arrivals import Arrival
 
@@ -43,8 +43,8 @@ class CallClock:
     load_allowance_s: float = 2 * LOAD_ALLOWANCE_S
 
 
-_CALL = rb'\{"event":"call","i":(-?\d{1,18})\}'
-_CALL_HEAD = b'{"event":"call","i":'
+_CALL_HEAD = wire.CALL_HEAD.encode("ascii")
+_CALL = re.escape(_CALL_HEAD) + rb"(-?\d{1,18})\}"
 
 
 def without_call_frames(channel: bytes, nonce: str) -> bytes:
@@ -55,7 +55,7 @@ def without_call_frames(channel: bytes, nonce: str) -> bytes:
 
 def timed_frames(
     channel: bytes, arrivals: Sequence[Arrival], nonce: str, clock: CallClock
-) -> list[dict[str, Any] | None]:
+) -> list[wire.Frame | None]:
     """The frames of `channel`, one per line (None for a line that is not ours): each late
     ``result`` frame replaced by a ``timeout`` outcome, the ``call`` frames dropped.  Without
     arrival notes nothing is late."""
@@ -98,7 +98,7 @@ class HeldClock:
         self.ready: float | None = None
         self.loaded: float | None = None
 
-    def frames(self, line: bytes, at: float) -> list[dict[str, Any] | None]:
+    def frames(self, line: bytes, at: float) -> list[wire.Frame | None]:
         """The line's frame (a late result replaced; None when the line is not ours), or no
         frame for a call frame."""
         matched = self.call.fullmatch(line) if line.startswith(self.call_head) else None
@@ -108,14 +108,14 @@ class HeldClock:
         frame = read_frame(line, self.prefix)
         event = frame.get("event") if frame else None
         index = frame.get("i") if frame else None
-        if event == "ready" and self.ready is None:
+        if event == wire.READY and self.ready is None:
             self.ready = at
-        elif event == "loaded" and self.loaded is None:
+        elif event == wire.LOADED and self.loaded is None:
             self.loaded = at
-        elif event == "call" and type(index) is int:
+        elif event == wire.CALL and type(index) is int:
             self.seen_call.setdefault(index, at)
             return []
-        elif event == "result" and type(index) is int and self._late(index, at):
+        elif event == wire.RESULT and type(index) is int and self._late(index, at):
             frame = _timeout_frame(index, at - (self.seen_call.get(index) or at))
         return [frame]
 
@@ -136,33 +136,33 @@ class LiveFrames:
     def __init__(self, nonce: str, clock: CallClock) -> None:
         self.nonce, self.clock = nonce, clock
         self.held = HeldClock(nonce, clock)
-        self.frames: list[dict[str, Any] | None] = []
+        self.frames: list[wire.Frame | None] = []
         self.partial = b""
         self.size = 0
         self.at = 0.0
 
-    def feed(self, chunk: bytes, at: float) -> list[dict[str, Any] | None]:
+    def feed(self, chunk: bytes, at: float) -> list[wire.Frame | None]:
         """The frames this chunk completed."""
         self.size += len(chunk)
         self.at = at
         *lines, self.partial = (self.partial + chunk).split(b"\n")
         return self._add(lines, at)
 
-    def result(self, channel: bytes, arrivals: Sequence[Arrival]) -> list[dict[str, Any] | None]:
+    def result(self, channel: bytes, arrivals: Sequence[Arrival]) -> list[wire.Frame | None]:
         """The frames of the whole run: what was fed, when it is exactly the channel as kept
         (with the same arrival notes), else the channel parsed afresh."""
         if self.size != len(channel) or not arrivals or self.at != arrivals[-1][1]:
             return timed_frames(channel, arrivals, self.nonce, self.clock)
         return self.finish()
 
-    def finish(self) -> list[dict[str, Any] | None]:
+    def finish(self) -> list[wire.Frame | None]:
         """The frames of everything fed (a last, unended line included)."""
         if self.partial:
             self._add([self.partial], self.at)
             self.partial = b""
         return self.frames
 
-    def _add(self, lines: list[bytes], at: float) -> list[dict[str, Any] | None]:
+    def _add(self, lines: list[bytes], at: float) -> list[wire.Frame | None]:
         start = len(self.frames)
         for line in lines:
             if line:
@@ -174,6 +174,6 @@ def _late(at: float, since: float | None, limit_s: float) -> bool:
     return since is not None and at - since > limit_s + SLACK_S
 
 
-def _timeout_frame(index: int, seconds: float) -> dict[str, Any]:
-    outcome = {"status": "timeout", "t": round(seconds, 6), "host_clock": True}
-    return {"event": "result", "i": index, "outcome": outcome}
+def _timeout_frame(index: int, seconds: float) -> wire.Frame:
+    outcome: wire.Outcome = {"status": wire.TIMEOUT, "t": round(seconds, 6), "host_clock": True}
+    return {"event": wire.RESULT, "i": index, "outcome": outcome}

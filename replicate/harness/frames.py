@@ -1,8 +1,9 @@
 """The runner's frames, read on the trusted side: the host end of the results channel.
 
 The runner (`runner.py`, in the jail) writes one line per event to fd 3: `<nonce> <json>`, where
-the JSON object has an ``event`` (``started``, ``ready``, ``loaded``, ``import_error``,
-``result``, ``done``) and, for a result, the input index ``i`` and its tagged ``outcome``.  The
+the JSON object (a `wire.Frame`) has an ``event`` (``started``, ``ready``, ``loaded``,
+``import_error``, ``result``, ``done``) and, for a result, the input index ``i`` and its
+``outcome`` (a `wire.Outcome`).  The
 channel is untrusted (the candidate shares the runner's process and may write to it), so a line
 without the run's nonce, malformed JSON, a frame of the wrong shape and a second result for an
 index are rejected, never fatal.  Comparing outcomes is `replicate.verifiers.compare`'s work.
@@ -14,9 +15,9 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
-_STATUSES = frozenset({"returned", "raised", "timeout", "load_error", "runner_error"})
+from replicate.harness import wire
 
 
 @dataclass(frozen=True)
@@ -25,41 +26,41 @@ class ParsedRun:
 
     ready: bool
     import_error: str | None
-    outcomes: Mapping[int, Mapping[str, Any]]
+    outcomes: Mapping[int, wire.Outcome]
     done: bool
     rejected_frames: int = 0
     started: bool = False  # the runner ran, before any repository or candidate code
 
 
-
-def collect_frames(frames: Iterable[Mapping[str, Any] | None]) -> ParsedRun:
+def collect_frames(frames: Iterable[wire.Frame | None]) -> ParsedRun:
     """A run from its parsed frames (None: a line that was not one of ours)."""
     ready = done = started = False
     import_error: str | None = None
-    outcomes: dict[int, Mapping[str, Any]] = {}
+    outcomes: dict[int, wire.Outcome] = {}
     rejected = 0
     for parsed in frames:
-        frame = parsed or {}
+        frame: wire.Frame = parsed or {}
         event = frame.get("event")
-        if event == "started":
+        if event == wire.STARTED:
             started = True
-        elif event == "ready":
+        elif event == wire.READY:
             ready = True
-        elif event == "done":
+        elif event == wire.DONE:
             done = True
-        elif event == "loaded":
+        elif event == wire.LOADED:
             pass
-        elif event == "import_error" and import_error is None and _is_import_error(frame):
+        elif event == wire.IMPORT_ERROR and import_error is None and _is_import_error(frame):
             import_error = f"{frame['type']}: {frame['msg']}"
-        elif event == "result" and is_result(frame) and frame["i"] not in outcomes:
+        elif event == wire.RESULT and is_result(frame) and frame["i"] not in outcomes:
             outcomes[frame["i"]] = frame["outcome"]
         else:
             rejected += 1
     return ParsedRun(ready, import_error, MappingProxyType(outcomes), done, rejected, started)
 
 
-def read_frame(line: bytes, prefix: bytes) -> dict[str, Any] | None:
-    """The JSON object of one channel line that starts with `prefix` (the nonce), else None."""
+def read_frame(line: bytes, prefix: bytes) -> wire.Frame | None:
+    """The JSON object of one channel line that starts with `prefix` (the nonce), else None: a
+    frame only in name until `collect_frames` has checked its shape."""
     if not line.startswith(prefix):
         return None
     try:
@@ -67,20 +68,19 @@ def read_frame(line: bytes, prefix: bytes) -> dict[str, Any] | None:
         frame, end = _SCAN(text, 0)  # json.loads without its Python-level wrapping (a third
     except (UnicodeDecodeError, ValueError, RecursionError, StopIteration):  # of a grade's parse)
         return None
-    return frame if type(frame) is dict and end == len(text) else None
+    return cast("wire.Frame", frame) if type(frame) is dict and end == len(text) else None
 
 
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]
 _JSON_SPACE = " \t\n\r"
 
 
-def _is_import_error(frame: Any) -> bool:
+def _is_import_error(frame: wire.Frame) -> bool:
     return type(frame.get("type")) is str and type(frame.get("msg")) is str
 
 
-def is_result(frame: Any) -> bool:
+def is_result(frame: wire.Frame) -> bool:
     """Whether a ``result`` frame has an input index and a well-formed outcome."""
     outcome = frame.get("outcome")
-    return (
-        type(frame.get("i")) is int and type(outcome) is dict and outcome.get("status") in _STATUSES
-    )
+    well_formed = type(outcome) is dict and outcome.get("status") in wire.STATUSES
+    return type(frame.get("i")) is int and well_formed

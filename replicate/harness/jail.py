@@ -1,8 +1,9 @@
 """Run the in-jail runner on one target's inputs inside a sandbox (the trusted side's adapter).
 
-The runner (replicate/harness/runner.py, stdlib only) is mounted read-only into the sandbox and
-started with the repository environment's interpreter as `python -P -s -S -B runner.py`: no user
-or environment site-packages, no script directory on sys.path, no bytecode written.  (`-I` would
+The runner (replicate/harness/runner.py, stdlib only) and the wire module it loads from beside it
+(replicate/harness/wire.py) are mounted read-only into the sandbox, and the runner is started
+with the repository environment's interpreter as `python -P -s -S -B runner.py`: no user or
+environment site-packages, no script directory on sys.path, no bytecode written.  (`-I` would
 also imply `-E`, which ignores PYTHONHASHSEED; the sandbox's environment is exact anyway.)  The
 repository tree is mounted read-only; when grading a candidate, the candidate's file is mounted over
 the target's file, so the original never appears in the jail.
@@ -15,17 +16,18 @@ import glob
 import json
 import secrets
 import shutil
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from replicate import confined
 from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness import runner as runner_module
+from replicate.harness import wire
 from replicate.harness.bytecode import bytecode_table, compiled_runner
 from replicate.harness.calltime import CallClock, LiveFrames, timed_frames
 from replicate.harness.frames import ParsedRun, collect_frames
+from replicate.harness.runner import wire_beside
 from replicate.harness.sandbox.base import (
     Limits,
     Mount,
@@ -40,7 +42,7 @@ from replicate.scratch import temporary_dir
 RUNNER_PATH = Path(runner_module.__file__).resolve()
 CHANNEL_CAP = 64 * 1024 * 1024  # results of one run; each value is capped by its settings
 # Given a result frame: is the run over? (see `run_calls`)
-Until = Callable[[Mapping[str, Any]], bool]
+Until = Callable[[wire.Frame], bool]
 
 JAIL_ENV = {
     "PATH": "/usr/local/bin:/usr/bin:/bin",
@@ -116,7 +118,8 @@ class RepoContext:
         return roots
 
     def mounts(self) -> list[Mount]:
-        out = [Mount.same(str(self.env_root)), Mount.same(str(self.runner()))]
+        runner = str(self.runner())
+        out = [Mount.same(str(self.env_root)), Mount.same(runner), Mount.same(wire_beside(runner))]
         if self.meta is not None:
             out.append(Mount.same(str(self.meta)))
         return out
@@ -145,7 +148,7 @@ def _job(
 ) -> bytes:
     """The first line of the runner's stdin; the run's nonce follows it (see runner.main), so a
     warm jail can take and parse its job before the candidate and the nonce exist."""
-    job = {
+    job: wire.Job = {
         "module": target.module,
         "qualname": target.qualname,
         "kind": target.kind,
@@ -162,7 +165,7 @@ def _job(
 
 def _setup(ctx: RepoContext, tree: Path, bytecode: Path | None) -> str:
     """The runner's setup argument: what it prepares before its job arrives."""
-    setup = {
+    setup: wire.Setup = {
         "sys_path": ctx.sys_path(tree),
         "site_dirs": [str(ctx.site_packages)],
         "bytecode": str(bytecode) if bytecode is not None else None,
@@ -300,9 +303,9 @@ def _stop_when(live: LiveFrames, until: Until | None) -> StopWhen:
     def stop(chunk: bytes, at: float) -> bool:
         for frame in live.feed(chunk, at):
             event = frame.get("event") if frame is not None else None
-            if event == "done":
+            if event == wire.DONE:
                 return True
-            if event == "result" and until is not None and frame is not None and until(frame):
+            if event == wire.RESULT and until is not None and frame is not None and until(frame):
                 return True
         return False
 

@@ -2,7 +2,9 @@
 (docs/design.md §4).
 
 Shipped as source into the sandbox and run as ``python -I -S runner.py`` (or ``-P -s -S`` where
-PYTHONHASHSEED must be honoured); standard library only, nothing from ``replicate``.
+PYTHONHASHSEED must be honoured); standard library only, nothing from ``replicate``.  The wire
+format's names and shapes (``replicate.harness.wire``) are shipped beside it and loaded from there
+(`wire_beside`), not imported: the jail has no ``replicate`` package.
 
 Setup (``argv[1]``, optional, one JSON object): ``sys_path`` (prepended in order), ``site_dirs``
 (each through ``site.addsitedir``), ``bytecode`` (a compiled-code table, see `_use_bytecode`),
@@ -10,9 +12,9 @@ applied before stdin is read, so a jail started ahead of its candidate has done 
 Job (stdin: one JSON object on the first line, then the run's nonce, unless the object holds
 it): ``nonce``, ``module``, ``qualname`` (``func`` or ``Cls.meth``),
 ``kind``, ``inputs`` (``[{"i", "pickle_b64"}]``, each a pickled ``(args, kwargs)``, self first
-for methods, or a pickled recipe ``("replicate-recipe/1", seed, {position: value}, {keyword:
+for methods, or a pickled recipe ``(RECIPE_TAG, seed, {position: value}, {keyword:
 value})``: the call pickled in ``seed`` (bytes) with those arguments replaced, or
-``("replicate-recipe/2", seed, ctor, build, {position: value}, {keyword: value}, {position:
+``(CTOR_RECIPE_TAG, seed, ctor, build, {position: value}, {keyword: value}, {position:
 value}, {keyword: value})`` for a method: ``ctor`` (bytes) is the pickled ``(args, kwargs)`` of
 a class call of ``self``'s class, its arguments replaced as the last two maps say; with
 ``build``, ``self`` is built afresh as ``type(self)(*args, **kwargs)`` (at load, so a class call
@@ -65,10 +67,39 @@ import sys
 import time
 import types
 import zlib
-from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
 
 globals()["__builtins__"] = dict(builtins.__dict__)  # functions below resolve builtins here
+
+
+def wire_beside(runner_file: str) -> str:
+    """The wire module's file as shipped next to the runner at `runner_file`: compiled beside a
+    compiled runner (``replicate.harness.bytecode``), source beside the source."""
+    name = "wire.pyc" if runner_file.endswith(".pyc") else "wire.py"
+    return os.path.join(os.path.dirname(runner_file), name)
+
+
+def _load_wire(path: str) -> types.ModuleType:
+    """The wire module from its file, kept out of `sys.modules` (a repository may have a module
+    of that name; a candidate finds nothing there to patch: its names are read once, below)."""
+    machinery = importlib.machinery
+    loader_type = (
+        machinery.SourcelessFileLoader if path.endswith(".pyc") else machinery.SourceFileLoader
+    )
+    module = types.ModuleType("replicate_wire")
+    module.__file__ = path
+    code = loader_type(module.__name__, path).get_code(module.__name__)
+    if code is None:
+        raise ImportError(f"no wire module at {path}")
+    exec(code, module.__dict__)
+    return module
+
+
+if TYPE_CHECKING:
+    from replicate.harness import wire
+else:
+    wire = _load_wire(wire_beside(__file__))
 
 _type = type
 _id = id
@@ -144,8 +175,14 @@ _OBJECT_SIZE = object.__basicsize__
 _MISSING = object()
 _UNVERIFIED = "<unverified>"
 _MSG_CAP = 500
-_RECIPE = "replicate-recipe/1"
-_RECIPE_CTOR = "replicate-recipe/2"
+_RECIPE = wire.RECIPE_TAG
+_RECIPE_CTOR = wire.CTOR_RECIPE_TAG
+_CALL_HEAD = wire.CALL_HEAD
+_RESULT = wire.RESULT
+_RETURNED, _RAISED, _TIMEOUT = wire.RETURNED, wire.RAISED, wire.TIMEOUT
+_LOAD_ERROR, _RUNNER_ERROR = wire.LOAD_ERROR, wire.RUNNER_ERROR
+_STARTED, _READY, _IMPORT_ERROR = wire.STARTED, wire.READY, wire.IMPORT_ERROR
+_LOADED, _DONE = wire.LOADED, wire.DONE
 # The global random generator is reset before every call to the state `random.seed(0)` gives: a
 # function that draws from it (more_itertools.sample, say) gives the same outcome on every run
 # instead of passing golden runs by chance and failing when graded. `setstate` is captured here,
@@ -162,7 +199,7 @@ _ALRM = {_SIGALRM}
 _SNAPSHOT: dict[str, dict[str, Any]] = {}
 _PID: list[int] = []
 
-Tagged = dict[str, Any]
+Tagged = wire.Tagged
 
 
 def _is_in(obj: object, table: dict[int, Any]) -> bool:
@@ -746,7 +783,7 @@ class _Channel:
         self.fd = fd
         self.prefix = nonce + " "
 
-    def frame(self, frame: dict[str, Any]) -> str:
+    def frame(self, frame: Mapping[str, Any]) -> str:
         return self.prefix + _dumps(frame) + "\n"
 
     def write(self, text: str) -> None:
@@ -759,19 +796,19 @@ class _Channel:
         except OSError:
             _os_exit(3)
 
-    def send(self, frame: dict[str, Any]) -> None:
+    def send(self, frame: wire.Frame) -> None:
         self.write(self.frame(frame))
 
     def call(self, index: int) -> str:
-        return self.prefix + '{"event":"call","i":' + _int_repr(index) + "}\n"
+        return self.prefix + _CALL_HEAD + _int_repr(index) + "}\n"
 
     def result(self, index: int, outcome: dict[str, Any]) -> str:
         """The frame of one input's outcome (written with the next call frame: one write)."""
         try:
-            return self.frame({"event": "result", "i": index, "outcome": outcome})
+            return self.frame({"event": _RESULT, "i": index, "outcome": outcome})
         except (RecursionError, MemoryError, TypeError, ValueError):
-            outcome = {"status": "runner_error", "msg": "outcome could not be written"}
-            return self.frame({"event": "result", "i": index, "outcome": outcome})
+            outcome = {"status": _RUNNER_ERROR, "msg": "outcome could not be written"}
+            return self.frame({"event": _RESULT, "i": index, "outcome": outcome})
 
 
 # ---------------------------------------------------------------- running
@@ -815,7 +852,7 @@ def _armed(work: Callable[[], dict[str, Any]], timeout: float) -> dict[str, Any]
         _Alarm.armed = False
     elapsed = round(_perf() - start, 6)
     if result is None or _Alarm.fired or elapsed > timeout:  # SIGALRM may have been ignored
-        return {"status": "timeout", "t": elapsed}
+        return {"status": _TIMEOUT, "t": elapsed}
     result["t"] = elapsed
     return result
 
@@ -842,11 +879,11 @@ def _call(
             value = fn(*args, **kwargs)
             if _type(value) is _CoroutineType:
                 value = _drive(value)
-            out: dict[str, Any] = {"status": "returned", "value": encode(value, lim)}
+            out: dict[str, Any] = {"status": _RETURNED, "value": encode(value, lim)}
         except BaseException as exc:
             if _type(exc) is _Timeout:
                 raise
-            out = {"status": "raised", "exc": exception_record(exc)}
+            out = {"status": _RAISED, "exc": exception_record(exc)}
         out["args"] = [encode(a, lim) for a in args]
         out["kwargs"] = {k: encode(v, lim) for k, v in _dict_items(kwargs)}
         out.update(before)
@@ -924,7 +961,7 @@ def _load(blob: str, lim: EncodeLimits | None = None) -> Callable[[], dict[str, 
         except BaseException as exc:
             if _type(exc) is _Timeout:
                 raise
-            return {"status": "load_error", "msg": _exc_summary(exc)}
+            return {"status": _LOAD_ERROR, "msg": _exc_summary(exc)}
         loaded = {"status": "loaded", "args": args, "kwargs": kwargs}
         if ctor_in:
             loaded["ctor_in"] = ctor_in
@@ -994,7 +1031,7 @@ def _use_bytecode(table_path: str, roots: list[str]) -> None:
     sys.path_hooks.insert(0, hook)
 
 
-def _prepare(setup: dict[str, Any]) -> None:
+def _prepare(setup: wire.Setup) -> None:
     _PID[:] = [_getpid()]
     _set_int_digits(0)
     _sigmask(_SIG_BLOCK, _ALRM)
@@ -1002,14 +1039,15 @@ def _prepare(setup: dict[str, Any]) -> None:
         if _type(mod) is _ModuleType:
             _SNAPSHOT[name] = dict(_module_dict(mod))
     roots = [str(p) for p in setup.get("sys_path", ())]
-    if _type(setup.get("bytecode")) is str:
-        _use_bytecode(setup["bytecode"], roots)
+    bytecode = setup.get("bytecode")
+    if bytecode is not None and _type(bytecode) is str:
+        _use_bytecode(bytecode, roots)
     _sys_path[0:0] = roots
     for site_dir in setup.get("site_dirs", ()):
         _addsitedir(str(site_dir))
 
 
-def run(job: dict[str, Any]) -> None:
+def run(job: wire.Job) -> None:
     """Run one parsed job, writing frames to its `channel_fd`; ends the process."""
     channel = _Channel(int(job.get("channel_fd", 3)), str(job["nonce"]))
     lim = EncodeLimits(int(job["max_items"]), int(job["max_depth"]), int(job["max_bytes"]))
@@ -1018,19 +1056,19 @@ def run(job: dict[str, Any]) -> None:
     encode_inputs = job.get("encode_inputs") is True
     inputs = [(int(item["i"]), str(item["pickle_b64"])) for item in job["inputs"]]
     module_name, qualname = str(job["module"]), str(job["qualname"])
-    channel.send({"event": "started"})  # before any code of the repository runs
+    channel.send({"event": _STARTED})  # before any code of the repository runs
     try:
         fn = _target(module_name, qualname)
     except BaseException as exc:  # noqa: BLE001 - whatever the import raises is the candidate's
         record = exception_record(exc)
         msg = record["msg"][:_MSG_CAP]
-        channel.send({"event": "import_error", "type": record["type"], "msg": msg})
+        channel.send({"event": _IMPORT_ERROR, "type": record["type"], "msg": msg})
         _os_exit(0)
-    channel.send({"event": "ready"})
+    channel.send({"event": _READY})
     with _AlarmRegion():  # one region for all the loads: two mask calls, not two per input
         reported = lim if encode_inputs else None
         loaded = [(i, _load_input(blob, load_timeout, reported)) for i, blob in inputs]
-    channel.send({"event": "loaded"})  # the host times the first call from here
+    channel.send({"event": _LOADED})  # the host times the first call from here
     pending = ""  # the previous input's result, written together with the next call frame
     for index, (item, shown) in loaded:
         if item["status"] == "loaded":
@@ -1038,7 +1076,7 @@ def run(job: dict[str, Any]) -> None:
             channel.write(pending + channel.call(index))  # the host times the call from here
             item = _timed(work, timeout)
         pending = channel.result(index, item)
-    channel.write(pending + channel.frame({"event": "done"}))
+    channel.write(pending + channel.frame({"event": _DONE}))
     _os_exit(0)
 
 
@@ -1053,7 +1091,7 @@ def _load_input(
 
 
 def main() -> None:
-    setup = _json_loads(sys.argv[1]) if len(sys.argv) > 1 else None
+    setup: wire.Setup = _json_loads(sys.argv[1]) if len(sys.argv) > 1 else {}
     _prepare(setup if _type(setup) is dict else {})  # before any job or candidate exists
     stdin = sys.stdin.buffer
     job = _json_loads(stdin.readline())  # a warm jail parses it before its candidate exists

@@ -1,5 +1,6 @@
 """Recipes: the pickled description of a generated call, made on the trusted side and turned into
-the call inside the jail by the runner (`replicate.harness.runner`, which documents the format).
+the call inside the jail by the runner (`replicate.harness.runner`, which documents the format;
+its tags are the wire module's, `replicate.harness.wire`).
 
 A recipe names a seed call (the pickle recorded in the repository's tests, never unpickled here)
 and the plain values that replace some of its argument slots; a method's recipe may also carry
@@ -19,11 +20,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.core.records import CallInput, Replacement
+from replicate.harness.wire import CTOR_RECIPE_TAG, RECIPE_TAG
 from replicate.verifiers import plain
 from replicate.verifiers.signature import Slot
 
-RECIPE_TAG = "replicate-recipe/1"
-CTOR_RECIPE_TAG = "replicate-recipe/2"
 CTOR_SLOT = "self."  # prefix of the slots of the class call that built a method's `self`
 
 

@@ -27,6 +27,7 @@ import json
 import os
 import pickle
 import re
+import runpy
 import secrets
 import selectors
 import shutil
@@ -43,8 +44,11 @@ from typing import Any
 
 SCRIPT = Path(__file__).resolve()
 GRACE_S = 2.0
-RECIPE_TAG = "replicate-recipe/1"  # replicate.verifiers.recipes.RECIPE_TAG
-CTOR_RECIPE_TAG = "replicate-recipe/2"  # replicate.verifiers.recipes.CTOR_RECIPE_TAG
+# the recipe tags from the wire module's file, loaded as the runner loads it: this script's child
+# runs under the repository's interpreter, where `replicate` is not importable
+_WIRE = runpy.run_path(str(SCRIPT.parents[2] / "replicate" / "harness" / "wire.py"))
+RECIPE_TAG: str = _WIRE["RECIPE_TAG"]
+CTOR_RECIPE_TAG: str = _WIRE["CTOR_RECIPE_TAG"]
 
 
 class _NaiveTimeout(BaseException):

@@ -32,13 +32,14 @@ from typing import Any
 import pytest
 
 from replicate.core.records import GradingSettings
-from replicate.harness import runner
+from replicate.harness import runner, wire
 from replicate.harness.calltime import CallClock, timed_frames
 from replicate.harness.frames import ParsedRun, collect_frames
 from replicate.harness.runner import EncodeLimits, encode, exception_record
 from replicate.verifiers.compare import compare_outcome, same_outcome
 
 RUNNER = Path(runner.__file__)
+WIRE = Path(wire.__file__)
 SETTINGS = GradingSettings()
 
 
@@ -130,20 +131,49 @@ def _load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: st
 # ---------------------------------------------------------------- stdlib only
 
 
-def test_runner_imports_only_the_standard_library() -> None:
-    tree = ast.parse(RUNNER.read_text())
+def _run_time_imports(source: str) -> set[str]:
+    """Top-level names of the modules `source` imports when it runs: an import under
+    ``if TYPE_CHECKING:`` is for the type checker only and never runs."""
+    tree = ast.parse(source)
+    skipped = {
+        id(inner)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.If) and ast.unparse(node.test) == "TYPE_CHECKING"
+        for stmt in node.body
+        for inner in ast.walk(stmt)
+    }
     names: set[str] = set()
     for node in ast.walk(tree):
+        if id(node) in skipped:
+            continue
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
         elif isinstance(node, ast.ImportFrom):
             assert node.level == 0, "relative import"
             names.add((node.module or "").split(".")[0])
-    assert names, "no imports found: the check would prove nothing"
     names.discard("__future__")
+    return names
+
+
+def test_the_import_check_sees_imports_that_run() -> None:
+    source = "import os\nif TYPE_CHECKING:\n    import numpy\nelse:\n    from replicate import x\n"
+    assert _run_time_imports(source) == {"os", "replicate"}
+
+
+@pytest.mark.parametrize("shipped", [RUNNER, WIRE], ids=["runner", "wire"])
+def test_what_the_jail_runs_imports_only_the_standard_library(shipped: Path) -> None:
+    names = _run_time_imports(shipped.read_text())
+    assert names, "no imports found: the check would prove nothing"
     outside = sorted(n for n in names if n not in sys.stdlib_module_names)
     assert outside == []
     assert "replicate" not in names
+
+
+def test_the_runner_loads_the_wire_module_shipped_beside_it() -> None:
+    assert Path(runner.wire_beside(str(RUNNER))) == WIRE
+    assert runner.wire_beside("/c/runner/k/runner.pyc") == "/c/runner/k/wire.pyc"
+    assert runner.wire.RECIPE_TAG == wire.RECIPE_TAG
+    assert runner.wire is not wire and "replicate_wire" not in sys.modules  # loaded from its file
 
 
 def test_runs_isolated_without_site_packages(tmp_path: Path) -> None:
