@@ -54,8 +54,8 @@ def handle(args: argparse.Namespace) -> int:
         found = explain(batch, find(entries, args.symbol))
     except NoLedger as exc:
         raise ReplicateError(
-            f"{exc}: the batch was minted before gen kept a ledger of its targets (or by "
-            "`gen --repos`); mint it again with `replicate gen` to explain its targets"
+            f"{exc}: the batch was minted before gen kept a ledger of its targets; mint it "
+            "again with `replicate gen` to explain its targets"
         ) from None
     except NoMatch as exc:
         raise ReplicateError(str(exc)) from None

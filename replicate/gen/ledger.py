@@ -71,6 +71,17 @@ def decided(out: Path, key: LedgerKey) -> dict[str, LedgerEntry]:
     }
 
 
+def carry_over(batch: Path, staged: Path, repo: str) -> None:
+    """A `--repos` merge: repository `repo`'s lines of `batch`'s ledger replaced by the ledger of
+    `staged` (the batch its own `gen` wrote), so `explain` and a later `gen --repo` read them."""
+    kept = [entry for entry in read_entries(batch) if entry.repo != repo]
+    added = read_entries(staged)
+    if not (batch / LEDGER).is_file() and not added:
+        return
+    lines = [(entry.model_dump_json() + "\n").encode() for entry in (*kept, *added)]
+    confined.write_bytes(batch, LEDGER, b"".join(lines))
+
+
 class Ledger:
     """Appends one line per decided target to `out/funnel.jsonl`."""
 

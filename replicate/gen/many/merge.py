@@ -1,6 +1,7 @@
 """Moving one repository's minted batch into the shared batch, replacing what an earlier minting
 of that repository left there, then re-writing the manifest over the whole batch and its
-difficulty file (the staged batch's entries taken over, not measured again)."""
+difficulty file (the staged batch's entries taken over, not measured again) and its ledger of
+targets (`funnel.jsonl`: the repository's lines replaced by the staged batch's)."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ from replicate.batch.difficulty import read_difficulty, write_difficulty
 from replicate.batch.manifest import MANIFEST, write_manifest
 from replicate.batch.store import HIDDEN, REPOS, SPECS, remove_task
 from replicate.core.records import HiddenTask, RepoRecord
+from replicate.gen.ledger import carry_over
 
 
 def merge_repo(batch: Path, staged: Path, key: str) -> None:
@@ -34,6 +36,7 @@ def merge_repo(batch: Path, staged: Path, key: str) -> None:
                 _replace(item, batch / rel)
     write_manifest(batch)
     write_difficulty(batch, measured.tasks if measured is not None else None)
+    carry_over(batch, staged, key)
 
 
 def drop_repo(batch: Path, key: str) -> None:

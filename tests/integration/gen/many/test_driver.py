@@ -10,10 +10,13 @@ import pytest
 
 from replicate.batch.difficulty import read_difficulty
 from replicate.batch.store import Batch
+from replicate.gen.explain import outcomes
+from replicate.gen.ledger import read_entries
 from replicate.gen.many import ledger
 from replicate.gen.many.driver import ManyOptions, ManyReport, mint_many
-from replicate.gen.many.job import JobResult, RepoJob, pack
+from replicate.gen.many.job import JobResult, RepoJob, pack, unpack
 from replicate.gen.many.ledger import LEDGER, RepoOutcome, read_ledger
+from replicate.gen.many.merge import merge_repo
 from tests.integration.minted import Tiny, make_git_repo
 from tests.unit.executors.fake import FakeExecutor
 
@@ -88,6 +91,19 @@ def test_mints_records_each_failure_and_writes_the_card(
     assert measured.tasks == minted.tasks  # the repository's measures, carried by the merge
     assert card.totals.bands == card.repositories[0].bands == tuple(measured.bands().items())
     assert "## Difficulty" in text
+    # the repository's ledger of targets, carried by the merge: `explain` reads it
+    assert read_entries(out) == read_entries(tiny.batch_dir) != []
+    assert {o.symbol for o in outcomes(out)} == {e.symbol for e in read_entries(out)}
+
+
+def test_merging_a_repository_again_replaces_its_ledger_lines(tiny: Tiny, tmp_path: Path) -> None:
+    out = tmp_path / "batch"
+    for round_ in range(2):
+        staged = tmp_path / f"staged{round_}"
+        unpack(pack(tiny.batch_dir), staged)
+        merge_repo(out, staged, read_entries(tiny.batch_dir)[0].repo)
+    assert read_entries(out) == read_entries(tiny.batch_dir)  # once, not twice
+    assert Batch.open(out).ids == tuple(sorted(tiny.task_ids))
 
 
 def test_a_rerun_skips_what_is_minted_and_retries_the_failures(
