@@ -116,8 +116,10 @@ CONTROLLERS = ("pids", "memory")
 
 
 def sweep_cgroups() -> list[str]:
-    """Remove the empty groups (`Cgroup.create`'s) of processes no longer running: a process
-    killed with SIGKILL cannot remove its own; return what was removed."""
+    """Remove the groups (`Cgroup.create`'s) of processes no longer running: a process killed
+    with SIGKILL cannot remove its own; return what was removed.  A jail still in such a group
+    (one that was starting when its owner died, before bwrap had set its parent-death signal)
+    is killed first."""
     removed = []
     for controller in CONTROLLERS:
         parent = cgroup_parent(controller)
@@ -128,9 +130,11 @@ def sweep_cgroups() -> list[str]:
                 owner = _OWNED.match(name)
                 if owner is None or os.path.exists(f"/proc/{owner[1]}"):
                     continue
-                with contextlib.suppress(OSError):  # not empty, or gone meanwhile
-                    os.rmdir(os.path.join(parent, name))
-                    removed.append(os.path.join(parent, name))
+                path = os.path.join(parent, name)
+                Cgroup((path,), ()).kill_members()
+                with contextlib.suppress(OSError):  # gone meanwhile
+                    os.rmdir(path)
+                    removed.append(path)
     return removed
 
 
