@@ -1,7 +1,12 @@
 """Minting one task from one target: golden outputs, examples, validation (docs/design.md §2).
 
 Hidden inputs per task, by rule:
-- at least `MIN_TRACED` (3) inputs recorded from the repository's tests, else the task is dropped;
+- at least `MIN_TRACED` (3) inputs recorded from the repository's tests, else the task is dropped
+  — unless the strength check runs and the tests' one or two calls widen into at least
+  `MIN_SPARSE_GENERATED` (20) generated inputs the reference answers deterministically: such a
+  task is kept only when those inputs kill at least `MIN_SPARSE_MUTANTS` (3) mutants' worth at the
+  same kill-rate floor as any other task (its few traced inputs fold into the widened stratum, so
+  no traced stratum is claimed that the tests did not give);
 - when at least `MIN_GENERATED` (5) distinct inputs can be generated (a traced call has an
   argument holding a plain value to vary), at least 5 generated inputs (widened or edge, whatever
   the reference does on them) must survive the golden runs, else the task is dropped: its hidden
@@ -63,6 +68,9 @@ TOO_FEW = f"fewer than {MIN_TRACED}"  # the reasons whose detail is what the har
 MIN_GENERATED = 5
 TOO_FEW_GENERATED = f"fewer than {MIN_GENERATED} generated inputs survive"
 MIN_STRATUM = 3
+MIN_SPARSE_GENERATED = 20  # generated inputs standing in for the traced calls the tests lack
+MIN_SPARSE_MUTANTS = 3  # mutants graded on a sparse task, so its kill rate says something
+SPARSE = "fewer than 3 traced calls, generated inputs"  # a sparse task's strength drop reason
 EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many traced survive
 EXAMPLES = 2
 MAX_FLAKY = 0.1  # hidden inputs the reference may fail under the grading seed (they are dropped)
@@ -165,19 +173,51 @@ def _task(
     return LoadedTask(spec, hidden, hidden_inputs, expected, repo, prompt)
 
 
-def _too_few(g: Golden, recorded: int) -> Dropped | None:
+def _too_few(g: Golden, recorded: int, sparse: bool = False) -> Dropped | None:
     """Why `g` holds too few inputs for a task, if it does; `recorded`: the traced calls the
-    harvest recorded (too few of those is the tests' doing, not nondeterminism)."""
+    harvest recorded (too few of those is the tests' doing, not nondeterminism).  `sparse`:
+    fewer than `MIN_TRACED` traced inputs may stand when at least `MIN_SPARSE_GENERATED`
+    generated ones survive (the caller then holds the task to the strength floor)."""
     traced = sum(1 for i in g.inputs if i.provenance == "traced")
-    if traced < MIN_TRACED + (EXAMPLES if traced >= EXAMPLES_FROM else 0):
-        if recorded < MIN_TRACED:
-            return Dropped("deterministic", f"{TOO_FEW} traced calls")
-        detail = drops_detail(g.drops, g.examples, recorded, "traced inputs", traced)
-        return Dropped("deterministic", f"{TOO_FEW} deterministic inputs{_most(g.drops)}", detail)
     generated = len(g.inputs) - traced
+    if traced < MIN_TRACED + (EXAMPLES if traced >= EXAMPLES_FROM else 0):
+        if sparse and is_sparse(g) and generated >= MIN_SPARSE_GENERATED:
+            return None
+        return _too_few_traced(g, recorded, traced, generated if sparse and traced else None)
     if g.generated >= MIN_GENERATED and generated < MIN_GENERATED:
         detail = drops_detail(g.generated_drops, {}, g.generated, "generated inputs", generated)
         return Dropped("deterministic", f"{TOO_FEW_GENERATED}{_most(g.generated_drops)}", detail)
+    return None
+
+
+def _too_few_traced(g: Golden, recorded: int, traced: int, generated: int | None) -> Dropped:
+    """`generated`: the generated inputs that survived, when they could have stood in."""
+    stand_in = (
+        f"{generated} generated inputs survive ({MIN_SPARSE_GENERATED} stand in for too few "
+        "traced calls)"
+        if generated is not None
+        else ""
+    )
+    if recorded < MIN_TRACED:
+        return Dropped("deterministic", f"{TOO_FEW} traced calls", stand_in)
+    detail = drops_detail(g.drops, g.examples, recorded, "traced inputs", traced)
+    detail = "; ".join(d for d in (detail, stand_in) if d)
+    return Dropped("deterministic", f"{TOO_FEW} deterministic inputs{_most(g.drops)}", detail)
+
+
+def is_sparse(g: Golden) -> bool:
+    """Whether `g` has some, but fewer than `MIN_TRACED`, traced inputs."""
+    return 0 < sum(1 for i in g.inputs if i.provenance == "traced") < MIN_TRACED
+
+
+def _unvouched(g: Golden, strength: Strength) -> Dropped | None:
+    """A sparse task whose generated inputs the mutants could not test, or did not pass."""
+    if not is_sparse(g):
+        return None
+    weak = rejected(strength)
+    if weak or strength.mutants < MIN_SPARSE_MUTANTS:
+        why = weak or f"fewer than {MIN_SPARSE_MUTANTS} mutants to test them"
+        return Dropped("validated", f"{SPARSE}: {why}", strength_detail(strength))
     return None
 
 
@@ -220,7 +260,8 @@ def mint_target(
     if g.encodable == 0:
         detail = drops_detail(g.drops, g.examples, len(calls), "traced inputs", 0)
         return Dropped("encodable", _top(g) or "no input survives", detail)
-    short = _too_few(g, len(calls))
+    sparse = min_kill_rate is not None
+    short = _too_few(g, len(calls), sparse)
     if short:
         return short
     pending = Validation(reference_reward=-1.0, stub_reward=-1.0)
@@ -230,7 +271,7 @@ def mint_target(
         return flaky
     if flaky:  # outcomes that differ under the grading hash seed: nondeterministic after all
         g = _without(g, flaky)
-        short = _too_few(g, len(calls))
+        short = _too_few(g, len(calls), sparse)
         if short:
             return short
         task = _task(repo, repo_dir, target, g, pending)
@@ -239,6 +280,9 @@ def mint_target(
         assessed = assess(task, ctx, sandbox, threshold=min_kill_rate)
         if isinstance(assessed, str):
             return Dropped("validated", assessed)
+        unvouched = _unvouched(g, assessed.strength)
+        if unvouched:
+            return unvouched
         weak = rejected(assessed.strength)
         if weak:
             return Dropped("validated", weak, strength_detail(assessed.strength))

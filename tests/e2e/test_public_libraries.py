@@ -15,7 +15,7 @@ from replicate.harness.context import context_for
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox import get_sandbox
 from replicate.verifiers.grader import grade_text, original_source
-from tests.e2e.conftest import Minted, minimum_breaches, replicate
+from tests.e2e.conftest import Minted, minimum_breaches, replicate, sparse_tasks
 
 # Validated-task floors per library (the Minted.name of each fixture).
 FLOORS = {"more-itertools 10.5.0": 40, "boltons 24.1.0": 20}
@@ -67,6 +67,14 @@ def test_gen_meets_floor_and_time(public_batch: Minted) -> None:
 
 def test_every_task_keeps_the_input_minimums(public_batch: Minted) -> None:
     assert minimum_breaches(public_batch.batch) == []
+
+
+def test_functions_the_tests_call_once_or_twice_become_tasks(more_itertools: Minted) -> None:
+    """more-itertools' tests call some functions once or twice; those mint when their generated
+    inputs kill the mutants (the minimums above hold them to that rule)."""
+    sparse = sparse_tasks(more_itertools.batch)
+    assert sparse, json.dumps(more_itertools.funnel, indent=1)[:4000]
+    assert not set(sparse) & set(minimum_breaches(more_itertools.batch))
 
 
 def _grade_all(batch: Batch, ids: list[str]) -> Iterator[Verdict]:

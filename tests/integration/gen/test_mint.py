@@ -9,7 +9,14 @@ from collections.abc import Sequence
 import pytest
 
 from replicate.batch.store import LoadedTask
-from replicate.core.records import Baseline, CallInput, DegenerateScore, Provenance, Stratum
+from replicate.core.records import (
+    Baseline,
+    CallInput,
+    DegenerateScore,
+    Provenance,
+    Stratum,
+    Strength,
+)
 from replicate.gen import mint
 from replicate.gen.golden import Golden
 from replicate.gen.mint import MIN_GENERATED, MIN_STRATUM, MIN_TRACED, _examples, settle_strata
@@ -158,3 +165,49 @@ def test_too_few_traced_calls_is_told_apart_from_nondeterminism() -> None:
     enough = _inputs(("traced", "traced", 3), ("widened", "widened", 9))
     g = Golden(tuple(enough), {i.index: returned for i in enough}, 3, Counter(), 0.0, 0.0)
     assert mint._too_few(g, recorded=3) is None
+
+
+def test_generated_inputs_stand_in_for_too_few_traced_calls_only_under_the_strength_check() -> None:
+    sparse = _golden(
+        _inputs(("traced", "traced", 2), ("widened", "widened", mint.MIN_SPARSE_GENERATED))
+    )
+    assert mint._too_few(sparse, recorded=2) == mint.Dropped(
+        "deterministic", "fewer than 3 traced calls"
+    )  # no strength check: the old rule
+    assert mint._too_few(sparse, recorded=2, sparse=True) is None
+    short = _golden(
+        _inputs(("traced", "traced", 1), ("widened", "widened", mint.MIN_SPARSE_GENERATED - 1))
+    )
+    assert mint._too_few(short, recorded=1, sparse=True) == mint.Dropped(
+        "deterministic",
+        "fewer than 3 traced calls",
+        "19 generated inputs survive (20 stand in for too few traced calls)",
+    )
+    none_traced = _golden(_inputs(("widened", "widened", 40)))
+    assert mint._too_few(none_traced, recorded=0, sparse=True) is not None
+
+
+def _strength(mutants: int, killed: int) -> Strength:
+    return Strength(
+        mutants=mutants,
+        killed=killed,
+        killed_before=killed,
+        kill_rate=killed / mutants if mutants else 1.0,
+        threshold=0.8,
+        searched_inputs=0,
+        added_inputs=0,
+        likely_equivalent=0,
+    )
+
+
+def test_a_sparse_task_stands_only_when_its_mutants_die() -> None:
+    sparse = _golden(_inputs(("traced", "traced", 2), ("widened", "widened", 30)))
+    assert mint._unvouched(sparse, _strength(10, 9)) is None
+    weak = mint._unvouched(sparse, _strength(10, 5))
+    assert weak is not None and weak.reason == (
+        "fewer than 3 traced calls, generated inputs: mutant kill rate below 0.80"
+    )
+    untested = mint._unvouched(sparse, _strength(2, 2))
+    assert untested is not None and untested.reason.endswith("fewer than 3 mutants to test them")
+    full = _golden(_inputs(("traced", "traced", 3), ("widened", "widened", 30)))
+    assert mint._unvouched(full, _strength(2, 2)) is None  # the ordinary rule applies there
