@@ -3,7 +3,8 @@
 `gen` now audits each task for leaks as soon as it is minted (so it can be written at once). The
 baseline, measured in the same run, is what `gen` did before: one audit of every task together
 at the end. Also timed: a per-task audit that walks the visible files again for each task (what
-per-task auditing would cost without the index `LeakAudit` keeps), on the first `--naive` tasks.
+per-task auditing would cost without the index `LeakAudit` keeps), on the first `--naive` tasks,
+and the per-task audit of a later gen, with the fingerprints an earlier gen kept in the cache.
 
     python bench/audit_per_task.py [--tasks DIR] [--naive 5]
 """
@@ -11,6 +12,7 @@ per-task auditing would cost without the index `LeakAudit` keeps), on the first 
 from __future__ import annotations
 
 import argparse
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -50,14 +52,26 @@ def main() -> None:
         for task in tasks[: args.naive]:
             audit_leaks([task], roots)
 
+    kept: dict[str, object] = {}
+
+    def later_gen(cache: Path) -> None:
+        checker = LeakAudit(roots, cache)
+        for task in tasks:
+            kept.update(checker.leaks([task]))
+        checker.close()
+
     rows = {
         "all at the end (baseline)": _timed(lambda: together.update(audit_leaks(tasks, roots))),
         "each as minted, indexed": _timed(per_task),
     }
+    with tempfile.TemporaryDirectory() as cache:
+        later_gen(Path(cache))  # the earlier gen, which fills the cache
+        rows["each as minted, a later gen"] = _timed(lambda: later_gen(Path(cache)))
     sample = max(1, min(args.naive, len(tasks)))
     wall, cpu = _timed(naive)
     rows["each as minted, walked anew*"] = (wall / sample * len(tasks), cpu / sample * len(tasks))
     assert each == together, "the per-task audit found other leaks than the audit at the end"
+    assert kept == together, "the audit with kept fingerprints found other leaks"
     base_wall, base_cpu = rows["all at the end (baseline)"]
     print(f"{len(tasks)} tasks, {len(together)} leaked")
     print(f"{'':30} {'wall s':>8} {'ratio':>6} {'cpu s':>8} {'ratio':>6}")

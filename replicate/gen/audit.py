@@ -3,22 +3,35 @@
 The agent sees the standard library, the repository's environment and the repository itself
 (with only the target stubbed). A task whose reference body appears in any of them — a vendored
 copy, a stdlib module that copied it, a duplicate elsewhere in the repository — is rejected.
+
+Parsing a file for its functions' fingerprints is most of the audit's cost (small bodies spell
+only common identifiers, so most of the standard library is parsed), and outside the repository
+these are the same files every gen: `KeptPrints` keeps their fingerprints in the cache between
+gens, by path, size and modification time (keyed by the interpreter and the fingerprinting
+code, so a change to either starts afresh). The repository's own files are parsed each time.
 """
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import marshal
 import os
 import sys
+import tempfile
 from collections.abc import Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicate.batch.store import LoadedTask
 from replicate.batch.visible import read_source
 from replicate.harness.sandbox.system import system_view
+from replicate.verifiers import leaks as leaks_module
 from replicate.verifiers.leaks import WORD, Needle, fingerprints, hits, needle_for
 
 MAX_FILE_BYTES = 5_000_000
+REPOSITORY = "the repository"  # parsed afresh each gen: its files are new to each
+FilePrints = dict[str, tuple[int, ...]]
 
 
 @dataclass(frozen=True)
@@ -46,7 +59,7 @@ def visible_roots(tree: Path, site_packages: Path) -> tuple[tuple[str, Path], ..
     return (
         ("the standard library", Path(view.stdlib)),
         ("the environment", site_packages),
-        ("the repository", tree),
+        (REPOSITORY, tree),
         *(("the system", Path(p)) for p in view.read_only if p.startswith("/usr")),
     )
 
@@ -60,16 +73,68 @@ class _Seen:
     words: frozenset[str]
 
 
+@dataclass
+class KeptPrints:
+    """Fingerprints of files outside the repository, kept between gens in `path` (by file
+    path, size and modification time; a file changed since is parsed again)."""
+
+    path: Path | None
+    known: dict[str, tuple[int, int, FilePrints]] = field(default_factory=dict)
+    changed: bool = False
+
+    @classmethod
+    def load(cls, cache: Path | None) -> KeptPrints:
+        if cache is None:
+            return cls(None)
+        code = Path(leaks_module.__file__).read_bytes()
+        key = hashlib.sha256(sys.version.encode() + b"\0" + code).hexdigest()[:20]
+        path = cache / "audit" / f"prints-{key}.marshal"
+        try:
+            known = marshal.loads(path.read_bytes())
+        except (OSError, ValueError, EOFError, TypeError):
+            known = {}
+        return cls(path, known if isinstance(known, dict) else {})
+
+    def of(self, path: Path) -> FilePrints:
+        try:
+            st = path.stat()
+        except OSError:
+            return {}
+        entry = self.known.get(str(path))
+        if entry is not None and entry[:2] == (st.st_size, st.st_mtime_ns):
+            return entry[2]
+        text = _text(path)
+        found = {} if text is None else fingerprints(text)
+        self.known[str(path)] = (st.st_size, st.st_mtime_ns, found)
+        self.changed = True
+        return found
+
+    def save(self) -> None:
+        """Write the fingerprints back (best effort: a cache that cannot be written is skipped;
+        two gens at once: the last one's file stands, both whole)."""
+        if self.path is None or not self.changed:
+            return
+        with contextlib.suppress(OSError):
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            handle, temp = tempfile.mkstemp(prefix=self.path.name, dir=self.path.parent)
+            with os.fdopen(handle, "wb") as out:
+                out.write(marshal.dumps(self.known))
+            os.replace(temp, self.path)
+            self.changed = False
+
+
 class LeakAudit:
     """The visible roots, read once on first use (each file's identifiers kept, not its text),
     then any number of tasks checked against them: gen audits each task as it is minted. A file
     that holds every identifier of some reference is parsed once, its functions' fingerprints
-    kept for the tasks after."""
+    kept for the tasks after (and, outside the repository, with a `cache`, for later gens:
+    `close` writes them)."""
 
-    def __init__(self, roots: Sequence[tuple[str, Path]]) -> None:
+    def __init__(self, roots: Sequence[tuple[str, Path]], cache: Path | None = None) -> None:
         self._roots = tuple(roots)
         self._files: list[_Seen] | None = None
-        self._prints: dict[Path, dict[str, tuple[int, ...]]] = {}
+        self._prints: dict[Path, FilePrints] = {}
+        self._kept = KeptPrints.load(cache)
 
     def _index(self) -> list[_Seen]:
         if self._files is None:
@@ -99,7 +164,7 @@ class LeakAudit:
             if not remaining:
                 break
             possible = {k: n for k, n in remaining.items() if n.words <= seen.words}
-            prints = self._fingerprints(seen.path) if possible else {}
+            prints = self._fingerprints(seen) if possible else {}
             if not prints:
                 continue
             resolved = seen.path.resolve()
@@ -108,11 +173,18 @@ class LeakAudit:
                 found[key] = Leak(seen.what, seen.path)
         return found
 
-    def _fingerprints(self, path: Path) -> dict[str, tuple[int, ...]]:
+    def _fingerprints(self, seen: _Seen) -> FilePrints:
+        path = seen.path
         if path not in self._prints:
-            text = _text(path)
-            self._prints[path] = {} if text is None else fingerprints(text)
+            if seen.what != REPOSITORY:
+                self._prints[path] = self._kept.of(path)
+            else:
+                text = _text(path)
+                self._prints[path] = {} if text is None else fingerprints(text)
         return self._prints[path]
+
+    def close(self) -> None:
+        self._kept.save()
 
 
 def _text(path: Path) -> str | None:

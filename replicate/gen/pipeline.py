@@ -16,6 +16,7 @@ from replicate.batch.difficulty import write_difficulty
 from replicate.batch.manifest import write_manifest
 from replicate.batch.schemas import write_schemas
 from replicate.batch.store import write_repo
+from replicate.cache import cache_root
 from replicate.core.progress import NullProgress, Progress
 from replicate.core.records import Funnel, LedgerEntry, Target
 from replicate.errors import ReplicateError
@@ -80,11 +81,13 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     if options.cold:  # without the speed-ups, to measure against (bench/gen_speed.py)
         prepared = replace(prepared, context=replace(prepared.context, speedups=False))
     write_repo(out, prepared.repo_dir, prepared.snapshot.record)
-    audit = LeakAudit(visible_roots(prepared.snapshot.tree, prepared.context.site_packages))
+    roots = visible_roots(prepared.snapshot.tree, prepared.context.site_packages)
+    audit = LeakAudit(roots, None if options.cold else cache_root())
     publish = Publisher(out, Ledger(out, key), counter, audit, show)
     traced = _traced(targets, harvest, known, publish)
     work = _Work(prepared, harvest, sandbox, options, known, deadline)
-    not_started = _mint_all(work, traced, publish, show)
+    with closing(audit):
+        not_started = _mint_all(work, traced, publish, show)
     _write(out)
     notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
     if not_started:
