@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicate.core.records import Target
-from replicate.harness import harvest_budget, harvest_plugin, harvest_rebuild
+from replicate.harness import harvest_budget, harvest_byvalue, harvest_plugin, harvest_rebuild
+from replicate.harness.byvalue import module_file
 from replicate.harness.jail import JAIL_ENV, RepoContext
 from replicate.harness.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
 from replicate.scratch import temporary_dir
@@ -87,17 +88,20 @@ class HarvestBudget:
     test item leaves a share (a quarter) for the tests after it; `by_attempts`: the former
     budget (every call, repeats too, counted against 3 x `max_per_target`, no share per test),
     kept to compare with; `benchmarks_once`: benchmark plugins installed in the environment are
-    told to run each benchmark once."""
+    told to run each benchmark once; `by_value`: arguments `pickle` refuses (a lambda of a
+    test) are pickled by value (`replicate.harness.byvalue`), else dropped as before."""
 
     max_per_target: int = 200
     by_attempts: bool = False
     benchmarks_once: bool = True
+    by_value: bool = True
 
 
 PLUGIN_FILES = {
     "replicate_harvest.py": harvest_plugin,
     "replicate_harvest_budget.py": harvest_budget,
     "replicate_harvest_rebuild.py": harvest_rebuild,
+    "replicate_harvest_byvalue.py": harvest_byvalue,
 }
 # Benchmark plugins (their import name in the environment) and their option that runs each
 # benchmarked function once: their loops would only repeat one call.  (pytest-codspeed loops
@@ -176,6 +180,7 @@ def _attempt(
         "out": str(out),
         "max_per_target": budget.max_per_target,
         "budget": "attempts" if budget.by_attempts else "distinct",
+        "by_value": module_file() if budget.by_value else None,
     }
     (scratch / "harvest.json").write_text(json.dumps(config), encoding="utf-8")
     python_path = [str(plugin_dir), *ctx.sys_path(work)]

@@ -60,6 +60,7 @@ try:
         share_of,
         unpicklable,
     )
+    from .harvest_byvalue import ByValue
     from .harvest_rebuild import Memory, looks_large
 except ImportError:
     from replicate_harvest_budget import (  # type: ignore[no-redef]
@@ -71,6 +72,7 @@ except ImportError:
         share_of,
         unpicklable,
     )
+    from replicate_harvest_byvalue import ByValue  # type: ignore[no-redef]
     from replicate_harvest_rebuild import Memory, looks_large  # type: ignore[no-redef]
 
 _STATE: _Harvest | None = None
@@ -94,6 +96,8 @@ class _Harvest:
         # targets whose calls the current test item no longer looks at (only counts them)
         self.let_be: dict[str, tuple[Tally, TestTally]] = {}
         self.memory = Memory(self.max_bytes, self.budget)
+        root = os.getcwd()
+        self.by_value = ByValue(config.get("by_value"), lambda f: _is_test_file(f, root))
 
     def emit(self, record: dict[str, Any]) -> None:
         if self.out.closed:
@@ -184,13 +188,19 @@ class _Harvest:
         try:
             data = pickle.dumps((args, kwargs), protocol=4)
         except Exception as exc:  # noqa: BLE001 - any pickling failure is a drop reason
-            found = self.memory.rebuilt(args, kwargs) if rebuild else None
+            found: tuple[bytes, bool] | None = None
+            by_value = self.by_value.dumps((args, kwargs), protocol=4)
+            if by_value is not None:
+                found = (by_value, False)
+            elif rebuild:
+                made = self.memory.rebuilt(args, kwargs)
+                found = (made, True) if made is not None else None
             if found is None:
                 reason = "argument does not pickle: " + unpicklable(args, kwargs)
                 self.drops[(key, reason)] += 1
                 self.details.setdefault((key, reason), _short(exc))
                 return None
-            data, rebuilt = found, True
+            data, rebuilt = found
         if len(data) > self.max_bytes or self.tallies[key].bytes + len(data) > self.budget:
             self.drops[(key, "argument too large")] += 1
             return None

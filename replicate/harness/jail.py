@@ -25,6 +25,7 @@ from replicate.core.records import CallInput, GradingSettings, Target
 from replicate.harness import runner as runner_module
 from replicate.harness import wire
 from replicate.harness.bytecode import bytecode_table, compiled_runner
+from replicate.harness.byvalue import module_file, needs_module
 from replicate.harness.calltime import CallClock, LiveFrames, timed_frames
 from replicate.harness.frames import ParsedRun, collect_frames
 from replicate.harness.runner import wire_beside
@@ -120,6 +121,9 @@ class RepoContext:
     def mounts(self) -> list[Mount]:
         runner = str(self.runner())
         out = [Mount.same(str(self.env_root)), Mount.same(runner), Mount.same(wire_beside(runner))]
+        by_value = module_file()
+        if by_value is not None:  # read-only: the runner loads it only for a job that needs it
+            out.append(Mount.same(by_value))
         if self.meta is not None:
             out.append(Mount.same(str(self.meta)))
         return out
@@ -159,6 +163,7 @@ def _job(
         "max_bytes": settings.max_bytes,
         "channel_fd": 3,
         "encode_inputs": encode_inputs,
+        "by_value": needs_module(item.pickle_b64 for item in inputs),
     }
     return json.dumps(job).encode() + b"\n"
 
@@ -169,6 +174,7 @@ def _setup(ctx: RepoContext, tree: Path, bytecode: Path | None) -> str:
         "sys_path": ctx.sys_path(tree),
         "site_dirs": [str(ctx.site_packages)],
         "bytecode": str(bytecode) if bytecode is not None else None,
+        "by_value": module_file(),
     }
     return json.dumps(setup)
 

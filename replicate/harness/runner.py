@@ -112,12 +112,15 @@ _complex_real = complex.__dict__["real"].__get__
 _complex_imag = complex.__dict__["imag"].__get__
 _dict_items = dict.items
 _dict_get = dict.get
+_dict_pop = dict.pop
 _proxy_get = types.MappingProxyType.get
 _proxy_items = types.MappingProxyType.items
 _type_mro = type.__dict__["__mro__"].__get__
 _type_dict = type.__dict__["__dict__"].__get__
 _type_module = type.__dict__["__module__"].__get__
 _type_qualname = type.__dict__["__qualname__"].__get__
+_function_module = types.FunctionType.__dict__["__module__"].__get__
+_function_qualname = types.FunctionType.__dict__["__qualname__"].__get__
 _type_basicsize = type.__dict__["__basicsize__"].__get__
 _type_itemsize = type.__dict__["__itemsize__"].__get__
 _type_dictoffset = type.__dict__["__dictoffset__"].__get__
@@ -281,8 +284,14 @@ def _verified(obj: object, module: object, qualname: object) -> str:
 
 
 def type_name(cls: type) -> str:
-    """`module.qualname` of a class, or `<unverified>...` unless that name gives back `cls`."""
-    return _verified(cls, _type_module(cls), _type_qualname(cls))
+    """`module.qualname` of a class, or `<unverified>...` unless that name gives back `cls`
+    (or `cls` came by value with an input: `_name_by_value`)."""
+    name = _verified(cls, _type_module(cls), _type_qualname(cls))
+    if name.startswith(_UNVERIFIED):
+        known = _dict_get(_ALIASES, _id(cls))
+        if known is not None and known[0] is cls and known[1] is not None:
+            return known[1]
+    return name
 
 
 def _callable_name(fn: Any) -> str:
@@ -953,7 +962,10 @@ def _load(blob: str, lim: EncodeLimits | None = None) -> Callable[[], dict[str, 
                 ctor_in["kwargs"] = {k: encode(v, lim) for k, v in _dict_items(c_kwargs)}
 
         try:
-            args, kwargs = _unpack(_a2b_base64(blob), shown)
+            try:
+                args, kwargs = _unpack(_a2b_base64(blob), shown)
+            finally:
+                _name_by_value()
             if _type(args) is list:
                 args = tuple(args)
             if _type(args) is not tuple or _type(kwargs) is not dict:
@@ -1045,6 +1057,65 @@ def _prepare(setup: wire.Setup) -> None:
     _sys_path[0:0] = roots
     for site_dir in setup.get("site_dirs", ()):
         _addsitedir(str(site_dir))
+    by_value = setup.get("by_value")
+    _BY_VALUE[:] = [by_value] if _type(by_value) is str else []
+
+
+_BY_VALUE: list[str] = []  # cloudpickle's module file, when the host shipped it
+BY_VALUE_MODULE = "replicate_cloudpickle"  # replicate.harness.byvalue.MODULE
+
+
+_BY_VALUE_MADE: list[object] = []  # functions and classes the last input's pickle rebuilt
+_BY_VALUE_FACTORIES = ("_make_function", "_make_skeleton_class", "_make_skeleton_enum")
+BY_VALUE_PREFIX = "<by value>"
+
+
+def _recording(factory: Callable[..., object]) -> Callable[..., object]:
+    def make(*args: Any, **kwargs: Any) -> object:
+        made = factory(*args, **kwargs)
+        _BY_VALUE_MADE.append(made)
+        return made
+
+    return make
+
+
+def _name_by_value() -> None:
+    """Name what an input's unpickling rebuilt by value, `<by value>module.qualname#k` (k: the
+    order it was made in): the reference's run and a candidate's rebuild the same objects in
+    the same order, so an outcome holding one (a key function returned, a state keeping it)
+    compares by that name.  The name is the object's by identity, like any alias: another
+    object claiming the qualname gets none."""
+    for k, made in enumerate(_BY_VALUE_MADE):
+        if _issubclass(_type(made), type):
+            module, qualname = _type_module(made), _type_qualname(made)
+        elif _type(made) is types.FunctionType:
+            module, qualname = _function_module(made), _function_qualname(made)
+        else:
+            continue
+        _ALIASES[_id(made)] = (made, f"{BY_VALUE_PREFIX}{module}.{qualname}#{k}")
+    _BY_VALUE_MADE.clear()
+
+
+def _load_by_value() -> None:
+    """Load the by-value module the inputs' pickles name (replicate.harness.byvalue), before
+    any code of the repository runs; without it, those inputs fail to load, one by one."""
+    if not _BY_VALUE or BY_VALUE_MODULE in _sys_modules:
+        return
+    path = _BY_VALUE[0]
+    module = types.ModuleType(BY_VALUE_MODULE)
+    module.__file__ = path
+    try:
+        code = importlib.machinery.SourceFileLoader(BY_VALUE_MODULE, path).get_code(BY_VALUE_MODULE)
+        if code is None:
+            return
+        _sys_modules[BY_VALUE_MODULE] = module
+        exec(code, module.__dict__)  # our own shipped module, not the candidate's
+        for name in _BY_VALUE_FACTORIES:
+            factory = _dict_get(module.__dict__, name)
+            if _type(factory) is types.FunctionType:
+                module.__dict__[name] = _recording(factory)
+    except Exception:  # noqa: BLE001 - the inputs that need it report their own failure
+        _dict_pop(_sys_modules, BY_VALUE_MODULE, None)
 
 
 def run(job: wire.Job) -> None:
@@ -1057,6 +1128,8 @@ def run(job: wire.Job) -> None:
     inputs = [(int(item["i"]), str(item["pickle_b64"])) for item in job["inputs"]]
     module_name, qualname = str(job["module"]), str(job["qualname"])
     channel.send({"event": _STARTED})  # before any code of the repository runs
+    if job.get("by_value") is True:
+        _load_by_value()
     try:
         fn = _target(module_name, qualname)
     except BaseException as exc:  # noqa: BLE001 - whatever the import raises is the candidate's
@@ -1069,13 +1142,14 @@ def run(job: wire.Job) -> None:
         reported = lim if encode_inputs else None
         loaded = [(i, _load_input(blob, load_timeout, reported)) for i, blob in inputs]
     channel.send({"event": _LOADED})  # the host times the first call from here
-    pending = ""  # the previous input's result, written together with the next call frame
+    pending = ""  # the results since the last call, written together with the next call frame
     for index, (item, shown) in loaded:
         if item["status"] == "loaded":
             work = _call(fn, item["args"], item["kwargs"], lim, shown)
             channel.write(pending + channel.call(index))  # the host times the call from here
+            pending = ""
             item = _timed(work, timeout)
-        pending = channel.result(index, item)
+        pending += channel.result(index, item)
     channel.write(pending + channel.frame({"event": _DONE}))
     _os_exit(0)
 

@@ -107,6 +107,7 @@ class Job(TypedDict, total=False):
     max_bytes: int
     channel_fd: int
     encode_inputs: bool
+    by_value: bool  # an input needs the by-value module (replicate.harness.byvalue)
 
 
 class Setup(TypedDict, total=False):
@@ -115,3 +116,4 @@ class Setup(TypedDict, total=False):
     sys_path: list[str]
     site_dirs: list[str]
     bytecode: str | None  # a compiled-code table (replicate.harness.bytecode)
+    by_value: str | None  # cloudpickle's module file, loaded for a job that needs it

@@ -11,6 +11,7 @@ from pathlib import Path
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.records import ResultRow, Verdict
+from replicate.harness.byvalue import needs_module
 from replicate.harness.context import context_for
 from replicate.harness.jail import RepoContext
 from replicate.harness.sandbox import get_sandbox
@@ -116,6 +117,37 @@ def test_originals_score_one_through_the_cli(public_batch: Minted, tmp_path: Pat
         assert (verdict.task_id, verdict.status, verdict.reward) == (ident, "graded", 1.0), (
             describe(verdict)
         )
+
+
+IGNORES_PRED = '''def split_at(iterable, pred, maxsplit=-1, keep_separator=False):
+    """Ignores `pred`: never splits."""
+    return [list(iterable)]
+'''
+
+
+def test_functions_whose_tests_pass_lambdas_become_tasks(
+    more_itertools: Minted, tmp_path: Path
+) -> None:
+    """more-itertools' tests pass lambdas to its higher-order functions: those calls travel by
+    value, the tasks mint, and a candidate that ignores the callable is told apart."""
+    batch = Batch.open(more_itertools.batch)
+    by_value = [i for i in batch.ids if needs_module(x.pickle_b64 for x in batch.load(i).inputs)]
+    assert len(by_value) >= 5, by_value
+    (ident,) = [i for i in by_value if "__more_itertools.more.split_at__" in i]
+    rewards = {}
+    for name, source in (
+        ("reference", original_source(batch.load(ident))),
+        ("ignores pred", IGNORES_PRED.encode()),
+    ):
+        candidate = tmp_path / f"{name}.py"
+        candidate.write_bytes(source)
+        done = replicate(
+            "grade", "--tasks", str(more_itertools.batch), "--task", ident,
+            "--candidate", str(candidate), timeout=300,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        rewards[name] = Verdict.model_validate_json(done.stdout).reward
+    assert rewards["reference"] == 1.0 and rewards["ignores pred"] < 1.0, rewards
 
 
 def test_candidate_that_does_not_parse_scores_zero(public_batch: Minted, tmp_path: Path) -> None:

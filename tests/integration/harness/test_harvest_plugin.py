@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import base64
 import io
 import json
@@ -16,8 +17,9 @@ from typing import Any
 
 import pytest
 
-from replicate.gen.harvest import _parse, install_plugin
-from replicate.harness import harvest_plugin, harvest_rebuild
+from replicate.gen.harvest import PLUGIN_FILES, _parse, install_plugin
+from replicate.harness import byvalue, harvest_plugin, harvest_rebuild
+from replicate.harness.harvest_byvalue import ByValue
 from tests.integration.minted import write_files
 
 CORE = '''
@@ -546,3 +548,40 @@ def test_without_a_remembered_class_call_the_call_is_still_dropped(
     h, _ = rebuilt
     # EARLY was built at import, before wrapping; Doubled's class call is not Store's __init__
     assert h.drops("pkg.store.Store.put") == Counter({RLOCK_DROP: 1, RLOCK_DROP_DOUBLED: 1})
+
+
+def test_lambdas_are_recorded_by_value_with_the_module_shipped(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> None:
+    """The same tests as above (where the lambdas are dropped: the positive control), with
+    cloudpickle's module file named in the configuration: every call is recorded."""
+    files = {
+        "pkg/__init__.py": "from pkg.core import double\n",
+        "pkg/core.py": CORE,
+        "tests/test_core.py": TESTS,
+    }
+    keys = {"pkg.core.apply": KEYS["pkg.core.apply"]}
+    settings = {"by_value": byvalue.module_file()}
+    done = _run_plugin(tmp_path_factory.mktemp("byvalue"), files, keys, settings)
+    assert done.exit_code == 0, done.log[-2000:]
+    assert done.drops("pkg.core.apply") == Counter()
+    ByValue(byvalue.module_file(), lambda _: False).dumps(None, protocol=4)  # loads the module
+    calls = done.calls("pkg.core.apply")
+    assert [fn(x) for (fn, x), _ in calls] == [1, 2, 3, 3]
+
+
+@pytest.mark.parametrize("name", sorted(PLUGIN_FILES))
+def test_the_shipped_plugin_files_import_only_the_standard_library(name: str) -> None:
+    """They run in the repository's environment, beside its own packages: the standard library
+    and each other only (relative imports: when imported from this package on the host)."""
+    tree = ast.parse(Path(str(PLUGIN_FILES[name].__file__)).read_text())
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0:
+            names.add((node.module or "").split(".")[0])
+    assert names, "no imports found: the check would prove nothing"
+    siblings = {n.removesuffix(".py") for n in PLUGIN_FILES}
+    outside = names - set(sys.stdlib_module_names) - siblings - {"__future__"}
+    assert outside == set()

@@ -32,7 +32,7 @@ from typing import Any
 import pytest
 
 from replicate.core.records import GradingSettings
-from replicate.harness import runner, wire
+from replicate.harness import byvalue, runner, wire
 from replicate.harness.calltime import CallClock, timed_frames
 from replicate.harness.frames import ParsedRun, collect_frames
 from replicate.harness.runner import EncodeLimits, encode, exception_record
@@ -76,6 +76,7 @@ def run_runner(
     flags: Sequence[str] = ("-I", "-S"),
     env: dict[str, str] | None = None,
     nonce: str | None = None,
+    by_value: bool = False,
 ) -> Run:
     """Run the real runner file on `inputs` (pickle_b64 blobs) against `source` as `module`."""
     (tmp_path / f"{module}.py").write_text(source)
@@ -93,8 +94,10 @@ def run_runner(
         "max_bytes": 1_000_000,
         "channel_fd": write_fd,
         "encode_inputs": encode_inputs,
+        "by_value": by_value,
     }
-    setup = {"sys_path": [str(tmp_path)], "site_dirs": []}  # argv[1], as the jail passes it
+    # argv[1], as the jail passes it
+    setup = {"sys_path": [str(tmp_path)], "site_dirs": [], "by_value": byvalue.module_file()}
     chunks: list[bytes] = []
 
     def drain() -> None:
@@ -160,7 +163,10 @@ def test_the_import_check_sees_imports_that_run() -> None:
     assert _run_time_imports(source) == {"os", "replicate"}
 
 
-@pytest.mark.parametrize("shipped", [RUNNER, WIRE], ids=["runner", "wire"])
+SHIPPED = {"runner": RUNNER, "wire": WIRE, "by-value": Path(str(byvalue.module_file()))}
+
+
+@pytest.mark.parametrize("shipped", SHIPPED.values(), ids=SHIPPED.keys())
 def test_what_the_jail_runs_imports_only_the_standard_library(shipped: Path) -> None:
     names = _run_time_imports(shipped.read_text())
     assert names, "no imports found: the check would prove nothing"
@@ -909,3 +915,15 @@ def test_a_local_class_sentinel_and_a_class_lambda_are_named_by_identity() -> No
         assert compare_outcome(returned, forged, settings) is not None
     finally:
         del sys.modules["sentinels_mod"]
+
+
+def test_an_input_that_fails_to_load_keeps_the_outcome_before_it(tmp_path: Path) -> None:
+    """A load error after a returned input: both outcomes reach the host (the result of the
+    first waited to be written with the next call, and was lost when none came)."""
+    missing = base64.b64encode(pickle.dumps(((collections.OrderedDict(),), {}))).decode()
+    missing = base64.b64encode(
+        base64.b64decode(missing).replace(b"collections", b"nosuchmodul")
+    ).decode()
+    done = run_runner(tmp_path, "def f(*a):\n    return len(a)\n", "f", [_blob([1]), missing])
+    assert done.outcome(0)["value"] == {"t": "int", "v": "1"}
+    assert done.outcome(1)["status"] == "load_error"
