@@ -47,6 +47,8 @@ def module_file() -> str | None:
                 out.write(data)
             os.chmod(temp, 0o644)  # read by the jail's user, whoever that is
             os.replace(temp, target)
+        elif target.stat().st_mode & 0o444 != 0o444:
+            os.chmod(target, 0o644)
     except OSError:
         return None
     return str(target)

@@ -51,6 +51,27 @@ RECIPE_TAG: str = _WIRE["RECIPE_TAG"]
 CTOR_RECIPE_TAG: str = _WIRE["CTOR_RECIPE_TAG"]
 
 
+# Hidden inputs may carry a callable by value (replicate/harness/byvalue.py): the children load
+# cloudpickle's module file under the name those pickles use, as the runner does.
+BY_VALUE_MODULE = "replicate_cloudpickle"
+_LOAD_BY_VALUE = """
+import importlib.util as _nv_util, os as _nv_os, sys as _nv_sys
+if _nv_os.environ.get("NAIVE_BY_VALUE") and "replicate_cloudpickle" not in _nv_sys.modules:
+    _nv_spec = _nv_util.spec_from_file_location(
+        "replicate_cloudpickle", _nv_os.environ["NAIVE_BY_VALUE"]
+    )
+    _nv_mod = _nv_util.module_from_spec(_nv_spec)
+    _nv_sys.modules["replicate_cloudpickle"] = _nv_mod
+    _nv_spec.loader.exec_module(_nv_mod)
+"""
+
+
+def _dumps(obj: Any) -> bytes:
+    """`pickle.dumps`, by value where the by-value module is loaded (a lambda input)."""
+    module = sys.modules.get(BY_VALUE_MODULE)
+    return bytes(module.dumps(obj, protocol=4)) if module is not None else pickle.dumps(obj)
+
+
 class _NaiveTimeout(BaseException):
     pass
 
@@ -156,9 +177,9 @@ def _child_expect(spec_path: str) -> None:
     cases = []
     for item in spec["inputs"]:
         args, kwargs = _plain_call(base64.b64decode(item["pickle_b64"]))
-        given = base64.b64encode(pickle.dumps((args, kwargs))).decode("ascii")  # before the call
+        given = base64.b64encode(_dumps((args, kwargs))).decode("ascii")  # before the call
         outcome = _call(fn, args, kwargs)
-        blob = base64.b64encode(pickle.dumps(outcome)).decode("ascii")
+        blob = base64.b64encode(_dumps(outcome)).decode("ascii")
         cases.append({**_public(item), "input": given, "expected": blob})
     job = {k: spec[k] for k in ("module", "qualname", "call_timeout")}
     with open(spec["out"], "w", encoding="utf-8") as handle:
@@ -293,11 +314,20 @@ def _child_env(tree: Path, task: NaiveTask, home: Path, extra: Mapping[str, str]
         "LC_ALL": "C.UTF-8",
         "PYTHONPATH": os.pathsep.join(roots),
         "PYTHONDONTWRITEBYTECODE": "1",
+        "NAIVE_BY_VALUE": _by_value_file(),
         **extra,
     }
 
 
-_PYTEST_FILE = """\
+def _by_value_file() -> str:
+    from replicate.harness.byvalue import module_file
+
+    return module_file() or ""
+
+
+_PYTEST_FILE = (
+    _LOAD_BY_VALUE
+    + """\
 import base64, json, os, pickle, sys
 import pytest
 sys.path[:0] = {roots!r}
@@ -319,6 +349,7 @@ def test_hidden(case):
         got = _target()(*args, **kwargs)
         assert got == want
 """
+)
 
 
 def _pytest_argv(tree: Path, job: Path, task: NaiveTask, python: str) -> list[str]:
@@ -434,4 +465,5 @@ def _from_channel(channel: bytes, nonce: str | None, indices: list[int]) -> floa
 
 
 if __name__ == "__main__":
+    exec(_LOAD_BY_VALUE)
     {"check": _child_check, "expect": _child_expect}[sys.argv[1]](sys.argv[2])

@@ -105,3 +105,13 @@ def test_a_callable_in_an_outcome_compares_by_what_came_with_the_input(tmp_path:
     settings = GradingSettings()
     assert compare_outcome(expected, second.outcome(0), settings) is None
     assert compare_outcome(expected, forged.outcome(0), settings) is not None
+
+
+def test_the_shipped_file_is_readable_by_any_sandbox_user() -> None:
+    """The docker and plain sandboxes run the jail as another user (nobody)."""
+    path = Path(str(byvalue.module_file()))
+    assert path.name == f"{byvalue.MODULE}.py"
+    assert path.stat().st_mode & 0o444 == 0o444
+    path.chmod(0o600)  # a copy an older version left unreadable is repaired
+    byvalue.module_file.cache_clear()
+    assert Path(str(byvalue.module_file())).stat().st_mode & 0o444 == 0o444
