@@ -173,21 +173,6 @@ def _run(minted: Minted, run: Path, agent: str, *extra: str) -> None:
     assert done.returncode == 0, done.stderr[-3000:]
 
 
-def test_do_nothing_agent_scores_zero_and_resume_adds_nothing(
-    public_batch: Minted, tmp_path: Path
-) -> None:
-    run = tmp_path / "run"
-    _run(public_batch, run, "true")
-    rows = read_rows(run)
-    ids = task_ids(public_batch.batch)
-    assert sorted(r.task_id for r in rows) == ids  # one row per task
-    odd = [r for r in rows if (r.reward, r.status, r.agent_status) != (0.0, "graded", "ok")]
-    assert not odd, "\n".join(f"{r.task_id}: {r.reward} {r.status} {r.reason}" for r in odd)
-    before = (run / "results.jsonl").read_bytes()
-    _run(public_batch, run, "true")  # resume: every task is already graded
-    assert (run / "results.jsonl").read_bytes() == before
-
-
 def test_agent_copying_the_original_scores_one(public_batch: Minted, tmp_path: Path) -> None:
     """Proves the protocol variables and that the workspace's target file is what gets graded."""
     batch = Batch.open(public_batch.batch)
