@@ -9,13 +9,25 @@ every call recorded before keeps its bytes.
 Standard library only, shipped beside the plugin: cloudpickle itself is one module file the host
 mounts read-only and names in the configuration (`replicate.harness.byvalue`); it is loaded
 under `MODULE`, the name its pickles then carry and the runner loads it by.
+
+The same tests must give the same bytes on every gen (a batch re-mints byte-identical), and
+cloudpickle's own output holds two things that differ from run to run: the paths of the files
+the code came from (the harvest runs the tests in a fresh scratch copy of the tree) and a random
+id per class pickled by value. Here, paths under the tests' working directory are written
+relative to it (a code object's file name, and a function's `__file__` and `__path__`), and a
+class's id is its order of first sight in this run of the tests.
 """
 
 from __future__ import annotations
 
+import copyreg
 import importlib.util
+import io
+import itertools
 import os
 import sys
+import types
+from collections import ChainMap
 from collections.abc import Callable
 from typing import Any
 
@@ -31,6 +43,7 @@ class ByValue:
         self._is_test_file = is_test_file
         self._module: Any = None
         self._failed = path is None
+        self._pickler: Any = None
         self._modules_seen = 0
 
     def dumps(self, obj: Any, protocol: int) -> bytes | None:
@@ -39,10 +52,12 @@ class ByValue:
         if module is None:
             return None
         self._register_tests(module)
+        out = io.BytesIO()
         try:
-            return bytes(module.dumps(obj, protocol=protocol))
+            self._pickler(out, protocol=protocol).dump(obj)
         except Exception:  # noqa: BLE001 - a lock, a generator, a C object: not ours to carry
             return None
+        return out.getvalue()
 
     def _load(self) -> Any:
         if self._module is None and not self._failed:
@@ -53,6 +68,7 @@ class ByValue:
                 module = importlib.util.module_from_spec(spec)
                 sys.modules[MODULE] = module  # its pickles name their helpers by this module
                 spec.loader.exec_module(module)
+                self._pickler = _reproducible(module, os.getcwd())
                 self._module = module
             except Exception:  # noqa: BLE001 - without it, calls that need it are dropped
                 sys.modules.pop(MODULE, None)
@@ -72,3 +88,46 @@ class ByValue:
                     module.register_pickle_by_value(mod)
                 except (ValueError, TypeError):
                     continue  # not registrable (a module object not in sys.modules under name)
+
+
+def _reproducible(module: Any, root: str) -> Any:
+    """cloudpickle's Pickler, writing paths under `root` relative to it and numbering classes
+    in order of first sight (see the module docstring)."""
+
+    def relative(path: Any) -> Any:
+        if isinstance(path, str) and os.path.isabs(path):
+            rel = os.path.relpath(path, root)
+            return path if rel.startswith("..") else rel
+        return path
+
+    base = module.Pickler
+    code_reduce = base._dispatch_table[types.CodeType]
+
+    def reduce_code(code: types.CodeType) -> Any:
+        return code_reduce(code.replace(co_filename=relative(code.co_filename)))
+
+    numbers = itertools.count()
+    known: dict[int, tuple[type, str]] = {}
+
+    def tracker_id(class_def: type) -> str:
+        seen = known.get(id(class_def))
+        if seen is None or seen[0] is not class_def:
+            seen = known[id(class_def)] = (class_def, f"replicate-class-{next(numbers)}")
+        return seen[1]
+
+    module._get_or_create_tracker_id = tracker_id
+
+    class Pickler(base):  # type: ignore[misc, valid-type]
+        _dispatch_table = {**base._dispatch_table, types.CodeType: reduce_code}
+        dispatch_table = ChainMap(_dispatch_table, copyreg.dispatch_table)
+
+        def _function_getnewargs(self, func: Any) -> Any:
+            made = super()._function_getnewargs(func)
+            base_globals = made[1]  # this pickle's copy, not the function's own globals
+            if "__file__" in base_globals:
+                base_globals["__file__"] = relative(base_globals["__file__"])
+            if isinstance(base_globals.get("__path__"), list):
+                base_globals["__path__"] = [relative(p) for p in base_globals["__path__"]]
+            return made
+
+    return Pickler

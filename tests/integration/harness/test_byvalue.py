@@ -4,9 +4,12 @@ rebuilt and called in the jail's runner, which loads cloudpickle's module file f
 from __future__ import annotations
 
 import base64
+import importlib.util
 import pickle
 import sys
 from pathlib import Path
+
+import pytest
 
 from replicate.core.records import GradingSettings
 from replicate.harness import byvalue, harvest_byvalue, runner
@@ -115,3 +118,58 @@ def test_the_shipped_file_is_readable_by_any_sandbox_user() -> None:
     path.chmod(0o600)  # a copy an older version left unreadable is repaired
     byvalue.module_file.cache_clear()
     assert Path(str(byvalue.module_file())).stat().st_mode & 0o444 == 0o444
+
+
+MODULE_TEXT = """
+OFFSET = 3
+F = lambda v: v + OFFSET  # noqa: E731
+
+class Local:
+    def __init__(self, n):
+        self.n = n
+
+def make():
+    return Local(2), F
+"""
+
+
+def _pickled_from(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, bytes]:
+    """A lambda and an instance of a class of a test module at `root`, pickled by value the way
+    the harvest does, from `root` as the working directory."""
+    (root / "tests").mkdir(parents=True)
+    path = root / "tests" / "test_repro.py"
+    path.write_text(MODULE_TEXT)
+    monkeypatch.chdir(root)
+    spec = importlib.util.spec_from_file_location("test_repro", path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["test_repro"] = module
+    try:
+        spec.loader.exec_module(module)
+        made = ByValue(byvalue.module_file(), lambda f: f.startswith(str(root))).dumps(
+            (module.make(), {}), protocol=4
+        )
+        stock = sys.modules[byvalue.MODULE].dumps((module.make(), {}), protocol=4)
+    finally:
+        sys.modules.pop("test_repro", None)
+    assert made is not None
+    return made, stock
+
+
+def test_the_same_tests_pickle_to_the_same_bytes_from_any_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The harvest runs the tests in a fresh scratch copy each gen: neither that folder's path
+    nor cloudpickle's random class ids may reach the pickles (a batch re-mints byte-identical)."""
+    first, stock = _pickled_from(tmp_path / "one", monkeypatch)
+    second, _ = _pickled_from(tmp_path / "two", monkeypatch)
+    assert str(tmp_path / "one").encode() in stock  # the positive control: cloudpickle as it is
+    assert b"tests/test_repro.py" in first  # relative to the working directory
+    assert str(tmp_path).encode() not in first
+    assert first == second
+    jail = tmp_path / "jail"
+    jail.mkdir()
+    blob = base64.b64encode(first).decode()
+    source = "def first(local, fn):\n    return fn(local.n)\n"
+    done = run_runner(jail, source, "first", [blob], by_value=True)
+    assert done.outcome(0).get("value") == {"t": "int", "v": "5"}, done.outcome(0)
