@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
@@ -33,3 +34,15 @@ def file_lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(path, thread_local=False, preserve_lock_file=True):
         yield
+
+
+def publish(data: bytes, final: Path) -> Path:
+    """Write `final` atomically, readable by every user (a jail may run under another uid); a
+    concurrent writer writes the same bytes or its own whole file."""
+    final.parent.mkdir(parents=True, exist_ok=True)
+    handle, temp = tempfile.mkstemp(prefix=f".{final.name}", dir=final.parent)
+    with os.fdopen(handle, "wb") as out:
+        out.write(data)
+    os.chmod(temp, 0o644)
+    os.replace(temp, final)
+    return final

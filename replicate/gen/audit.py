@@ -18,13 +18,13 @@ import hashlib
 import marshal
 import os
 import sys
-import tempfile
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicate.batch.store import LoadedTask
 from replicate.batch.visible import read_source
+from replicate.cache import publish
 from replicate.harness.sandbox.system import system_view
 from replicate.verifiers import leaks as leaks_module
 from replicate.verifiers.leaks import WORD, Needle, fingerprints, hits, needle_for
@@ -115,11 +115,7 @@ class KeptPrints:
         if self.path is None or not self.changed:
             return
         with contextlib.suppress(OSError):
-            self.path.parent.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(prefix=self.path.name, dir=self.path.parent)
-            with os.fdopen(handle, "wb") as out:
-                out.write(marshal.dumps(self.known))
-            os.replace(temp, self.path)
+            publish(marshal.dumps(self.known), self.path)
             self.changed = False
 
 

@@ -33,6 +33,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from replicate.cache import publish
 from replicate.harness.runner import wire_beside
 
 COMPILE_TIMEOUT_S = 300.0
@@ -81,17 +82,6 @@ def _fingerprint(tree: str) -> str:
     return _key(*found)
 
 
-def _publish(data: bytes, final: Path) -> Path:
-    """Write `final` atomically (a concurrent writer writes the same bytes)."""
-    final.parent.mkdir(parents=True, exist_ok=True)
-    handle, temp = tempfile.mkstemp(prefix=final.name, dir=final.parent)
-    with os.fdopen(handle, "wb") as out:
-        out.write(data)
-    os.chmod(temp, 0o644)  # the jail may run under another uid
-    os.replace(temp, final)
-    return final
-
-
 def _built(final: Path, python: Path, script: str, *args: str) -> Path:
     """`final`, made (unless it exists) by running `script` in `python` with `args` and the
     path of the file to write last; published atomically."""
@@ -108,7 +98,7 @@ def _built(final: Path, python: Path, script: str, *args: str) -> Path:
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
             )
-            _publish(out.read_bytes(), final)
+            publish(out.read_bytes(), final)
     return final
 
 
@@ -157,7 +147,7 @@ def bytecode_table(cache: Path, tree: Path, python: Path, target_path: str) -> P
             table = marshal.loads(_full_table(root, Path(real_tree), python))
             if not isinstance(table, dict):
                 return None
-            _publish(without(table, source), final)
+            publish(without(table, source), final)
         if source in marshal.loads(final.read_bytes()):
             return None  # never: the table was written without it; refuse rather than leak
     except (OSError, ValueError, EOFError, TypeError, subprocess.SubprocessError):

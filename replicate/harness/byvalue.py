@@ -18,13 +18,13 @@ import binascii
 import functools
 import hashlib
 import os
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
-from replicate.cache import cache_root
+from replicate.cache import cache_root, publish
+from replicate.harness import wire
 
-MODULE = "replicate_cloudpickle"
+MODULE = wire.BY_VALUE_MODULE
 _MARK = MODULE.encode("ascii")
 
 
@@ -41,12 +41,7 @@ def module_file() -> str | None:
         folder = cache_root() / "byvalue" / hashlib.sha256(data).hexdigest()[:20]
         target = folder / f"{MODULE}.py"
         if not target.is_file():
-            folder.mkdir(parents=True, exist_ok=True)
-            handle, temp = tempfile.mkstemp(prefix=f".{MODULE}", dir=folder)
-            with os.fdopen(handle, "wb") as out:
-                out.write(data)
-            os.chmod(temp, 0o644)  # read by the jail's user, whoever that is
-            os.replace(temp, target)
+            publish(data, target)
         elif target.stat().st_mode & 0o444 != 0o444:
             os.chmod(target, 0o644)
     except OSError:

@@ -1062,7 +1062,7 @@ def _prepare(setup: wire.Setup) -> None:
 
 
 _BY_VALUE: list[str] = []  # cloudpickle's module file, when the host shipped it
-BY_VALUE_MODULE = "replicate_cloudpickle"  # replicate.harness.byvalue.MODULE
+BY_VALUE_MODULE = wire.BY_VALUE_MODULE
 
 
 _BY_VALUE_MADE: list[object] = []  # functions and classes the last input's pickle rebuilt

@@ -88,6 +88,11 @@ class Frame(TypedDict, total=False):
     msg: str
 
 
+# The module name cloudpickle's file is loaded under in the harvest and the jail, which its
+# by-value pickles name (replicate.harness.byvalue).
+BY_VALUE_MODULE = "replicate_cloudpickle"
+
+
 class JobInput(TypedDict):
     i: int
     pickle_b64: str  # a pickled (args, kwargs), or a pickled recipe
