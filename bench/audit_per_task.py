@@ -20,7 +20,7 @@ from pathlib import Path
 from replicate.batch.store import Batch
 from replicate.cache import cache_root
 from replicate.gen.audit import LeakAudit, audit_leaks, visible_roots
-from replicate.harness.context import context_for
+from replicate.jail.context import context_for
 
 
 def _timed(work: Callable[[], object]) -> tuple[float, float]:

@@ -23,9 +23,9 @@ from replicate.batch.difficulty import difficulties
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.difficulty import Difficulty
-from replicate.harness.context import context_for
-from replicate.harness.sandbox import get_sandbox
-from replicate.verifiers.grader import grade_text
+from replicate.grading.grader import grade_text
+from replicate.jail.context import context_for
+from replicate.jail.sandbox import get_sandbox
 
 BUCKETS = ((0.0, 0.3), (0.3, 0.5), (0.5, 0.8), (0.8, 1.01))
 

@@ -87,8 +87,8 @@ def _golden_seed() -> object:
 
 def _instrument(tally: Tally) -> None:
     """Count every jail the local sandbox starts and time every run (cold, or a warm slot's)."""
-    from replicate.harness.sandbox.bwrap import BwrapSandbox
-    from replicate.harness.warm import Slot
+    from replicate.jail.sandbox.bwrap import BwrapSandbox
+    from replicate.jail.warm import Slot
 
     run, start, slot_run = BwrapSandbox.run, BwrapSandbox.start, Slot.run
 

@@ -26,12 +26,12 @@ from pathlib import Path
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.records import CallInput
-from replicate.harness.context import context_for
-from replicate.harness.jail import JailRun, RepoContext, run_calls
-from replicate.harness.sandbox import get_sandbox
-from replicate.harness.sandbox.base import SandboxUnavailable, WarmStart
-from replicate.harness.warm import WarmPool
-from replicate.verifiers.grader import original_source
+from replicate.grading.grader import original_source
+from replicate.jail.calls import JailRun, RepoContext, run_calls
+from replicate.jail.context import context_for
+from replicate.jail.sandbox import get_sandbox
+from replicate.jail.sandbox.base import SandboxUnavailable, WarmStart
+from replicate.jail.warm import WarmPool
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 INPUTS = 500

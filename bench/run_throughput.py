@@ -28,10 +28,10 @@ import tempfile
 import time
 from pathlib import Path
 
+from replicate.agents.protocol import AgentConfig
 from replicate.batch.store import Batch
 from replicate.core.records import ResultRow
-from replicate.harness.agent import AgentConfig
-from replicate.harness.sandbox import get_sandbox
+from replicate.jail.sandbox import get_sandbox
 from replicate.scoring.session import RunOptions, run_batch
 
 REPO_ROOT = Path(__file__).resolve().parents[1]

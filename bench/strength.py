@@ -3,9 +3,9 @@
 Per library (a pinned PyPI sdist made into a git repository, minted with `replicate gen` as it
 stands, BEFORE any strength filtering), for a sample of tasks spread over the library's modules:
 
-- the same mutants of each reference (`replicate.verifiers.mutants`) are graded by our grader on
+- the same mutants of each reference (`replicate.gen.mutants`) are graded by our grader on
   the task's hidden inputs, and by the repository's own tests that exercised the target
-  (`replicate.verifiers.repo_tests`, pristine tree + mutant file; a mutant is killed when fewer
+  (`replicate.grading.repo_tests`, pristine tree + mutant file; a mutant is killed when fewer
   tests pass than with the pristine file);
 - every mutant our grader lets through is hunted with up to `--search` (10,000) generated inputs,
   in batches of fresh seeds; one that none tells apart from the reference is reported as likely
@@ -43,12 +43,12 @@ from replicate.cache import cache_root
 from replicate.core.records import CallInput
 from replicate.gen.strength import MutantRun, assess, mutant_settings, run_mutants, task_mutants
 from replicate.gen.survivors import Reference, reference_run, search
-from replicate.harness.context import context_for
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox import get_sandbox
-from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.inputs import Budget
-from replicate.verifiers.repo_tests import node_ids, run_repo_tests
+from replicate.grading.repo_tests import node_ids, run_repo_tests
+from replicate.inputs.widen import Budget
+from replicate.jail.calls import RepoContext
+from replicate.jail.context import context_for
+from replicate.jail.sandbox import get_sandbox
+from replicate.jail.sandbox.base import Sandbox
 
 LIBS = ("more-itertools==10.5.0", "boltons==24.1.0", "sortedcontainers==2.4.0")
 GIT = ("git", "-c", "safe.directory=*", "-c", "user.name=bench", "-c", "user.email=b@localhost")

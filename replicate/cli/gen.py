@@ -19,7 +19,7 @@ from replicate.errors import ReplicateError
 from replicate.gen.ledger import LEDGER
 from replicate.gen.pipeline import GenOptions, GenReport, mint
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
-from replicate.harness.sandbox import sandbox_names
+from replicate.jail.sandbox import sandbox_names
 
 
 def register(sub: Any) -> None:

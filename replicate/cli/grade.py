@@ -9,10 +9,10 @@ from typing import Any
 from replicate.batch.store import Batch
 from replicate.cache import cache_root
 from replicate.errors import ReplicateError
-from replicate.harness.context import context_for
-from replicate.harness.sandbox import get_sandbox, sandbox_names
-from replicate.verifiers.grader import MAX_CANDIDATE_BYTES, grade_text, refused, size_problem
-from replicate.verifiers.repo_tests import with_repo_tests
+from replicate.grading.grader import MAX_CANDIDATE_BYTES, grade_text, refused, size_problem
+from replicate.grading.repo_tests import with_repo_tests
+from replicate.jail.context import context_for
+from replicate.jail.sandbox import get_sandbox, sandbox_names
 
 NO_VERIFY_HELP = "trust the batch as it is: skip checking its files against its manifest"
 REPO_TESTS_HELP = (

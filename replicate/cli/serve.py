@@ -10,7 +10,7 @@ from typing import Any
 
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
-from replicate.harness.sandbox import sandbox_names
+from replicate.jail.sandbox import sandbox_names
 
 TOKEN_ENV = "REPLICATE_SERVE_TOKEN"
 

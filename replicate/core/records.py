@@ -83,7 +83,7 @@ class SkippedFile(Record):
 
 
 class StratumWeights(Record):
-    """How much each stratum counts in the reward (see `replicate.verifiers.reward`)."""
+    """How much each stratum counts in the reward (see `replicate.grading.reward`)."""
 
     traced: float = 1.0
     widened: float = 1.0

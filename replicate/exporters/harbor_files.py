@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from replicate import __version__
-from replicate.harness.sandbox.docker_image import BASE_IMAGE
+from replicate.jail.sandbox.docker_image import BASE_IMAGE
 
 HARBOR_SCHEMA_VERSION = "1.4"  # harbor.models.task.config.TaskConfig.schema_version
 VERIFIER_IMAGE = f"replicate-verifier:{__version__}"
@@ -115,8 +115,8 @@ def verifier_base_dockerfile() -> str:
 
 PREPARE = (
     "from replicate.batch.store import Batch; from replicate.cache import cache_root; "
-    "from replicate.harness.context import context_for; "
-    "from replicate.harness.byvalue import module_file; "
+    "from replicate.jail.context import context_for; "
+    "from replicate.jail.byvalue import module_file; "
     f"batch = Batch.open({BATCH_IN_IMAGE!r}); "
     "[context_for(s, cache_root()) for s in batch.repos()]; "
     "module_file()"  # the by-value module, copied into the cache while it can be written

@@ -23,7 +23,7 @@ from typing import Any
 
 from replicate.batch.store import Batch, LoadedTask
 from replicate.exporters.base import ExportOptions, Written
-from replicate.verifiers.grader import stubbed_source
+from replicate.grading.grader import stubbed_source
 
 DATA_SOURCE = "replicate"
 ABILITY = "code"

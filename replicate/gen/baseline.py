@@ -30,19 +30,19 @@ from typing import Any
 
 from replicate.batch.store import LoadedTask
 from replicate.core.records import Baseline, DegenerateScore, Target
-from replicate.harness.jail import RepoContext, run_calls
-from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.grader import original_source
-from replicate.verifiers.plain import canonical
-from replicate.verifiers.render import render
-from replicate.verifiers.reward import (
+from replicate.grading.grader import original_source
+from replicate.grading.reward import (
     MAX_BASELINE,
     MAX_CONSTANT_BASELINE,
     MAX_DEGENERATE_REWARD,
     normalise,
     score,
 )
-from replicate.verifiers.signature import parse_signature
+from replicate.inputs.signature import parse_signature
+from replicate.jail.calls import RepoContext, run_calls
+from replicate.jail.sandbox.base import Sandbox
+from replicate.values.plain import canonical
+from replicate.values.render import render
 
 Outcome = Mapping[str, Any]
 STUB_EXCEPTION = "builtins.NotImplementedError"

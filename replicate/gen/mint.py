@@ -50,18 +50,18 @@ from replicate.core.records import (
 )
 from replicate.gen.baseline import baseline, overpaid, too_weak, weak_detail
 from replicate.gen.golden import Golden, golden, timing_settings
-from replicate.gen.harvest import HarvestedCall
 from replicate.gen.mint_detail import drops_detail, strength_detail
 from replicate.gen.separate import separating
 from replicate.gen.strength import assess, rejected, with_added
 from replicate.gen.survivors import joined
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.compare import render_outcome
-from replicate.verifiers.grader import Refusal, original_source, run_candidate
-from replicate.verifiers.inputs import Budget
-from replicate.verifiers.recipes import recipe_b64
-from replicate.verifiers.reward import matches
+from replicate.grading.grader import Refusal, original_source, run_candidate
+from replicate.grading.reward import matches
+from replicate.harvest.collect import HarvestedCall
+from replicate.inputs.recipes import recipe_b64
+from replicate.inputs.widen import Budget
+from replicate.jail.calls import RepoContext
+from replicate.jail.sandbox.base import Sandbox
+from replicate.values.render import render_outcome
 
 MIN_TRACED = 3
 TOO_FEW = f"fewer than {MIN_TRACED}"  # the reasons whose detail is what the harvest saw
@@ -229,7 +229,7 @@ def _most(drops: Counter[str]) -> str:
 
 def traced_input(index: int, call: HarvestedCall) -> CallInput:
     """A traced call as a hidden input; one whose `self`'s class call was recorded is a recipe
-    carrying that call, so the widening can vary `self` (`replicate.verifiers.recipes`)."""
+    carrying that call, so the widening can vary `self` (`replicate.inputs.recipes`)."""
     blob = call.pickle_b64
     if call.ctor_b64:
         ctor = base64.b64decode(call.ctor_b64)

@@ -1,5 +1,5 @@
 """What minting saw of one target, in words: the detail behind a short drop reason of the golden
-runs and the strength check (`replicate.gen.harvest_detail` says what the harvest saw; the
+runs and the strength check (`replicate.harvest.detail` says what the harvest saw; the
 baseline's words are `replicate.gen.baseline.weak_detail`).  The reasons stay short so the funnel
 table can count them; the numbers, types and examples go here."""
 
@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from replicate.core.records import GradingSettings, Strength
-from replicate.verifiers.compare import compare_outcome
+from replicate.grading.compare import compare_outcome
 
 Outcome = Mapping[str, Any]
 SHOWN = 100  # characters of one example

@@ -22,15 +22,15 @@ from replicate.core.records import Funnel, LedgerEntry, Target
 from replicate.errors import ReplicateError
 from replicate.gen.audit import LeakAudit, visible_roots
 from replicate.gen.funnel import STAGES, FunnelCounter
-from replicate.gen.harvest import HarvestResult, run_harvest
-from replicate.gen.harvest_detail import harvest_detail
 from replicate.gen.ledger import Ledger, LedgerKey, decided
 from replicate.gen.mint import TOO_FEW, Dropped, Minted, mint_target
 from replicate.gen.prepare import PreparedRepo, prepare_repo
 from replicate.gen.publish import NotStarted, Publisher
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
-from replicate.harness.sandbox import get_sandbox
-from replicate.harness.sandbox.base import Sandbox
+from replicate.harvest.collect import HarvestResult, run_harvest
+from replicate.harvest.detail import harvest_detail
+from replicate.jail.sandbox import get_sandbox
+from replicate.jail.sandbox.base import Sandbox
 
 PYTEST_FALLBACKS = ("pytest<9", "pytest<8", "pytest<7")
 T = TypeVar("T")

@@ -25,8 +25,8 @@ from replicate.envs import (
     static_version,
 )
 from replicate.errors import ReplicateError
-from replicate.harness.context import context_for
-from replicate.harness.jail import RepoContext
+from replicate.jail.calls import RepoContext
+from replicate.jail.context import context_for
 from replicate.languages import get_language
 from replicate.languages.base import Extraction
 

@@ -22,10 +22,10 @@ from replicate.batch.store import LoadedTask
 from replicate.core.records import Baseline, CallInput
 from replicate.gen.baseline import behind, program_outcomes, reaching_floor
 from replicate.gen.survivors import Search, confirmed, pick_killers, reference_run, search
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.compare import compare_outcome
-from replicate.verifiers.inputs import Budget
+from replicate.grading.compare import compare_outcome
+from replicate.inputs.widen import Budget
+from replicate.jail.calls import RepoContext
+from replicate.jail.sandbox.base import Sandbox
 
 Outcome = Mapping[str, Any]
 SALT = "baseline"

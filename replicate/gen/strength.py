@@ -1,12 +1,12 @@
 """Task strength at gen time: mutants of the reference graded as candidates (docs/design.md §4).
 
-1. Up to `MUTANTS` mutants of the reference (`replicate.verifiers.mutants`) are spliced and run on
+1. Up to `MUTANTS` mutants of the reference (`replicate.gen.mutants`) are spliced and run on
    the task's hidden inputs exactly as a candidate would be (hash seed 0), with a total time limit
    scaled to the reference's own run (a mutant that loops is killed, by its timeouts, in seconds).
    A mutant is killed when any hidden input differs (the reward falls below 1) or it cannot be
    run at all (it breaks the module's import); an infrastructure failure counts neither way.
 2. Survivors are hunted (`replicate.gen.survivors`): more inputs are generated from the traced calls
-   (`replicate.verifiers.inputs.widen`, a bigger budget, another seed), the reference runs on them
+   (`replicate.inputs.widen.widen`, a bigger budget, another seed), the reference runs on them
    twice (hash seeds 1 and 2, the clock moved ahead) and only inputs with one deterministic,
    comparable, quick, compact outcome are kept, as golden outputs are.  Each survivor runs on
    those; a few inputs that kill the most survivors (greedily, at most `PER_SURVIVOR` per
@@ -28,6 +28,7 @@ from replicate.batch.store import LoadedTask
 from replicate.core.records import CallInput, GradingSettings, Strength
 from replicate.core.splice import SpliceError, splice
 from replicate.gen.golden import Golden
+from replicate.gen.mutants import Mutant, mutants
 from replicate.gen.survivors import (
     NOTHING,
     Search,
@@ -37,15 +38,14 @@ from replicate.gen.survivors import (
     reference_run,
     search,
 )
-from replicate.harness import wire
-from replicate.harness.frames import is_result
-from replicate.harness.jail import RepoContext, Until, run_calls
-from replicate.harness.sandbox.base import Sandbox, WarmStart
-from replicate.harness.warm import WarmPool
-from replicate.verifiers.compare import compare_outcome
-from replicate.verifiers.grader import original_source, stubbed_source
-from replicate.verifiers.inputs import Budget
-from replicate.verifiers.mutants import Mutant, mutants
+from replicate.grading.compare import compare_outcome
+from replicate.grading.grader import original_source, stubbed_source
+from replicate.inputs.widen import Budget
+from replicate.jail import wire
+from replicate.jail.calls import RepoContext, Until, run_calls
+from replicate.jail.frames import is_result
+from replicate.jail.sandbox.base import Sandbox, WarmStart
+from replicate.jail.warm import WarmPool
 
 Outcome = Mapping[str, Any]
 MUTANTS = 12  # per task at gen time (bench/strength.py grades more)

@@ -1,6 +1,6 @@
 """Inputs that kill the mutants a task's hidden inputs let through (the strength check's step 2).
 
-More inputs are generated from the traced calls (`replicate.verifiers.inputs.widen` with a bigger
+More inputs are generated from the traced calls (`replicate.inputs.widen.widen` with a bigger
 budget and another salt), screened and run twice exactly as golden outputs are
 (`replicate.gen.golden`: hash seeds 1 and 2, the clock moved ahead; only deterministic,
 comparable, quick, compact outcomes are kept). The surviving mutants run on them; a few inputs
@@ -28,10 +28,10 @@ from replicate.gen.golden import (
     run_resuming,
     screen,
 )
-from replicate.harness.jail import RepoContext, run_calls
-from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.compare import compare_outcome
-from replicate.verifiers.inputs import Budget, Seed, seeds_among, widen
+from replicate.grading.compare import compare_outcome
+from replicate.inputs.widen import Budget, Seed, seeds_among, widen
+from replicate.jail.calls import RepoContext, run_calls
+from replicate.jail.sandbox.base import Sandbox
 
 Outcome = Mapping[str, Any]
 SALT = "strength"

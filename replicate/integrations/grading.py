@@ -19,12 +19,12 @@ from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.records import Verdict
 from replicate.errors import ReplicateError
-from replicate.harness.context import context_for
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox import get_sandbox
-from replicate.harness.sandbox.base import Sandbox, WarmStart
-from replicate.harness.warm import WarmPool
-from replicate.verifiers.grader import grade_text
+from replicate.grading.grader import grade_text
+from replicate.jail.calls import RepoContext
+from replicate.jail.context import context_for
+from replicate.jail.sandbox import get_sandbox
+from replicate.jail.sandbox.base import Sandbox, WarmStart
+from replicate.jail.warm import WarmPool
 
 TASKS_ENV = "REPLICATE_TASKS"
 

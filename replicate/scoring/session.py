@@ -13,6 +13,11 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from replicate import GRADER_VERSION, confined
+from replicate.agents.llm_client import ModelConfig
+from replicate.agents.protocol import AgentConfig, AgentOutcome
+from replicate.agents.quota import EXCEEDED, release_stale, workspace_quota
+from replicate.agents.registry import Agent, make_agent
+from replicate.agents.workspace import TargetRead, make_workspace, read_target
 from replicate.batch.difficulty import choose
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
@@ -20,15 +25,12 @@ from replicate.core.difficulty import Band
 from replicate.core.progress import NullProgress, Progress
 from replicate.core.records import ResultRow, Verdict, VerdictStatus
 from replicate.executors import get_executor
-from replicate.harness.agent import AgentConfig, AgentOutcome
-from replicate.harness.agents import Agent, make_agent
-from replicate.harness.context import context_for
-from replicate.harness.jail import RepoContext, prewarm
-from replicate.harness.llm_client import ModelConfig
-from replicate.harness.quota import EXCEEDED, release_stale, workspace_quota
-from replicate.harness.sandbox.base import Sandbox, WarmStart
-from replicate.harness.warm import WarmPool
-from replicate.harness.workspace import TargetRead, make_workspace, read_target
+from replicate.grading.grader import grade_text
+from replicate.grading.repo_tests import with_repo_tests
+from replicate.jail.calls import RepoContext, prewarm
+from replicate.jail.context import context_for
+from replicate.jail.sandbox.base import Sandbox, WarmStart
+from replicate.jail.warm import WarmPool
 from replicate.scoring.results import (
     DONE_STATUSES,
     ResultLog,
@@ -38,8 +40,6 @@ from replicate.scoring.results import (
     locked_run_dir,
     repair_results,
 )
-from replicate.verifiers.grader import grade_text
-from replicate.verifiers.repo_tests import with_repo_tests
 
 
 @dataclass(frozen=True)

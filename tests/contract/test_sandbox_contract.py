@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from replicate.errors import InfraError
-from replicate.harness.sandbox import (
+from replicate.jail.sandbox import (
     Limits,
     Mount,
     Sandbox,
@@ -33,8 +33,8 @@ from replicate.harness.sandbox import (
     get_sandbox,
     sandbox_names,
 )
-from replicate.harness.sandbox.cgroup import cgroup_parent
-from replicate.harness.sandbox.system import system_view
+from replicate.jail.sandbox.cgroup import cgroup_parent
+from replicate.jail.sandbox.system import system_view
 
 PYTHON = system_view().python
 ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}

@@ -20,10 +20,10 @@ from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.records import ResultRow, Verdict
 from replicate.gen.baseline import CONSTANT, VISIBLE, floor
-from replicate.harness.context import context_for
-from replicate.harness.sandbox import get_sandbox
-from replicate.verifiers.grader import grade_text
-from replicate.verifiers.reward import MAX_DEGENERATE_REWARD, normalise
+from replicate.grading.grader import grade_text
+from replicate.grading.reward import MAX_DEGENERATE_REWARD, normalise
+from replicate.jail.context import context_for
+from replicate.jail.sandbox import get_sandbox
 from tests.e2e.conftest import REPO_ROOT, Minted, replicate
 
 AGENT = Path(__file__).with_name("degenerate_agent.py")

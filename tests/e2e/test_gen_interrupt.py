@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.harness.sandbox.cgroup import CONTROLLERS, cgroup_parent
+from replicate.jail.sandbox.cgroup import CONTROLLERS, cgroup_parent
 
 ROOT = Path(__file__).resolve().parents[2]
 GEN = (sys.executable, "-m", "replicate", "gen", "--repo")
@@ -67,7 +67,7 @@ def _jails(tmp: Path, runners_only: bool = False) -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        runner = b"/harness/runner.py" in command or b"/replicate/runner/" in command
+        runner = b"/jail/runner.py" in command or b"/replicate/runner/" in command
         jail = runner or (command.split(b"\0")[0].endswith(b"bwrap") and not runners_only)
         if jail and str(tmp).encode() in command:
             found.append(int(entry.name))

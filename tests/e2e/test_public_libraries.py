@@ -11,11 +11,11 @@ from pathlib import Path
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.records import ResultRow, Verdict
-from replicate.harness.byvalue import needs_module
-from replicate.harness.context import context_for
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox import get_sandbox
-from replicate.verifiers.grader import grade_text, original_source
+from replicate.grading.grader import grade_text, original_source
+from replicate.jail.byvalue import needs_module
+from replicate.jail.calls import RepoContext
+from replicate.jail.context import context_for
+from replicate.jail.sandbox import get_sandbox
 from tests.e2e.conftest import Minted, minimum_breaches, replicate, sparse_tasks
 
 # Validated-task floors per library (the Minted.name of each fixture).

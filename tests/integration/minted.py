@@ -23,10 +23,10 @@ import pytest
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.records import Funnel
-from replicate.harness.context import context_for
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox import get_sandbox
-from replicate.harness.sandbox.base import Sandbox
+from replicate.jail.calls import RepoContext
+from replicate.jail.context import context_for
+from replicate.jail.sandbox import get_sandbox
+from replicate.jail.sandbox.base import Sandbox
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GIT_IDENTITY = {

@@ -25,9 +25,9 @@ import sys
 from replicate.batch.store import Batch
 from replicate.cache import cache_root
 from replicate import scratch
-from replicate.harness.context import context_for
-from replicate.harness.sandbox import get_sandbox
-from replicate.verifiers.grader import grade_text, original_source
+from replicate.jail.context import context_for
+from replicate.jail.sandbox import get_sandbox
+from replicate.grading.grader import grade_text, original_source
 
 scratch.install_signal_cleanup()
 task = Batch.open(sys.argv[1]).load(sys.argv[2])
@@ -111,8 +111,8 @@ import signal
 import sys
 from pathlib import Path
 from replicate import scratch
-from replicate.harness.agent import AgentConfig
-from replicate.harness.sandbox import get_sandbox
+from replicate.agents.protocol import AgentConfig
+from replicate.jail.sandbox import get_sandbox
 from replicate.scoring.session import RunOptions, run_batch
 
 # as a shell would start it: SIGTERM neither ignored nor blocked (both are inherited through exec,

@@ -46,12 +46,12 @@ SCRIPT = Path(__file__).resolve()
 GRACE_S = 2.0
 # the recipe tags from the wire module's file, loaded as the runner loads it: this script's child
 # runs under the repository's interpreter, where `replicate` is not importable
-_WIRE = runpy.run_path(str(SCRIPT.parents[2] / "replicate" / "harness" / "wire.py"))
+_WIRE = runpy.run_path(str(SCRIPT.parents[2] / "replicate" / "jail" / "wire.py"))
 RECIPE_TAG: str = _WIRE["RECIPE_TAG"]
 CTOR_RECIPE_TAG: str = _WIRE["CTOR_RECIPE_TAG"]
 
 
-# Hidden inputs may carry a callable by value (replicate/harness/byvalue.py): the children load
+# Hidden inputs may carry a callable by value (replicate/jail/byvalue.py): the children load
 # cloudpickle's module file under the name those pickles use, as the runner does.
 BY_VALUE_MODULE = "replicate_cloudpickle"
 _LOAD_BY_VALUE = """
@@ -141,7 +141,7 @@ def _child_check(job_path: str) -> None:
 def _plain_call(data: bytes) -> tuple[tuple[Any, ...], dict[str, Any]]:
     """`(args, kwargs)` from a hidden input's pickle: a plain call or a recipe (a seed call's
     pickle with some arguments replaced, and for a method maybe `self` built afresh from the
-    class call that built it, as `replicate.verifiers.recipes` makes them)."""
+    class call that built it, as `replicate.inputs.recipes` makes them)."""
     loaded = pickle.loads(data)
     if type(loaded) is tuple and len(loaded) == 4 and loaded[0] == RECIPE_TAG:
         _, seed, positional, keywords = loaded
@@ -320,7 +320,7 @@ def _child_env(tree: Path, task: NaiveTask, home: Path, extra: Mapping[str, str]
 
 
 def _by_value_file() -> str:
-    from replicate.harness.byvalue import module_file
+    from replicate.jail.byvalue import module_file
 
     return module_file() or ""
 

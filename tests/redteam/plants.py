@@ -20,7 +20,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from replicate.batch.store import LoadedTask
-from replicate.verifiers.grader import stubbed_source
+from replicate.grading.grader import stubbed_source
 
 GIT = ("git", "-c", "user.name=rt", "-c", "user.email=rt@localhost", "-c", "safe.directory=*")
 PACKAGE = "samplelib"

@@ -28,15 +28,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from replicate.agents.workspace import make_workspace
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
-from replicate.harness.calltime import SLACK_S
-from replicate.harness.context import context_for
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox.docker import LABEL
-from replicate.harness.workspace import make_workspace
-from replicate.verifiers.compare import Mismatch
-from replicate.verifiers.reward import normalise, score_matches
+from replicate.grading.compare import Mismatch
+from replicate.grading.reward import normalise, score_matches
+from replicate.jail.calls import RepoContext
+from replicate.jail.calltime import SLACK_S
+from replicate.jail.context import context_for
+from replicate.jail.sandbox.docker import LABEL
 from tests.redteam.naive import (
     NaiveOptions,
     NaiveResult,

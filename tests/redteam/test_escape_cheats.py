@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.harness.workspace import make_workspace
+from replicate.agents.workspace import make_workspace
 from replicate.scoring.results import load_rows
 from tests.redteam import plants
 from tests.redteam.conftest import Controls, Launcher

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.harness.agent import AGENT_LIMITS
+from replicate.agents.protocol import AGENT_LIMITS
 from tests.redteam.conftest import Controls, Launcher
 from tests.redteam.naive import NaiveOptions, NaiveResult
 from tests.redteam.scenario import (

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from replicate.batch.store import Batch
-from replicate.verifiers.grader import original_source
+from replicate.grading.grader import original_source
 from tests.integration.minted import Tiny, make_git_repo, run_cli
 
 CLAMP = "tinypkg.core.clamp"

@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from tests.integration.harness.fake_chat import Answer, serve, text
-from tests.integration.harness.test_llm_agent import CLAMP, SINGLE_REPLY
+from tests.integration.agents.fake_chat import Answer, serve, text
+from tests.integration.agents.test_llm_agent import CLAMP, SINGLE_REPLY
 from tests.integration.minted import Tiny
 
 WRONG_REPLY = "```python\ndef clamp(value, low, high):\n    return value\n```\n"

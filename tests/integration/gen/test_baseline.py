@@ -17,10 +17,10 @@ from replicate.gen.baseline import (
     weak_detail,
     with_body,
 )
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.grader import grade_text, stubbed_source
-from replicate.verifiers.reward import normalise, score
+from replicate.grading.grader import grade_text, stubbed_source
+from replicate.grading.reward import normalise, score
+from replicate.jail.calls import RepoContext
+from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
 
 

@@ -20,9 +20,9 @@ from replicate.gen.golden import (
     run_resuming,
     timing_settings,
 )
-from replicate.harness.frames import ParsedRun
-from replicate.harness.jail import JailRun
-from replicate.harness.sandbox.base import SandboxResult
+from replicate.jail.calls import JailRun
+from replicate.jail.frames import ParsedRun
+from replicate.jail.sandbox.base import SandboxResult
 from tests.integration.minted import Tiny
 
 

@@ -21,7 +21,7 @@ from replicate.gen import mint
 from replicate.gen.golden import Golden
 from replicate.gen.mint import MIN_GENERATED, MIN_STRATUM, MIN_TRACED, _examples, settle_strata
 from replicate.gen.separate import NONE, Separating
-from replicate.verifiers.reward import DEFAULT_WEIGHTS
+from replicate.grading.reward import DEFAULT_WEIGHTS
 from tests.integration.minted import SYMBOLS, Tiny
 
 

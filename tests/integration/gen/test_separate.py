@@ -8,9 +8,9 @@ import dataclasses
 from replicate.batch.store import LoadedTask
 from replicate.gen.baseline import baseline, overpaid, too_weak
 from replicate.gen.separate import MAX_ADDED, NONE, Separating, separating
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.grader import grade_text
+from replicate.grading.grader import grade_text
+from replicate.jail.calls import RepoContext
+from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
 
 

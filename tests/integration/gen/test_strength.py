@@ -17,9 +17,9 @@ from replicate.gen.strength import (
     task_mutants,
     with_added,
 )
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.inputs import Budget
+from replicate.inputs.widen import Budget
+from replicate.jail.calls import RepoContext
+from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
 
 NO_SEARCH = Budget(widened=0, edge=0)

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from replicate.gen.survivors import pick_killers, reference_run, search
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.inputs import Budget
+from replicate.inputs.widen import Budget
+from replicate.jail.calls import RepoContext
+from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
 
 

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from replicate.batch.store import LoadedTask
-from replicate.verifiers.grader import original_source, stubbed_source
+from replicate.grading.grader import original_source, stubbed_source
 from tests.integration.minted import Tiny, run_cli
 
 cli = run_cli  # the tests of this folder call it `cli`

@@ -17,7 +17,7 @@ import pytest
 
 from replicate.batch.store import Batch
 from replicate.exporters import harbor_files
-from replicate.verifiers.grader import original_source, stubbed_source
+from replicate.grading.grader import original_source, stubbed_source
 from tests.integration.integrations.rows import cli
 from tests.integration.minted import Tiny
 

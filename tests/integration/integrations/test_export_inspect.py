@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from replicate.verifiers.grader import original_source
+from replicate.grading.grader import original_source
 from tests.integration.integrations.rows import cli
 from tests.integration.minted import Tiny
 

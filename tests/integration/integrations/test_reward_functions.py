@@ -8,11 +8,11 @@ from typing import Any
 
 import pytest
 
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox.base import Sandbox
+from replicate.grading.grader import grade_text
 from replicate.integrations import openrlhf, trl, verl
 from replicate.integrations.grading import TASKS_ENV, completion_text, grader_for
-from replicate.verifiers.grader import grade_text
+from replicate.jail.calls import RepoContext
+from replicate.jail.sandbox.base import Sandbox
 from tests.integration.integrations.rows import candidates, export_rows
 from tests.integration.minted import Tiny
 

@@ -9,9 +9,9 @@ import httpx
 import pytest
 
 from replicate.cli.serve import _loopback, exposure_warning
-from replicate.harness.jail import RepoContext
-from replicate.harness.sandbox.base import Sandbox
-from replicate.verifiers.grader import grade_text
+from replicate.grading.grader import grade_text
+from replicate.jail.calls import RepoContext
+from replicate.jail.sandbox.base import Sandbox
 from tests.integration.integrations.load import rss_mb, storm
 from tests.integration.integrations.rows import candidates
 from tests.integration.integrations.server import Server, serving

@@ -11,16 +11,16 @@ from pathlib import Path
 
 import pytest
 
+from replicate.agents.protocol import AgentConfig
 from replicate.batch.difficulty import choose, read_difficulty
 from replicate.batch.store import Batch
 from replicate.cli.main import main
 from replicate.errors import ReplicateError
-from replicate.harness.agent import AgentConfig
-from replicate.harness.sandbox import get_sandbox
+from replicate.grading.grader import original_source
+from replicate.jail.sandbox import get_sandbox
 from replicate.scoring.report import build_page, render, write_report
 from replicate.scoring.results import RESULTS_FILE
 from replicate.scoring.session import RunOptions, run_batch
-from replicate.verifiers.grader import original_source
 from tests.integration.minted import SYMBOLS, Tiny
 
 CLAMP = "tinypkg.core.clamp"

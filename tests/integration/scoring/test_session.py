@@ -12,12 +12,12 @@ from typing import Any
 
 import pytest
 
+from replicate.agents.protocol import AgentConfig
 from replicate.errors import ReplicateError
-from replicate.harness.agent import AgentConfig
-from replicate.harness.sandbox import get_sandbox
+from replicate.grading.grader import original_source
+from replicate.jail.sandbox import get_sandbox
 from replicate.scoring.results import RESULTS_FILE, load_rows
 from replicate.scoring.session import RunOptions, RunSummary, run_batch
-from replicate.verifiers.grader import original_source
 from tests.integration.minted import CORE_PATH, SYMBOLS, Tiny
 
 CLAMP = "tinypkg.core.clamp"

@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from replicate.agents.protocol import AgentConfig
 from replicate.executors import EXECUTORS
-from replicate.harness.agent import AgentConfig
-from replicate.harness.sandbox import get_sandbox
+from replicate.grading.grader import original_source
+from replicate.jail.sandbox import get_sandbox
 from replicate.scoring.results import load_rows
 from replicate.scoring.session import RunOptions, RunSummary, _Attempts, run_batch
-from replicate.verifiers.grader import original_source
 from tests.integration.minted import Tiny
 from tests.unit.executors.fake import FakeExecutor
 

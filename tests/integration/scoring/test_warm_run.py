@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from replicate.agents.protocol import AgentConfig
 from replicate.core.records import ResultRow
-from replicate.harness.agent import AgentConfig
-from replicate.harness.sandbox import get_sandbox
-from replicate.harness.warm import WarmPool
+from replicate.grading.grader import original_source
+from replicate.jail.sandbox import get_sandbox
+from replicate.jail.warm import WarmPool
 from replicate.scoring.session import RunOptions, run_batch
-from replicate.verifiers.grader import original_source
 from tests.integration.minted import Tiny
 
 AGENT = (

@@ -15,9 +15,9 @@ from replicate.errors import ReplicateError
 from replicate.gen import pipeline, publish
 from replicate.gen.audit import Leak
 from replicate.gen.funnel import FunnelCounter
-from replicate.gen.harvest import HarvestedCall, HarvestResult, TargetStats
 from replicate.gen.ledger import LEDGER, Ledger, LedgerKey, decided, read_entries
 from replicate.gen.mint import Dropped, Minted
+from replicate.harvest.collect import HarvestedCall, HarvestResult, TargetStats
 
 LEAK_REASON = "reference body visible to the agent in the standard library"
 

@@ -1,0 +1,91 @@
+"""Agents are a plug-in point: what `replicate run --agent` names.
+
+An agent makes one attempt at one task in a prepared workspace and says how it went
+(`AgentOutcome`); the run reads the target file back and grades it, whoever wrote it.  The
+default is a shell command run in the sandbox (`agents/protocol.py`); `builtin:<name>` picks one of
+the `BUILTINS` (each made lazily: the `openai` client is imported only when one runs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from replicate.agents.llm_client import ModelConfig, endpoint_problem
+from replicate.agents.protocol import AgentConfig, AgentOutcome, run_agent
+from replicate.batch.store import LoadedTask
+from replicate.errors import ReplicateError
+from replicate.jail.calls import RepoContext
+
+BUILTIN_PREFIX = "builtin:"
+
+
+class Agent(Protocol):
+    """One attempt at one task; `identity` is what a resumed run must agree on (run.json)."""
+
+    @property
+    def identity(self) -> str: ...
+
+    def attempt(self, task: LoadedTask, workspace: Path, ctx: RepoContext) -> AgentOutcome: ...
+
+
+@dataclass(frozen=True)
+class ShellAgent:
+    """The agent protocol of docs/design.md §1: a shell command in the sandbox."""
+
+    config: AgentConfig
+
+    @property
+    def identity(self) -> str:
+        return self.config.command
+
+    def attempt(self, task: LoadedTask, workspace: Path, ctx: RepoContext) -> AgentOutcome:
+        return run_agent(task, workspace, ctx, self.config)
+
+
+def _tool_agent(config: AgentConfig, model: ModelConfig) -> Agent:
+    from replicate.agents.llm_agent import ToolAgent  # lazy: imports openai only when used
+
+    return ToolAgent(config, model)
+
+
+def _single_agent(config: AgentConfig, model: ModelConfig) -> Agent:
+    from replicate.agents.llm_agent import SingleAgent  # lazy: imports openai only when used
+
+    return SingleAgent(config, model)
+
+
+BUILTINS: dict[str, Callable[[AgentConfig, ModelConfig], Agent]] = {
+    "openai": _tool_agent,
+    "openai-single": _single_agent,
+}
+
+
+def builtin_names() -> tuple[str, ...]:
+    return tuple(BUILTIN_PREFIX + name for name in BUILTINS)
+
+
+def is_builtin(command: str) -> bool:
+    return command.startswith(BUILTIN_PREFIX)
+
+
+def make_agent(config: AgentConfig, model: ModelConfig | None = None) -> Agent:
+    """The agent `config.command` names; one-line ReplicateError for a bad built-in choice."""
+    if not is_builtin(config.command):
+        if model is not None:
+            raise ReplicateError("--model is for the built-in agents (--agent builtin:NAME)")
+        return ShellAgent(config)
+    name = config.command.removeprefix(BUILTIN_PREFIX)
+    factory = BUILTINS.get(name)
+    if factory is None:
+        raise ReplicateError(
+            f"no built-in agent {config.command!r}; choose one of {', '.join(builtin_names())}"
+        )
+    if model is None:
+        raise ReplicateError(f"--agent {config.command} needs --model NAME")
+    problem = endpoint_problem(model.base_url, config.allow_hosts)
+    if problem:
+        raise ReplicateError(problem)
+    return factory(config, model)

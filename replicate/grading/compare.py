@@ -1,0 +1,315 @@
+"""Trusted-side parsing and comparison of the runner's frames (docs/design.md §4).
+
+Everything here works on JSON parsed from the results channel: nothing the candidate produced is
+ever unpickled, evaluated or imported.  The channel is untrusted (a candidate may write to it), so
+frames without the run's nonce, malformed JSON and second frames for an index are rejected, and
+every comparison treats a node of unexpected shape as a mismatch rather than failing.
+
+Equivalence of tagged values (see ``replicate/jail/runner.py`` for the encoding): tags must
+agree (bool is not int, list is not tuple, a subclass is not its base); floats are equal when both
+are NaN, exactly equal with the same sign of zero, or within the task's declared tolerance; dicts
+and Counters are unordered mappings, OrderedDicts ordered; objects compare by verified type name and
+fields; locks (``lock``, ``rlock``) by whether they are held; ``opaque``, ``deep``, ``toolarge`` and
+any ``<unverified>`` name never match, not even themselves.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from replicate.core.records import GradingSettings
+from replicate.values.render import UNVERIFIED, render, render_exception, render_outcome
+
+__all__ = [
+    "Mismatch",
+    "compare_outcome",
+    "is_gradable",
+    "same_outcome",
+]
+
+_NEVER = frozenset({"opaque", "deep", "toolarge"})
+_MAX_DEPTH = 400
+
+
+@dataclass(frozen=True)
+class Mismatch:
+    """The first difference between an expected and an observed outcome."""
+
+    kind: str  # value, exception, args-after-call, timeout, missing, load_error, status
+    path: str  # e.g. "return[2]['a']", "raise", "args[0]"
+    expected: str
+    got: str
+
+
+# ---------------------------------------------------------------- outcomes
+
+
+def compare_outcome(
+    expected: Mapping[str, Any], got: Mapping[str, Any] | None, settings: GradingSettings
+) -> Mismatch | None:
+    """None when `got` behaves as `expected` (value or exception, then arguments after the call)."""
+    if got is None:
+        return Mismatch("missing", "", render_outcome(expected), "<no result>")
+    e_status, g_status = expected.get("status"), got.get("status")
+    for status in (e_status, g_status):
+        if status not in ("returned", "raised"):
+            kind = status if status in ("timeout", "load_error") else "status"
+            return Mismatch(str(kind), "", render_outcome(expected), render_outcome(got))
+    if e_status != g_status:
+        path = "return" if e_status == "returned" else "raise"
+        return Mismatch("exception", path, render_outcome(expected), render_outcome(got))
+    if e_status == "returned":
+        found = _diff(expected.get("value"), got.get("value"), "return", settings, 0)
+        if found is not None:
+            return _mismatch("value", found)
+    elif not _same_exception(expected.get("exc"), got.get("exc"), settings):
+        exp, obs = render_exception(expected.get("exc")), render_exception(got.get("exc"))
+        return Mismatch("exception", "raise", "raise " + exp, "raise " + obs)
+    return _compare_arguments(expected, got, settings)
+
+
+def _compare_arguments(
+    expected: Mapping[str, Any], got: Mapping[str, Any], settings: GradingSettings
+) -> Mismatch | None:
+    e_args, g_args = expected.get("args", []), got.get("args")
+    if type(g_args) is not list or len(g_args) != len(e_args):
+        return Mismatch("args-after-call", "args", f"{len(e_args)} arguments", "<malformed>")
+    for n, (e_arg, g_arg) in enumerate(zip(e_args, g_args, strict=True)):
+        found = _diff(e_arg, g_arg, f"args[{n}]", settings, 0)
+        if found is not None:
+            return _mismatch("args-after-call", found)
+    e_kwargs, g_kwargs = expected.get("kwargs", {}), got.get("kwargs")
+    if type(g_kwargs) is not dict or set(g_kwargs) != set(e_kwargs):
+        return Mismatch("args-after-call", "kwargs", str(sorted(e_kwargs)), "<malformed>")
+    for name, e_value in e_kwargs.items():
+        found = _diff(e_value, g_kwargs[name], f"kwargs[{name!r}]", settings, 0)
+        if found is not None:
+            return _mismatch("args-after-call", found)
+    return None
+
+
+def _mismatch(kind: str, found: tuple[str, Any, Any]) -> Mismatch:
+    path, e_node, g_node = found
+    return Mismatch(kind, path, render(e_node), render(g_node))
+
+
+def same_outcome(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+    """Exact canonical equality of two outcomes, ignoring the call's duration `t`."""
+    return _canonical({k: v for k, v in a.items() if k != "t"}) == _canonical(
+        {k: v for k, v in b.items() if k != "t"}
+    )
+
+
+def is_gradable(outcome: Mapping[str, Any], settings: GradingSettings) -> bool:
+    """Whether an expected outcome can be matched at all (it matches itself: no opaque parts)."""
+    return compare_outcome(outcome, outcome, settings) is None
+
+
+def _canonical(node: Any) -> str:
+    return json.dumps(node, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+
+def _same_exception(expected: Any, got: Any, settings: GradingSettings) -> bool:
+    if not isinstance(expected, Mapping) or not isinstance(got, Mapping):
+        return False
+    if not _same_name(expected.get("type"), got.get("type")):
+        return False
+    return not settings.compare_exception_message or _canonical(expected.get("msg")) == _canonical(
+        got.get("msg")
+    )
+
+
+def _same_name(expected: Any, got: Any) -> bool:
+    return type(expected) is str and expected == got and not expected.startswith(UNVERIFIED)
+
+
+# ---------------------------------------------------------------- tagged values
+
+_Found = tuple[str, Any, Any] | None
+_FieldCheck = Callable[[Any, Any, str, GradingSettings, int], _Found]
+
+
+def _diff(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    """The first (path, expected node, got node) where `g` differs from `e`, or None."""
+    if depth > _MAX_DEPTH or type(e) is not dict or type(g) is not dict:
+        return path, e, g
+    tag = e.get("t")
+    if g.get("t") != tag or tag in _NEVER or tag not in _SPEC:
+        return path, e, g
+    if set(g) != set(e):
+        return path, e, g
+    for key, check in _SPEC[tag]:
+        if key not in e:  # an optional key (an iterator's "raised"), absent on both sides
+            continue
+        sub = path if key in ("v", "base", "fields") else f"{path}.{key}"
+        found = _CHECKS[check](e[key], g[key], sub, settings, depth + 1)
+        if found is not None:
+            return found if found[1] is not _WHOLE else (path, e, g)
+    return None
+
+
+_WHOLE = object()  # marks a difference best shown on the enclosing node
+
+
+def _eq(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    # most leaves hold a scalar's text, equal exactly when its JSON is
+    same = (type(g) is str and e == g) if type(e) is str else _canonical(e) == _canonical(g)
+    return None if same else (path, _WHOLE, None)
+
+
+def _name(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    return None if _same_name(e, g) else (path, _WHOLE, None)
+
+
+def _float(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    return None if _same_float(e, g, settings) else (path, _WHOLE, None)
+
+
+def _floats(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    same = type(g) is list and len(g) == len(e)
+    same = same and all(_same_float(a, b, settings) for a, b in zip(e, g, strict=False))
+    return None if same else (path, _WHOLE, None)
+
+
+def same_float(expected: float, got: float, settings: GradingSettings) -> bool:
+    """NaN equals NaN; otherwise exact with the sign of zero, or within the declared tolerance."""
+    if math.isnan(expected) or math.isnan(got):
+        return math.isnan(expected) and math.isnan(got)
+    if expected == got:
+        return math.copysign(1.0, expected) == math.copysign(1.0, got)
+    if math.isinf(expected) or math.isinf(got):
+        return False
+    return math.isclose(
+        expected, got, rel_tol=settings.float_rel_tol, abs_tol=settings.float_abs_tol
+    )
+
+
+def _same_float(e: Any, g: Any, settings: GradingSettings) -> bool:
+    if type(e) is not str or type(g) is not str:
+        return False
+    try:
+        return same_float(float.fromhex(e), float.fromhex(g), settings)
+    except (ValueError, OverflowError):
+        return False
+
+
+def _node(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    return _diff(e, g, path, settings, depth)
+
+
+def _nodes(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    if type(g) is not list or type(e) is not list:
+        return path, _WHOLE, None
+    for n, (e_item, g_item) in enumerate(zip(e, g, strict=False)):
+        found = _diff(e_item, g_item, f"{path}[{n}]", settings, depth)
+        if found is not None:
+            return found
+    return None if len(e) == len(g) else (path, _WHOLE, None)
+
+
+def _pairs(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    """Ordered [key, value] pairs (OrderedDict)."""
+    if not _are_pairs(g) or len(g) != len(e):
+        return path, _WHOLE, None
+    for (e_key, e_value), (g_key, g_value) in zip(e, g, strict=True):
+        sub = f"{path}[{render(e_key, 60)}]"
+        found = _diff(e_key, g_key, sub, settings, depth) or _diff(
+            e_value, g_value, sub, settings, depth
+        )
+        if found is not None:
+            return found
+    return None
+
+
+def _mapping(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    """Unordered [key, value] pairs: keys by canonical encoding, values compared deep."""
+    if not _are_pairs(g):
+        return path, _WHOLE, None
+    e_map = {_key_of(key): value for key, value in e}
+    g_map = {_key_of(key): value for key, value in g}
+    if len(g_map) != len(g) or set(e_map) != set(g_map):
+        return path, _WHOLE, None
+    for key, e_value in e:
+        sub = f"{path}[{render(key, 60)}]"
+        found = _diff(e_value, g_map[_key_of(key)], sub, settings, depth)
+        if found is not None:
+            return found
+    return None
+
+
+def _key_of(node: Any) -> tuple[str, str] | str:
+    """A mapping key's identity: (tag, text) for a scalar node, else its canonical encoding (a
+    tuple never equals a string, and equal canonical encodings are equal nodes)."""
+    if type(node) is dict and len(node) == 2:
+        tag, text = node.get("t"), node.get("v")
+        if type(tag) is str and type(text) is str:
+            return tag, text
+    return _canonical(node)
+
+
+def _are_pairs(value: Any) -> bool:
+    return type(value) is list and all(type(p) is list and len(p) == 2 for p in value)
+
+
+def _fields(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    if type(g) is not dict or set(g) != set(e):
+        return path, _WHOLE, None
+    for name, e_value in e.items():
+        found = _diff(e_value, g[name], f"{path}.{name}", settings, depth)
+        if found is not None:
+            return found
+    return None
+
+
+def _raised(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    return None if _same_exception(e, g, settings) else (path, _WHOLE, None)
+
+
+_CHECKS: dict[str, _FieldCheck] = {
+    "eq": _eq,
+    "name": _name,
+    "float": _float,
+    "floats": _floats,
+    "node": _node,
+    "nodes": _nodes,
+    "pairs": _pairs,
+    "map": _mapping,
+    "fields": _fields,
+    "raised": _raised,
+}
+_V_EQ: Sequence[tuple[str, str]] = (("v", "eq"),)
+_V_NODES: Sequence[tuple[str, str]] = (("v", "nodes"),)
+_TEMPORAL = (("v", "eq"), ("fold", "eq"), ("tz", "node"))
+# tag -> the keys of a node besides "t" and how each is compared
+_SPEC: dict[str, Sequence[tuple[str, str]]] = {
+    **{tag: () for tag in ("none", "notimplemented", "ellipsis", "cycle")},
+    **{tag: _V_EQ for tag in ("bool", "int", "str", "bytes", "bytearray", "range")},
+    **{tag: _V_EQ for tag in ("date", "timedelta", "decimal")},
+    **{tag: _V_NODES for tag in ("list", "tuple", "set", "frozenset", "slice")},
+    **{tag: _V_NODES for tag in ("dict_keys", "dict_values", "dict_items")},
+    "float": (("v", "float"),),
+    "complex": (("v", "floats"),),
+    "dict": (("v", "map"),),
+    "counter": (("v", "map"),),
+    "odict": (("v", "pairs"),),
+    "defaultdict": (("factory", "node"), ("v", "map")),
+    "deque": (("maxlen", "node"), ("v", "nodes")),
+    "ref": (("v", "name"),),
+    "module": (("v", "name"),),
+    "iter": (("v", "nodes"), ("truncated", "eq"), ("raised", "raised")),
+    "datetime": _TEMPORAL,
+    "time": _TEMPORAL,
+    "timezone": (("offset", "node"), ("name", "node")),
+    "path": (("type", "name"), ("v", "eq")),
+    "partial": (("func", "node"), ("args", "node"), ("kwargs", "node")),
+    "pattern": (("v", "node"), ("flags", "eq")),
+    "boundmethod": (("self", "node"), ("func", "node")),
+    "sub": (("type", "name"), ("base", "node"), ("fields", "fields")),
+    "obj": (("type", "name"), ("fields", "fields")),
+    **{tag: (("held", "eq"),) for tag in ("lock", "rlock")},  # _thread.lock, _thread.RLock
+    "exc": (("type", "name"), ("args", "node"), ("fields", "fields")),
+}

@@ -1,0 +1,231 @@
+"""Grade one candidate for one task: splice, run in the jail, compare on the trusted side.
+
+One splicing rule serves every entry point (`replicate grade`, `replicate run`, gen-time
+validation): the candidate text is spliced into the stubbed target file (docs/design.md §1), the
+result is mounted over the target file of a pristine tree, and the runner calls it on the hidden
+inputs.
+Expected outputs never enter the candidate's process; comparison happens here.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from replicate import GRADER_VERSION
+from replicate.batch.store import LoadedTask
+from replicate.core.records import Verdict, VerdictStatus
+from replicate.core.splice import MAX_CANDIDATE_BYTES, SpliceError, splice
+from replicate.grading.reward import normalise, score
+from replicate.grading.shrink import shrink_counterexample
+from replicate.grading.stability import Outcome, flipped, rescued, unstable_reason
+from replicate.jail.calls import JailRun, RepoContext, run_calls
+from replicate.jail.sandbox.base import Sandbox
+from replicate.jail.warm import WarmPool
+
+
+def size_problem(candidate: str) -> str | None:
+    """Why a candidate is too big to grade, or None."""
+    size = len(candidate.encode("utf-8", errors="surrogatepass"))
+    if size > MAX_CANDIDATE_BYTES:
+        return f"candidate larger than {MAX_CANDIDATE_BYTES} bytes ({size})"
+    return None
+
+
+def refused(task: LoadedTask, reason: str) -> Verdict:
+    """The verdict on a candidate that is not run at all: reward 0, with the reason."""
+    verdict = _verdict(task, time.monotonic(), 0.0, "graded", reason)
+    return verdict.model_copy(update={"raw_reward": 0.0})
+
+
+def original_source(task: LoadedTask) -> bytes:
+    return task.original_source()
+
+
+def stubbed_source(task: LoadedTask) -> bytes:
+    return task.stubbed_source()
+
+
+def _verdict(
+    task: LoadedTask, started: float, reward: float | None, status: VerdictStatus, reason: str
+) -> Verdict:
+    return Verdict(
+        task_id=task.id,
+        reward=reward,
+        status=status,
+        reason=reason,
+        grader_version=GRADER_VERSION,
+        duration_s=round(time.monotonic() - started, 3),
+    )
+
+
+def _syntax_problem(source: bytes, path: str) -> str | None:
+    try:
+        compile(source, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return f"candidate does not parse: line {exc.lineno}: {exc.msg}"
+    except ValueError as exc:  # null bytes
+        return f"candidate does not parse: {exc}"
+    return None
+
+
+@dataclass(frozen=True)
+class Attempt:
+    """A candidate spliced into the target file and run on the hidden inputs."""
+
+    spliced: bytes
+    run: JailRun
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """Why a candidate could not be run (a verdict without a run)."""
+
+    reward: float | None
+    status: VerdictStatus
+    reason: str
+
+
+def run_candidate(
+    task: LoadedTask,
+    candidate: str,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    *,
+    hash_seed: int = 0,
+    pool: WarmPool | None = None,
+) -> Attempt | Refusal:
+    """Splice the candidate text into the stubbed file and run it on the hidden inputs."""
+    target = task.hidden.target
+    too_big = size_problem(candidate)
+    if too_big:
+        return Refusal(0.0, "graded", too_big)
+    try:
+        spliced = splice(stubbed_source(task), candidate, target)
+    except SpliceError as exc:
+        return Refusal(0.0, "graded", f"candidate rejected: {exc}")
+    problem = _syntax_problem(spliced, target.path)
+    if problem:
+        return Refusal(0.0, "graded", problem)
+    return run_spliced(task, spliced, ctx, sandbox, hash_seed=hash_seed, pool=pool)
+
+
+def run_spliced(
+    task: LoadedTask,
+    spliced: bytes,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    *,
+    hash_seed: int = 0,
+    pool: WarmPool | None = None,
+) -> Attempt | Refusal:
+    """Run an already spliced target file on the hidden inputs (in a jail started ahead of time
+    when a warm `pool` is given and the sandbox can; see `run_calls`)."""
+    run = run_calls(
+        ctx,
+        task.hidden.target,
+        task.inputs,
+        sandbox,
+        task.hidden.grading,
+        override=spliced,
+        hash_seed=hash_seed,
+        pool=pool,
+    )
+    infra = run.infra_problem()
+    if infra:
+        return Refusal(None, "infra_error", infra)
+    if run.parsed.import_error is not None:
+        reason = f"candidate module fails to import: {run.parsed.import_error}"
+        return Refusal(0.0, "graded", reason)
+    return Attempt(spliced, run)
+
+
+def _second_run(
+    task: LoadedTask,
+    found: Attempt,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    hash_seed: int,
+    pool: WarmPool | None,
+) -> Refusal | Mapping[int, Outcome]:
+    """Grade again (docs/design.md §4 and §5, item 17): a Refusal when passes come and go between
+    the two runs, else the second run's outcomes (inputs that timed out in the first are scored
+    on them)."""
+    again = run_spliced(task, found.spliced, ctx, sandbox, hash_seed=hash_seed, pool=pool)
+    if isinstance(again, Refusal):
+        if again.status == "infra_error":
+            return again
+        return Refusal(0.0, "graded", f"nondeterministic: in a second run, {again.reason}")
+    flips = flipped(
+        task.inputs,
+        task.expected,
+        found.run.parsed.outcomes,
+        again.run.parsed.outcomes,
+        task.hidden.grading,
+    )
+    if flips:
+        return Refusal(0.0, "graded", unstable_reason(flips, len(task.inputs)))
+    return again.run.parsed.outcomes
+
+
+def grade_text(
+    task: LoadedTask,
+    candidate: str,
+    ctx: RepoContext,
+    sandbox: Sandbox,
+    *,
+    hash_seed: int = 0,
+    shrink: bool = True,
+    pool: WarmPool | None = None,
+) -> Verdict:
+    """Grade candidate text (a whole target file or a bare definition) against the task.
+
+    The reward is the raw (stratum-weighted) match rate normalised against the task's baseline
+    (`replicate.grading.reward`).  A candidate that earned anything is run a second time with
+    the same hash seed; if some input passes in one run and fails in the other, it earns 0
+    (`replicate.grading.stability`).  With `shrink`, a counterexample on a generated input is
+    shrunk against the reference (`replicate.grading.shrink`, a few seconds at most).
+    With a warm `pool`, the candidate's runs use jails started ahead of time (`WarmPool`); the
+    verdict is the same, only the process start is off the critical path.
+    """
+    started = time.monotonic()
+    found = run_candidate(task, candidate, ctx, sandbox, hash_seed=hash_seed, pool=pool)
+    if isinstance(found, Refusal):
+        verdict = _verdict(task, started, found.reward, found.status, found.reason)
+        return verdict.model_copy(update={"raw_reward": found.reward})
+    run = found.run
+    settings = task.hidden.grading
+    result = score(task.inputs, task.expected, run.parsed.outcomes, settings)
+    base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
+    if normalise(result.reward, base) > 0:
+        again = _second_run(task, found, ctx, sandbox, hash_seed, pool)
+        if isinstance(again, Refusal):
+            verdict = _verdict(task, started, again.reward, again.status, again.reason)
+            raw = None if again.reward is None else round(result.reward, 6)
+            return verdict.model_copy(update={"raw_reward": raw, "counts": result.counts})
+        result = score(task.inputs, task.expected, rescued(run.parsed.outcomes, again), settings)
+    reward = round(normalise(result.reward, base), 6)
+    reason = _reason(result.mismatches, len(task.inputs), run.result.timed_out, run.parsed.ready)
+    example = result.counterexample
+    if shrink and example is not None and result.first_mismatch is not None:
+        example = shrink_counterexample(
+            task, result.first_mismatch, example, found.spliced, ctx, sandbox
+        )
+    verdict = _verdict(task, started, reward, "graded", reason)
+    return verdict.model_copy(
+        update={
+            "raw_reward": round(result.reward, 6),
+            "counts": result.counts,
+            "counterexample": example,
+        }
+    )
+
+
+def _reason(mismatches: int, total: int, timed_out: bool, ready: bool) -> str:
+    if not ready:
+        return "candidate process died while importing"
+    if mismatches == 0:
+        return f"all {total} hidden inputs match"
+    tail = "; the run hit its time limit" if timed_out else ""
+    return f"{mismatches} of {total} hidden inputs differ{tail}"

@@ -1,0 +1,332 @@
+"""Harvest real inputs: run the repository's own tests and doctests with the recording plugin.
+
+The tests run in the sandbox (no network) on a writable copy of the pristine tree, with the
+repository's environment; the plugin (replicate/harvest/plugin.py, stdlib only) wraps every
+target before collection and streams one JSON line per distinct call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import shutil
+from collections import Counter, defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from replicate.core.records import Target
+from replicate.harvest import budget as harvest_budget
+from replicate.harvest import byvalue as harvest_byvalue
+from replicate.harvest import plugin as harvest_plugin
+from replicate.harvest import rebuild as harvest_rebuild
+from replicate.jail.byvalue import module_file
+from replicate.jail.calls import JAIL_ENV, RepoContext
+from replicate.jail.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
+from replicate.scratch import temporary_dir
+
+TEST_DIR_NAMES = ("tests", "test", "testing")
+
+
+@dataclass(frozen=True)
+class HarvestedCall:
+    pickle_b64: str
+    origin: str
+    rebuilt: bool = False  # `self` did not pickle: the input builds it afresh from its class call
+    ctor_b64: str = ""  # a method's: the pickled class call that built `self`, when recorded
+    visible: bool = True  # made from test code or a doctest (the agent can read it)
+
+
+@dataclass(frozen=True)
+class TargetStats:
+    """What the recorder saw of one target over the test run."""
+
+    calls: int = 0  # calls made while the tests ran
+    distinct: int = 0  # distinct calls among those it looked at
+    recorded: int = 0
+    dropped: int = 0  # calls it could not record (arguments that do not pickle, too large)
+    spent_in: str = ""  # the test during which the target's budget ran out
+    tests: int = 0  # test items that called it
+    busiest: str = ""  # the test item that called it most
+    busiest_calls: int = 0
+    stopped: Mapping[str, int] = field(default_factory=dict)  # test items let be, by why
+
+
+@dataclass(frozen=True)
+class HarvestResult:
+    calls: Mapping[str, tuple[HarvestedCall, ...]]
+    drops: Mapping[str, Counter[str]]
+    not_wrapped: Mapping[str, str]
+    extra_paths: tuple[str, ...]
+    exit_code: int | None
+    timed_out: bool
+    configured: bool = False  # the plugin ran: pytest got past loading the configuration
+    log_tail: str = ""
+    notes: tuple[str, ...] = field(default=())
+    stats: Mapping[str, TargetStats] = field(default_factory=dict)
+    drop_details: Mapping[tuple[str, str], str] = field(default_factory=dict)
+
+
+def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
+    """Repo-relative paths to hand to pytest: test folders, then packages (for doctests)."""
+    found: list[str] = []
+    for name in TEST_DIR_NAMES:
+        for candidate in (tree / name, *(tree / root / name for root in source_roots)):
+            rel = candidate.relative_to(tree).as_posix()
+            if candidate.is_dir() and rel not in found:
+                found.append(rel)
+    for root in source_roots:
+        base = tree / root
+        for child in sorted(base.iterdir()) if base.is_dir() else []:
+            is_package = child.is_dir() and (child / "__init__.py").is_file()
+            is_module = child.suffix == ".py" and child.name not in ("setup.py", "conftest.py")
+            if (is_package or is_module) and not child.name.startswith((".", "test")):
+                found.append(child.relative_to(tree).as_posix())
+    return found
+
+
+@dataclass(frozen=True)
+class HarvestBudget:
+    """What the recorder may keep per target: `max_per_target` distinct calls, of which any one
+    test item leaves a share (a quarter) for the tests after it; `by_attempts`: the former
+    budget (every call, repeats too, counted against 3 x `max_per_target`, no share per test),
+    kept to compare with; `benchmarks_once`: benchmark plugins installed in the environment are
+    told to run each benchmark once; `by_value`: arguments `pickle` refuses (a lambda of a
+    test) are pickled by value (`replicate.jail.byvalue`), else dropped as before."""
+
+    max_per_target: int = 200
+    by_attempts: bool = False
+    benchmarks_once: bool = True
+    by_value: bool = True
+
+
+PLUGIN_FILES = {
+    "replicate_harvest.py": harvest_plugin,
+    "replicate_harvest_budget.py": harvest_budget,
+    "replicate_harvest_rebuild.py": harvest_rebuild,
+    "replicate_harvest_byvalue.py": harvest_byvalue,
+}
+# Benchmark plugins (their import name in the environment) and their option that runs each
+# benchmarked function once: their loops would only repeat one call.  (pytest-codspeed loops
+# only under its `--codspeed`, which the harvest never passes.)
+BENCHMARK_OPTIONS = {"pytest_benchmark": ("--benchmark-disable",)}
+
+
+def install_plugin(folder: Path) -> None:
+    """Copy the recording plugin and the modules it imports into `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, module in PLUGIN_FILES.items():
+        shutil.copyfile(str(module.__file__), folder / name)
+
+
+def benchmark_options(site_packages: Path) -> tuple[str, ...]:
+    """The options that make the benchmark plugins installed in `site_packages` run once."""
+    found: list[str] = []
+    for package, options in BENCHMARK_OPTIONS.items():
+        if (site_packages / package).is_dir():
+            found += options
+    return tuple(found)
+
+
+def _argv(
+    ctx: RepoContext, paths: Sequence[str], budget: HarvestBudget, drop_addopts: bool
+) -> tuple[str, ...]:
+    argv = [str(ctx.python), "-m", "pytest", "-p", "replicate_harvest", "-p", "no:cacheprovider"]
+    argv += ["-q", "-rN", "--continue-on-collection-errors", "--doctest-modules"]
+    if budget.benchmarks_once:
+        argv += benchmark_options(ctx.site_packages)
+    if drop_addopts:
+        argv += ["-o", "addopts="]
+    return (*argv, *paths)
+
+
+def run_harvest(
+    ctx: RepoContext,
+    targets: Mapping[str, Target],
+    sandbox: Sandbox,
+    *,
+    timeout_s: float = 900.0,
+    budget: HarvestBudget = HarvestBudget(),
+) -> HarvestResult:
+    """Run the repository's tests once (again without its addopts if pytest refuses them)."""
+    with temporary_dir("replicate-harvest-") as scratch_name:
+        scratch = Path(scratch_name)
+        result = _attempt(ctx, targets, sandbox, scratch, timeout_s, budget, False)
+        if result.exit_code in (3, 4) and not result.calls and not result.timed_out:
+            shutil.rmtree(scratch / "work")
+            (scratch / "harvest.jsonl").unlink(missing_ok=True)
+            retry = _attempt(ctx, targets, sandbox, scratch, timeout_s, budget, True)
+            note = "pytest refused the repository's addopts; ran again without them"
+            return HarvestResult(**{**retry.__dict__, "notes": (*retry.notes, note)})
+        return result
+
+
+def _attempt(
+    ctx: RepoContext,
+    targets: Mapping[str, Target],
+    sandbox: Sandbox,
+    scratch: Path,
+    timeout_s: float,
+    budget: HarvestBudget,
+    drop_addopts: bool,
+) -> HarvestResult:
+    work = scratch / "work"
+    shutil.copytree(ctx.tree, work, symlinks=True)
+    plugin_dir = scratch / "plugin"
+    install_plugin(plugin_dir)
+    out = scratch / "harvest.jsonl"
+    config = {
+        "targets": [
+            {"key": key, "module": t.module, "qualname": t.qualname, "kind": t.kind}
+            for key, t in targets.items()
+        ],
+        "out": str(out),
+        "max_per_target": budget.max_per_target,
+        "budget": "attempts" if budget.by_attempts else "distinct",
+        "by_value": module_file() if budget.by_value else None,
+    }
+    (scratch / "harvest.json").write_text(json.dumps(config), encoding="utf-8")
+    python_path = [str(plugin_dir), *ctx.sys_path(work)]
+    request = SandboxRequest(
+        argv=_argv(ctx, test_paths(work, ctx.source_roots), budget, drop_addopts),
+        env={
+            **JAIL_ENV,
+            "PYTHONHASHSEED": "0",
+            "PYTHONPATH": ":".join(python_path),
+            "REPLICATE_HARVEST": str(scratch / "harvest.json"),
+        },
+        cwd=str(work),
+        timeout_s=timeout_s,
+        mounts=(*ctx.mounts(), Mount.same(str(scratch), writable=True)),
+        limits=Limits(memory_mb=4096, pids=512, file_size_mb=2048, output_bytes=200_000),
+    )
+    result = sandbox.run(request)
+    parsed = _parse(out, work)
+    tail = (result.stdout + result.stderr).decode("utf-8", "replace").strip().splitlines()[-5:]
+    return HarvestResult(
+        calls=parsed.calls,
+        drops=parsed.drops,
+        not_wrapped=parsed.not_wrapped,
+        extra_paths=parsed.extra_paths,
+        exit_code=result.exit_code,
+        timed_out=result.timed_out,
+        configured=parsed.configured,
+        log_tail="\n".join(tail),
+        notes=(*_rebuilt_note(parsed.calls), *_benchmark_note(ctx, budget)),
+        stats=parsed.stats,
+        drop_details=parsed.drop_details,
+    )
+
+
+def _benchmark_note(ctx: RepoContext, budget: HarvestBudget) -> tuple[str, ...]:
+    options = benchmark_options(ctx.site_packages) if budget.benchmarks_once else ()
+    if not options:
+        return ()
+    return (f"benchmarks ran once each ({' '.join(options)}): their loops repeat one call",)
+
+
+def _rebuilt_note(calls: Mapping[str, Sequence[HarvestedCall]]) -> tuple[str, ...]:
+    """How many traced calls of how many methods build `self` afresh from its class call."""
+    counts = [sum(c.rebuilt for c in found) for found in calls.values()]
+    total, methods = sum(counts), sum(1 for n in counts if n)
+    if not total:
+        return ()
+    return (
+        f"{total} traced calls of {methods} methods rebuild `self` from the class call that"
+        " built it (it did not pickle)",
+    )
+
+
+def _parse(out: Path, work: Path) -> HarvestResult:
+    calls: dict[str, list[HarvestedCall]] = defaultdict(list)
+    drops: dict[str, Counter[str]] = defaultdict(Counter)
+    not_wrapped: dict[str, str] = {}
+    extra: list[str] = []
+    stats: dict[str, TargetStats] = {}
+    details: dict[tuple[str, str], str] = {}
+    configured = False
+    text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
+    for line in text.splitlines():
+        try:
+            rec = json.loads(line)
+        except ValueError:
+            continue  # a line cut short by a kill
+        if type(rec) is not dict:
+            continue  # the tests run beside this file: whatever else they wrote is not ours
+        kind = rec.get("rec")
+        configured = True
+        try:
+            if kind == "call":
+                _add_call(calls[rec["key"]], rec)
+            elif kind == "drop":
+                drops[rec["key"]][rec["reason"]] += int(rec["count"])
+                details.setdefault((rec["key"], rec["reason"]), str(rec.get("detail", "")))
+            elif kind == "stats":
+                stats[rec["key"]] = _stats(rec)
+            elif kind == "wrap" and not rec["ok"]:
+                not_wrapped[rec["key"]] = rec["reason"]
+            elif kind == "paths":
+                extra = _repo_paths(rec["sys_path"], work)
+        except (KeyError, TypeError, ValueError):
+            continue
+    return HarvestResult(
+        calls={k: tuple(v) for k, v in calls.items()},
+        drops=dict(drops),
+        not_wrapped=not_wrapped,
+        extra_paths=tuple(extra),
+        exit_code=None,
+        timed_out=False,
+        configured=configured,
+        stats=stats,
+        drop_details=details,
+    )
+
+
+def _stats(rec: Mapping[str, object]) -> TargetStats:
+    """A stats record as `TargetStats` (TypeError or ValueError on a malformed one)."""
+    counts = {f: int(str(rec.get(f, 0))) for f in ("calls", "distinct", "recorded", "dropped")}
+    stopped = rec.get("stopped", {})
+    if not isinstance(stopped, dict):
+        raise TypeError("malformed stats record")
+    return TargetStats(
+        **counts,
+        spent_in=str(rec.get("spent_in", "")),
+        tests=int(str(rec.get("tests", 0))),
+        busiest=str(rec.get("busiest", "")),
+        busiest_calls=int(str(rec.get("busiest_calls", 0))),
+        stopped={str(k): int(v) for k, v in stopped.items()},
+    )
+
+
+def _add_call(found: list[HarvestedCall], rec: Mapping[str, object]) -> None:
+    """Append a call record; one written again because a test made it too marks the first
+    visible (a record without the flag, from an older plugin, is visible)."""
+    ctor = rec.get("ctor_b64")
+    pickled = rec["pickle_b64"]
+    origin = rec.get("origin", "")
+    if type(pickled) is not str or type(origin) is not str:
+        raise TypeError("malformed call record")
+    visible = rec.get("visible") is not False
+    call = HarvestedCall(
+        pickled, origin, rec.get("rebuilt") is True, ctor if type(ctor) is str else "", visible
+    )
+    for n, seen in enumerate(found):
+        if seen.pickle_b64 == call.pickle_b64:
+            if visible and not seen.visible:
+                found[n] = dataclasses.replace(seen, visible=True)
+            return
+    found.append(call)
+
+
+def _repo_paths(sys_path: Sequence[str], work: Path) -> list[str]:
+    """sys.path entries inside the repository copy (test folders pytest inserted), repo-relative."""
+    out: list[str] = []
+    root = work.resolve()
+    for entry in sys_path:
+        try:
+            rel = Path(entry).resolve().relative_to(root).as_posix()
+        except (ValueError, OSError):
+            continue
+        if rel not in out:
+            out.append(rel)
+    return out

@@ -1,0 +1,411 @@
+"""Widened and edge inputs, generated on the trusted side from the traced calls (docs/design.md §3).
+
+A traced call is a pickle recorded in the repository's test run; the trusted side never unpickles
+it.  It reads the call's arguments from the runner's tagged encoding (``args_in``), keeps the
+argument slots that hold plain values (`replicate.values.plain`), and makes new calls by
+replacing some of those slots (seeds are the traced calls the reference returned on: a call the
+tests make to see an error is no model of a valid one):
+
+- widened: values drawn by hypothesis from the observed shapes of each slot (and from builtin
+  type hints in the signature), type-aware mutants of the traced values (EvalPlus style, with an
+  ingredient pool of every leaf value seen), and the literal calls of the doctest examples;
+- edge: one slot at a time set to a boundary value of its type (empty, 0, -1, large, unicode,
+  NaN, ±inf, -0.0).
+
+Arguments that are not plain (a ``self``, a callable, a repository object) stay as they were in
+the seed call: a generated input is a *recipe*, the pickle of ``(RECIPE_TAG, seed pickle bytes,
+{position: value}, {keyword: value})``, which the runner turns into the call (the seed's pickle
+is only ever loaded inside the jail).  A method's ``self`` is varied through the class call that
+built it, when the harvest recorded one: the traced input is then a recipe of
+``CTOR_RECIPE_TAG`` carrying that call's pickle too, the runner reports its arguments
+(``ctor_in``), their plain ones are slots named ``self.<position or keyword>``, and a recipe that
+replaces any of them has the runner build ``self`` afresh as ``type(self)(*args, **kwargs)``.
+Pairwise relations that hold in every traced call the reference returned on (``a <= b``,
+``len(a) == len(b)``) are kept, so generated calls stay within the preconditions the tests
+respect; what the reference does with the rest (hang, blow up, act nondeterministically) is
+judged later, by running it (`replicate.gen.golden`).
+Deterministic: every random choice comes from a generator seeded with the target's symbol.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import json
+import random
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from replicate.core.records import CallInput, Provenance, Target
+from replicate.inputs.mutate import Pool, boundaries, mutate, pool_of
+from replicate.inputs.recipes import (
+    ctor_slot,
+    is_ctor,
+    recipe_b64,
+    replacements,
+    seed_call,
+    seed_size,
+)
+from replicate.inputs.relations import Relation, holds, infer_relations
+from replicate.inputs.signature import Slot, doctest_calls, doctest_literals, parse_signature
+from replicate.inputs.strategies import Strategy, draw, from_hint, from_shape, observe
+from replicate.values import plain
+from replicate.values.render import render
+
+
+@dataclass(frozen=True)
+class Budget:
+    """How many inputs to generate per task, at most."""
+
+    widened: int = 50
+    edge: int = 20
+    max_seed_bytes: int = 16_384  # larger seeds are not copied into recipes
+    # Of each stratum, at most this share runs on a `self` built from a class call: a fresh
+    # object is often empty, and a task graded mostly on empty objects rewards `return default`.
+    self_share: float = 0.25
+
+    def built_selves(self, limit: int) -> int:
+        return int(limit * self.self_share)
+
+
+@dataclass(frozen=True)
+class Seed:
+    """A traced input and the runner's encoding of its arguments before the call."""
+
+    item: CallInput
+    args: tuple[Any, ...]
+    kwargs: Mapping[str, Any]
+    returned: bool
+    ctor_args: tuple[Any, ...] = ()  # the encoded class call that built `self`, when recorded
+    ctor_kwargs: Mapping[str, Any] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, item: CallInput, outcome: Mapping[str, Any]) -> Seed | None:
+        """The seed a reference outcome reported with the arguments (`args_in`) makes, if any."""
+        if "args_in" not in outcome:
+            return None
+        ctor = outcome.get("ctor_in") or {}
+        return cls(
+            item=item,
+            args=tuple(outcome.get("args_in") or ()),
+            kwargs=dict(outcome.get("kwargs_in") or {}),
+            returned=outcome.get("status") == "returned",
+            ctor_args=tuple(ctor.get("args") or ()),
+            ctor_kwargs=dict(ctor.get("kwargs") or {}),
+        )
+
+    def encoded(self) -> dict[Slot, Any]:
+        """Every argument slot's encoding: the call's, then its `self`'s class call's."""
+        named: dict[Slot, Any] = dict(enumerate(self.args))
+        named.update(self.kwargs)
+        named.update({ctor_slot(n): node for n, node in enumerate(self.ctor_args)})
+        named.update({ctor_slot(k): node for k, node in self.ctor_kwargs.items()})
+        return named
+
+
+@dataclass(frozen=True)
+class _Call:
+    seed: Seed
+    values: Mapping[Slot, Any]  # the seed's plain slots
+    patch: Mapping[Slot, Any]
+    provenance: Provenance
+
+
+@dataclass(frozen=True)
+class Widening:
+    inputs: tuple[CallInput, ...]
+    generatable: bool  # some traced call has an argument slot holding a plain value
+
+
+def task_seed(target: Target, salt: str = "") -> int:
+    digest = hashlib.sha256(f"{target.symbol}\x00{salt}".encode()).digest()
+    return int.from_bytes(digest[:8], "big")
+
+
+def plain_slots(seed: Seed, kind: str) -> dict[Slot, Any]:
+    """The seed's argument slots that hold plain values (never a method's `self` itself)."""
+    slots: dict[Slot, Any] = {}
+    for slot, node in seed.encoded().items():
+        if kind == "method" and slot == 0:
+            continue
+        ok, value = plain.try_decode(node)
+        if ok:
+            slots[slot] = value
+    return slots
+
+
+def widen(
+    target: Target, seeds: Sequence[Seed], first_index: int, budget: Budget, salt: str = ""
+) -> Widening:
+    """Generated inputs for `target`, indexed from `first_index` (widened first, then edge);
+    another `salt` draws other inputs from the same seeds (the strength check's search)."""
+    usable = [s for s in seeds if s.returned and seed_size(s.item) <= budget.max_seed_bytes]
+    values = [plain_slots(s, target.kind) for s in usable]
+    calls = [(s, v) for s, v in zip(usable, values, strict=True) if v]
+    if not calls:
+        return Widening((), generatable=False)
+    rng = random.Random(task_seed(target, salt))
+    relations = infer_relations([v for _, v in calls])
+    keys = _Keys()
+    seen = {keys.of(s, {}) for s in seeds}
+    # Boundary values first: a widened draw that happens to hit one does not take it from them.
+    picks = _Picks(relations, keys, seen, budget)
+    edge = picks.take(_edges(calls, _defaults(target)), budget.edge)
+    widened = picks.take(_widened(target, calls, rng, salt), budget.widened)
+    made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
+    return Widening(tuple(made), generatable=True)
+
+
+def _encodes(patch: Mapping[Slot, Any]) -> bool:
+    try:
+        replacements(patch)
+    except plain.NotPlain:
+        return False
+    return True
+
+
+def seeds_among(inputs: Sequence[CallInput]) -> list[CallInput]:
+    """The inputs to generate from: the traced calls, and those traced calls run on a `self`
+    built from another class call (`other_selves`)."""
+    return [i for i in inputs if i.provenance == "traced" or _other_self(i)]
+
+
+def _other_self(item: CallInput) -> bool:
+    return not item.replaced and seed_call(item).build
+
+
+def other_selves(
+    traced: Sequence[CallInput], ctors: Sequence[bytes], first_index: int, limit: int
+) -> tuple[CallInput, ...]:
+    """Traced method calls made on a `self` built from another recorded class call of its class
+    (`ctors`, pickled `(args, kwargs)`): each class call once with a different traced call
+    first, then again round the traced calls, up to `limit`.  They are generated inputs, and
+    seeds for the widening as well (the runner reports their class call's arguments)."""
+    own = [(item, seed_call(item)) for item in traced]
+    own = [(item, parts) for item, parts in own if parts.ctor is not None]
+    made: list[CallInput] = []
+    for turn, n in itertools.product(range(len(own)), range(len(ctors))):
+        item, parts = own[(n + turn) % len(own)]
+        if len(made) >= limit:
+            break
+        if ctors[n] == parts.ctor:
+            continue
+        made.append(
+            CallInput(
+                index=first_index + len(made),
+                stratum="widened",
+                provenance="widened",
+                origin=item.origin,
+                visible=False,
+                pickle_b64=recipe_b64(parts.call, {}, ctors[n], build=True),
+            )
+        )
+    return tuple(made)
+
+
+@dataclass(frozen=True)
+class _Picks:
+    """Takes generated calls that keep the relations, are new, and keep built selves within
+    their share."""
+
+    relations: Sequence[Relation]
+    keys: _Keys
+    seen: set[str]
+    budget: Budget
+
+    def take(self, candidates: Iterator[_Call], limit: int) -> list[_Call]:
+        taken: list[_Call] = []
+        built, most_built = 0, self.budget.built_selves(limit)
+        for call in itertools.islice(candidates, limit * 6):
+            if len(taken) >= limit:
+                break
+            if not call.patch or not _encodes(call.patch):
+                continue  # a value without a plain encoding (a complex, say) cannot be recorded
+            if not holds(self.relations, {**call.values, **call.patch}):
+                continue
+            builds = _builds_self(call)
+            if builds and built >= most_built:
+                continue
+            key = self.keys.of(call.seed, call.patch)
+            if key not in self.seen:
+                self.seen.add(key)
+                taken.append(call)
+                built += builds
+        return taken
+
+
+def _builds_self(call: _Call) -> bool:
+    return seed_call(call.seed.item).build or any(is_ctor(slot) for slot in call.patch)
+
+
+def _widened(
+    target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]], rng: random.Random, salt: str
+) -> Iterator[_Call]:
+    yield from _doctest_calls(target, calls)
+    drawn = _drawn(target, calls, salt)
+    pool = pool_of([*(v for _, vs in calls for v in vs.values()), *doctest_literals(target)])
+    share = Budget().self_share
+    for n in itertools.count():
+        seed, values = calls[rng.randrange(len(calls))]
+        slots = _slots_to_vary(values, rng, share)
+        if n % 2 == 0 and drawn:
+            patch = _drawn_patch(slots, drawn, rng)
+        else:
+            patch = _mutant_patch(slots, rng, pool)
+        yield _Call(seed, values, patch, "widened")
+
+
+def _slots_to_vary(values: Mapping[Slot, Any], rng: random.Random, share: float) -> dict[Slot, Any]:
+    """The call's own slots, or (at the share built selves have) its `self`'s class call's."""
+    ctor = {slot: v for slot, v in values.items() if is_ctor(slot)}
+    if not ctor:
+        return dict(values)
+    call = {slot: v for slot, v in values.items() if not is_ctor(slot)}
+    return ctor if not call or rng.random() < share else call
+
+
+def _drawn(
+    target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]], salt: str
+) -> dict[Slot, list[Any]]:
+    """Per slot, values hypothesis drew from the slot's observed shape (and type hint)."""
+    signature = parse_signature(target)
+    slots = sorted({slot for _, values in calls for slot in values}, key=str)
+    drawn: dict[Slot, list[Any]] = {}
+    for slot in slots:
+        observed = [values[slot] for _, values in calls if slot in values]
+        strategy = from_shape(observe(observed))
+        param = signature.parameter(slot) if signature and not is_ctor(slot) else None
+        hinted = from_hint(param.annotation) if param else None
+        if strategy is None and hinted is None:
+            continue
+        parts: list[Strategy] = [s for s in (strategy, hinted) if s is not None]
+        merged = parts[0] if len(parts) == 1 else parts[0] | parts[1]
+        drawn[slot] = draw(merged, 30, task_seed(target, salt + str(slot)))
+    return drawn
+
+
+def _drawn_patch(
+    values: Mapping[Slot, Any], drawn: Mapping[Slot, list[Any]], rng: random.Random
+) -> dict[Slot, Any]:
+    slots = [slot for slot in values if drawn.get(slot)]
+    if not slots:
+        return {}
+    chosen = slots if rng.random() < 0.5 else [rng.choice(slots)]
+    return {slot: rng.choice(drawn[slot]) for slot in chosen}
+
+
+def _mutant_patch(values: Mapping[Slot, Any], rng: random.Random, pool: Pool) -> dict[Slot, Any]:
+    slot = rng.choice(list(values))
+    value = values[slot]
+    for _ in range(rng.randint(1, 2)):
+        value = mutate(value, rng, pool)
+    return {slot: value}
+
+
+def _doctest_calls(
+    target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]]
+) -> Iterator[_Call]:
+    offset = 1 if target.kind == "method" else 0
+    for doc in doctest_calls(target):
+        patch: dict[Slot, Any] = {offset + n: v for n, v in enumerate(doc.args)}
+        patch.update(dict(doc.kwargs))
+        for seed, values in calls:
+            fits = len(seed.args) == offset + len(doc.args) and set(seed.kwargs) == set(
+                dict(doc.kwargs)
+            )
+            if fits and set(patch) <= set(values):
+                yield _Call(seed, values, patch, "widened")
+                break
+
+
+def _defaults(target: Target) -> dict[Slot, Any]:
+    """The plain literal defaults of the target's parameters, by slot (position and name)."""
+    signature = parse_signature(target)
+    if signature is None:
+        return {}
+    found: dict[Slot, Any] = {}
+    for slot, param in [*enumerate(signature.positional), *((None, p) for p in signature.keyword)]:
+        plain_default, value = param.literal_default()
+        if plain_default:
+            found[param.name] = value
+            if slot is not None:
+                found[slot] = value
+    return found
+
+
+def _edges(
+    calls: Sequence[tuple[Seed, dict[Slot, Any]]], defaults: Mapping[Slot, Any]
+) -> Iterator[_Call]:
+    """Boundary values, one slot at a time, spread over slots and seeds; first in each slot,
+    the parameter's default when no call passed it (None for `n=None`, say: often a path of
+    its own that the tests always pass a value past)."""
+    per_slot: dict[Slot, list[tuple[Seed, dict[Slot, Any], Any]]] = {}
+    for seed, values in calls:
+        for slot, value in values.items():
+            per_slot.setdefault(slot, []).append((seed, values, value))
+    queues = []
+    for slot in sorted(per_slot, key=str):
+        owners = per_slot[slot]
+        kinds: dict[str, tuple[Seed, dict[Slot, Any], Any]] = {}
+        for owner in owners:  # one seed per kind of value seen in the slot
+            kinds.setdefault(type(owner[2]).__name__, owner)
+        queue = [(slot, owner, edge) for owner in kinds.values() for edge in boundaries(owner[2])]
+        seen = {plain.canonical_of(owner[2]) for owner in owners}
+        default = {slot: defaults[slot]} if slot in defaults else {}
+        if default and _encodes(default) and plain.canonical_of(defaults[slot]) not in seen:
+            queue.insert(0, (slot, owners[0], defaults[slot]))
+        queues.append(queue)
+    for row in itertools.zip_longest(*queues):
+        for entry in row:
+            if entry is not None:
+                slot, (seed, values, _), edge = entry
+                yield _Call(seed, values, {slot: edge}, "edge")
+
+
+class _Keys:
+    """A call's identity: the canonical encoding of its arguments.  A seed's own arguments are
+    canonicalised once, not per generated call (a method's `self` can be a large structure)."""
+
+    def __init__(self) -> None:
+        self.seeds: dict[int, tuple[Seed, dict[Slot, str]]] = {}
+
+    def of(self, seed: Seed, patch: Mapping[Slot, Any]) -> str:
+        entry = self.seeds.get(id(seed))
+        if entry is None or entry[0] is not seed:
+            entry = (seed, {slot: plain.canonical(n) for slot, n in seed.encoded().items()})
+            self.seeds[id(seed)] = entry
+        base = entry[1]
+        named = {
+            str(slot): plain.canonical_of(patch[slot]) if slot in patch else c
+            for slot, c in base.items()
+        }
+        return json.dumps(sorted(named.items()))
+
+
+def _input(call: _Call, index: int) -> CallInput:
+    seed = seed_call(call.seed.item)
+    built = _builds_self(call)  # the class call rides along only when `self` is built from it
+    return CallInput(
+        index=index,
+        stratum=call.provenance,
+        provenance=call.provenance,
+        origin=call.seed.item.origin,
+        pickle_b64=recipe_b64(seed.call, call.patch, seed.ctor if built else None, built),
+        replaced=replacements(call.patch),
+        visible=False,
+    )
+
+
+def render_call(target: Target, outcome: Mapping[str, Any]) -> str:
+    """`name(arg, key=value)` from the runner's encoding of the arguments before the call."""
+    args = list(outcome.get("args_in") or [])
+    kwargs = dict(outcome.get("kwargs_in") or {})
+    prefix = target.name
+    if target.kind == "method" and args:
+        prefix = f"{render(args[0], 100)}.{target.name}"
+        args = args[1:]
+    elif target.kind in ("classmethod", "staticmethod") and target.class_name:
+        prefix = f"{target.class_name}.{target.name}"
+    parts = [render(a, 120) for a in args] + [f"{k}={render(v, 120)}" for k, v in kwargs.items()]
+    return f"{prefix}({', '.join(parts)})"

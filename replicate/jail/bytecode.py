@@ -1,0 +1,155 @@
+"""Compiled code of a repository's modules for the jail, never the target's own.
+
+A jailed run imports the repository's package from source: the tree is history-free (no
+``__pycache__``), mounted read-only, and the runner runs with ``-B``. Compiling the package is a
+large part of grading a small function (samplelib: ~10 ms of a ~25 ms grade), and gen, grading
+and the strength check import the same package thousands of times. So each (tree, interpreter)
+pair is compiled once on the host, with the repository environment's interpreter (code objects
+are version-specific), into a *full* table ``{source path: (size, mtime_ns, marshalled code)}``;
+each target gets its own table **without the target's entry**, and a jail mounts only that one
+file, read-only. The runner serves a module from it when the source's size and mtime still match
+and compiles from source otherwise (the candidate, the target, anything changed).
+
+``PYTHONPYCACHEPREFIX`` would do the same with less code but moves the cache of *every* module,
+the standard library's included: a cold runner then compiled its own imports (+150 ms).
+
+The target's code must never reach a jail: it is the reference implementation. Nor may the full
+table or another target's table (both hold this target's code): they stay in the cache, which is
+not mounted. Compiling runs no repository code (``compile`` only parses). When anything fails
+there is no table and modules compile from source as before.
+
+The runner itself is compiled the same way (`compiled_runner`), with the wire module it loads
+from beside it: every jail started it from source, compiling its ~1,000 lines each time (~12 ms
+of a ~55 ms jail here); the interpreter runs a compiled file given as its script directly.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import marshal
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+from replicate.cache import publish
+from replicate.jail.runner import wire_beside
+
+COMPILE_TIMEOUT_S = 300.0
+MAX_FILE_BYTES = 4 << 20
+_COMPILE = """
+import marshal, os, sys
+tree, cap, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+table = {}
+for top, dirs, files in os.walk(tree):
+    dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+    for name in sorted(files):
+        path = os.path.join(top, name)
+        if not name.endswith(".py") or os.path.islink(path):
+            continue
+        st = os.stat(path)
+        if st.st_size > cap:
+            continue
+        with open(path, "rb") as handle:
+            source = handle.read()
+        try:
+            code = compile(source, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError):
+            continue
+        table[path] = (st.st_size, st.st_mtime_ns, marshal.dumps(code))
+with open(out, "wb") as handle:
+    handle.write(marshal.dumps(table))
+"""
+
+
+def _key(*parts: str) -> str:
+    return hashlib.sha256("\0".join(parts).encode()).hexdigest()[:20]
+
+
+@functools.cache
+def _fingerprint(tree: str) -> str:
+    """Every source file's path, size and mtime: a tree checked out again gets a new table
+    (an old table would still be correct, every entry stale, and no faster than none)."""
+    found = []
+    for top, dirs, files in os.walk(tree):
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__pycache__")
+        for name in sorted(files):
+            path = os.path.join(top, name)
+            if name.endswith(".py") and not os.path.islink(path):
+                st = os.stat(path)
+                found.append(f"{path}\0{st.st_size}\0{st.st_mtime_ns}")
+    return _key(*found)
+
+
+def _built(final: Path, python: Path, script: str, *args: str) -> Path:
+    """`final`, made (unless it exists) by running `script` in `python` with `args` and the
+    path of the file to write last; published atomically."""
+    if not final.is_file():
+        final.parent.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(dir=final.parent) as scratch:
+            out = Path(scratch) / "out"
+            subprocess.run(  # in the scratch folder: never in the caller's working directory
+                [str(python), "-I", "-S", "-c", script, *args, str(out)],
+                cwd=scratch,
+                check=True,
+                timeout=COMPILE_TIMEOUT_S,
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+            )
+            publish(out.read_bytes(), final)
+    return final
+
+
+def _full_table(root: Path, tree: Path, python: Path) -> bytes:
+    final = _built(root / "full.marshal", python, _COMPILE, str(tree), str(MAX_FILE_BYTES))
+    return final.read_bytes()
+
+
+def without(table: dict[str, tuple[int, int, bytes]], source: str) -> bytes:
+    """The table with `source`'s entry removed, marshalled."""
+    return marshal.dumps({path: entry for path, entry in table.items() if path != source})
+
+
+_COMPILE_RUNNER = """
+import py_compile, sys
+py_compile.compile(sys.argv[1], cfile=sys.argv[2], dfile=sys.argv[1], doraise=True)
+"""
+
+
+@functools.cache
+def compiled_runner(cache: Path, python: Path, runner: Path) -> Path | None:
+    """`runner` compiled by `python`, the wire module compiled beside it (where the runner
+    loads it from, `wire_beside`), kept in the cache by both; None when it fails."""
+    try:
+        wire = Path(wire_beside(str(runner)))
+        sources = _key(runner.read_bytes().hex(), wire.read_bytes().hex())
+        folder = cache / "runner" / _key(str(python), str(runner), sources)
+        _built(Path(wire_beside(str(folder / "runner.pyc"))), python, _COMPILE_RUNNER, str(wire))
+        return _built(folder / "runner.pyc", python, _COMPILE_RUNNER, str(runner))
+    except (OSError, subprocess.SubprocessError):
+        return None
+
+
+@functools.cache
+def bytecode_table(cache: Path, tree: Path, python: Path, target_path: str) -> Path | None:
+    """The table file for jails running `target_path` of `tree`, or None when there is none.
+
+    Built on first use: one compile per tree and interpreter, then one filtered copy per target.
+    """
+    real_tree = os.path.realpath(tree)
+    source = os.path.join(real_tree, target_path)
+    root = cache / "bytecode" / _key(real_tree, str(python), _fingerprint(real_tree))
+    final = root / "targets" / f"{_key(source)}.marshal"
+    try:
+        if not final.is_file():
+            table = marshal.loads(_full_table(root, Path(real_tree), python))
+            if not isinstance(table, dict):
+                return None
+            publish(without(table, source), final)
+        if source in marshal.loads(final.read_bytes()):
+            return None  # never: the table was written without it; refuse rather than leak
+    except (OSError, ValueError, EOFError, TypeError, subprocess.SubprocessError):
+        return None
+    return final

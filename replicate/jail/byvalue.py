@@ -1,0 +1,73 @@
+"""Callables carried by value: a lambda, a local function or a local class of the tests, passed
+to a target, travels as its code and the values it closes over, not as a name to import.
+
+The harvest pickles each call's arguments with the standard `pickle` first; only when that
+fails does it try cloudpickle, which pickles by value what cannot be imported by name (and the
+repository's test modules, which the jail cannot import). cloudpickle is one standard-library-
+only module file, copied once into the cache (the installed one sits where a jail may not mount
+it), mounted read-only into the harvest's sandbox and into every jail, and loaded there under the
+name `MODULE` (never `cloudpickle`, which a repository may install in another version). Its
+pickles name their helpers by that module, so the runner loads the file (before the candidate is
+imported) for a job whose inputs need it; other jobs never pay for the import.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import functools
+import hashlib
+import os
+from collections.abc import Iterable
+from pathlib import Path
+
+from replicate.cache import cache_root, publish
+from replicate.jail import wire
+
+MODULE = wire.BY_VALUE_MODULE
+_MARK = MODULE.encode("ascii")
+
+
+@functools.cache
+def module_file() -> str | None:
+    """cloudpickle's module file as shipped: the installed one (standard library only since
+    cloudpickle 3) copied into the cache; None when it is missing, older (its module then
+    imports a sibling: not one file) or the cache cannot be written."""
+    source = _installed()
+    if source is None:
+        return None
+    try:
+        data = source.read_bytes()
+        folder = cache_root() / "byvalue" / hashlib.sha256(data).hexdigest()[:20]
+        target = folder / f"{MODULE}.py"
+        if not target.is_file():
+            publish(data, target)
+        elif target.stat().st_mode & 0o444 != 0o444:
+            os.chmod(target, 0o644)
+    except OSError:
+        return None
+    return str(target)
+
+
+def _installed() -> Path | None:
+    try:
+        import cloudpickle
+        from cloudpickle import cloudpickle as module
+    except ImportError:
+        return None
+    major = str(getattr(cloudpickle, "__version__", "0")).split(".")[0]
+    if not major.isdigit() or int(major) < 3 or not module.__file__:
+        return None
+    return Path(module.__file__)
+
+
+def needs_module(pickles_b64: Iterable[str]) -> bool:
+    """Whether any of these pickles (base64, a recipe holding its seed's bytes included) names
+    the by-value module, so the runner must load it first."""
+    for blob in pickles_b64:
+        try:
+            if _MARK in base64.b64decode(blob, validate=False):
+                return True
+        except (binascii.Error, ValueError):
+            continue
+    return False

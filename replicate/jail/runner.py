@@ -1,0 +1,1179 @@
+"""The in-jail runner: import the candidate, call it on each input, report tagged JSON
+(docs/design.md §4).
+
+Shipped as source into the sandbox and run as ``python -I -S runner.py`` (or ``-P -s -S`` where
+PYTHONHASHSEED must be honoured); standard library only, nothing from ``replicate``.  The wire
+format's names and shapes (``replicate.jail.wire``) are shipped beside it and loaded from there
+(`wire_beside`), not imported: the jail has no ``replicate`` package.
+
+Setup (``argv[1]``, optional, one JSON object): ``sys_path`` (prepended in order), ``site_dirs``
+(each through ``site.addsitedir``), ``bytecode`` (a compiled-code table, see `_use_bytecode`),
+applied before stdin is read, so a jail started ahead of its candidate has done it already.
+Job (stdin: one JSON object on the first line, then the run's nonce, unless the object holds
+it): ``nonce``, ``module``, ``qualname`` (``func`` or ``Cls.meth``),
+``kind``, ``inputs`` (``[{"i", "pickle_b64"}]``, each a pickled ``(args, kwargs)``, self first
+for methods, or a pickled recipe ``(RECIPE_TAG, seed, {position: value}, {keyword:
+value})``: the call pickled in ``seed`` (bytes) with those arguments replaced, or
+``(CTOR_RECIPE_TAG, seed, ctor, build, {position: value}, {keyword: value}, {position:
+value}, {keyword: value})`` for a method: ``ctor`` (bytes) is the pickled ``(args, kwargs)`` of
+a class call of ``self``'s class, its arguments replaced as the last two maps say; with
+``build``, ``self`` is built afresh as ``type(self)(*args, **kwargs)`` (at load, so a class call
+that raises is a ``load_error``), else the seed's ``self`` stays),
+``call_timeout_s``, ``max_items``, ``max_depth``, ``max_bytes``, ``channel_fd`` and optionally
+``encode_inputs`` (also report the arguments before the call as ``args_in``/``kwargs_in``, and
+a recipe's class-call arguments as ``ctor_in`` ``{"args", "kwargs"}``).
+
+Frames (fd ``channel_fd`` only, ``<nonce> <json>\n`` each): ``started`` | ``ready`` (the target
+imported) or ``import_error`` (type, msg) | ``loaded`` (every input unpickled, before any call) |
+``call`` (i), just before each call, so the host can time it with its own clock
+(``replicate.jail.calltime``) | ``result`` (i, outcome), written as soon as each call ends,
+in one write with the next ``call`` frame | ``done``.  An outcome is
+``returned`` (value) or ``raised`` (exc: type, msg), both with ``args``/``kwargs`` after the call
+and ``t``; or ``timeout``; or ``load_error`` (msg).  Values are encoded by exact type without
+calling the objects' own methods; the trusted side parses and compares them
+(``replicate.grading.compare``).
+
+Before any candidate code is imported, this module takes a private copy of the builtins (its
+functions look names up there, not in ``builtins``) and captures every library function it needs
+in a module-level name, so a candidate patching ``builtins``, ``json``, ``types`` or
+``sys.modules`` does not change how values are encoded.  That is best effort: the real guarantee is
+that no expected output ever enters this process, so whatever a candidate forges here is worth no
+more than computing the answer.
+"""
+
+from __future__ import annotations
+
+import _signal as _signal_c
+import _thread
+import binascii
+import builtins
+import collections
+import datetime
+import decimal
+import functools
+import importlib
+import importlib.machinery
+import json
+import json.encoder
+import marshal
+import os
+import pathlib
+import pickle
+import random
+import re
+import signal
+import site
+import sys
+import time
+import types
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import TYPE_CHECKING, Any
+
+globals()["__builtins__"] = dict(builtins.__dict__)  # functions below resolve builtins here
+
+
+def wire_beside(runner_file: str) -> str:
+    """The wire module's file as shipped next to the runner at `runner_file`: compiled beside a
+    compiled runner (``replicate.jail.bytecode``), source beside the source."""
+    name = "wire.pyc" if runner_file.endswith(".pyc") else "wire.py"
+    return os.path.join(os.path.dirname(runner_file), name)
+
+
+def _load_wire(path: str) -> types.ModuleType:
+    """The wire module from its file, kept out of `sys.modules` (a repository may have a module
+    of that name; a candidate finds nothing there to patch: its names are read once, below)."""
+    machinery = importlib.machinery
+    loader_type = (
+        machinery.SourcelessFileLoader if path.endswith(".pyc") else machinery.SourceFileLoader
+    )
+    module = types.ModuleType("replicate_wire")
+    module.__file__ = path
+    code = loader_type(module.__name__, path).get_code(module.__name__)
+    if code is None:
+        raise ImportError(f"no wire module at {path}")
+    exec(code, module.__dict__)
+    return module
+
+
+if TYPE_CHECKING:
+    from replicate.jail import wire
+else:
+    wire = _load_wire(wire_beside(__file__))
+
+_type = type
+_id = id
+_next = next
+_sorted = sorted
+_issubclass = issubclass
+_float_hex = float.hex
+_int_repr = int.__repr__
+_complex_real = complex.__dict__["real"].__get__
+_complex_imag = complex.__dict__["imag"].__get__
+_dict_items = dict.items
+_dict_get = dict.get
+_dict_pop = dict.pop
+_proxy_get = types.MappingProxyType.get
+_proxy_items = types.MappingProxyType.items
+_type_mro = type.__dict__["__mro__"].__get__
+_type_dict = type.__dict__["__dict__"].__get__
+_type_module = type.__dict__["__module__"].__get__
+_type_qualname = type.__dict__["__qualname__"].__get__
+_function_module = types.FunctionType.__dict__["__module__"].__get__
+_function_qualname = types.FunctionType.__dict__["__qualname__"].__get__
+_type_basicsize = type.__dict__["__basicsize__"].__get__
+_type_itemsize = type.__dict__["__itemsize__"].__get__
+_type_dictoffset = type.__dict__["__dictoffset__"].__get__
+_type_weakrefoffset = type.__dict__["__weakrefoffset__"].__get__
+_ModuleType = types.ModuleType
+_module_dict: Callable[[Any], dict[str, Any]] = vars(types.ModuleType)["__dict__"].__get__
+_GetSet = types.GetSetDescriptorType
+_Member = types.MemberDescriptorType
+_getset_get = types.GetSetDescriptorType.__get__
+_member_get = types.MemberDescriptorType.__get__
+_member_objclass = types.MemberDescriptorType.__dict__["__objclass__"].__get__
+_exc_args = BaseException.__dict__["args"].__get__
+_exc_str = BaseException.__str__
+_json_str = json.encoder.encode_basestring_ascii
+_json_loads = json.loads
+_b2a_base64 = binascii.b2a_base64
+_a2b_base64 = binascii.a2b_base64
+_crc32 = zlib.crc32
+_pickle_loads = pickle.loads
+_import_module = importlib.import_module
+_addsitedir = site.addsitedir
+_os_write = os.write
+_os_stat = os.stat
+_marshal_loads = marshal.loads
+_os_exit = os._exit
+_getpid = os.getpid
+_perf = time.perf_counter
+# The C functions, not signal.py's wrappers (which convert every mask to a set of enums): the
+# runner arms and disarms the alarm around every call.
+_setitimer = _signal_c.setitimer
+_sigmask = _signal_c.pthread_sigmask
+_signal = _signal_c.signal
+_SIGALRM = signal.SIGALRM
+_ITIMER_REAL = signal.ITIMER_REAL
+_SIG_BLOCK = signal.SIG_BLOCK
+_SIG_UNBLOCK = signal.SIG_UNBLOCK
+_set_int_digits = sys.set_int_max_str_digits
+_sys_modules = sys.modules
+_sys_path = sys.path
+_BUILTINS = dict(builtins.__dict__)
+_odict_items = collections.OrderedDict.items
+_deque_iter = collections.deque.__iter__
+_deque_maxlen = collections.deque.__dict__["maxlen"].__get__
+_default_factory = collections.defaultdict.__dict__["default_factory"].__get__
+_decimal_str = decimal.Decimal.__str__
+_path_str = pathlib.PurePath.__str__
+_CoroutineType = types.CoroutineType
+# Locks (the exact C types of threading.Lock and threading.RLock) are encoded by whether they are
+# held, read through these methods: an RLock has no `locked()` in 3.11, its C repr says it.
+_LockType = _thread.LockType
+_RLockType = _thread.RLock
+_lock_locked = _thread.LockType.locked
+_rlock_repr = _thread.RLock.__repr__
+_OBJECT_SIZE = object.__basicsize__
+_MISSING = object()
+_UNVERIFIED = "<unverified>"
+_MSG_CAP = 500
+_RECIPE = wire.RECIPE_TAG
+_RECIPE_CTOR = wire.CTOR_RECIPE_TAG
+_CALL_HEAD = wire.CALL_HEAD
+_RESULT = wire.RESULT
+_RETURNED, _RAISED, _TIMEOUT = wire.RETURNED, wire.RAISED, wire.TIMEOUT
+_LOAD_ERROR, _RUNNER_ERROR = wire.LOAD_ERROR, wire.RUNNER_ERROR
+_STARTED, _READY, _IMPORT_ERROR = wire.STARTED, wire.READY, wire.IMPORT_ERROR
+_LOADED, _DONE = wire.LOADED, wire.DONE
+# The global random generator is reset before every call to the state `random.seed(0)` gives: a
+# function that draws from it (more_itertools.sample, say) gives the same outcome on every run
+# instead of passing golden runs by chance and failing when graded. `setstate` is captured here,
+# before any candidate code runs, and needs no builtins (a candidate may have patched them).
+_SET_RANDOM_STATE = random.setstate
+_RANDOM_STATE: list[Any] = []
+# Unpickling an input may import the repository's test modules (a function defined in a test file
+# is recorded by reference), and with them pytest: seconds on a busy machine. That is our data,
+# not the candidate's work, so loading gets at least this long; the run's total limit still holds.
+_LOAD_TIMEOUT_S = 30.0
+_NOT_FIELDS = ("__dict__", "__weakref__", "__suppress_context__")
+_EXC_MSG_CAP = 100_000
+_ALRM = {_SIGALRM}
+_SNAPSHOT: dict[str, dict[str, Any]] = {}
+_PID: list[int] = []
+
+Tagged = wire.Tagged
+
+
+def _is_in(obj: object, table: dict[int, Any]) -> bool:
+    """Membership by identity: never calls a candidate's `__eq__` or `__hash__`."""
+    return _id(obj) in table and table[_id(obj)][0] is obj
+
+
+class EncodeLimits:
+    """Bounds on one encoded value: iterator items, nesting depth, approximate JSON size."""
+
+    __slots__ = ("max_bytes", "max_depth", "max_items")
+
+    def __init__(
+        self, max_items: int = 10_000, max_depth: int = 64, max_bytes: int = 2_000_000
+    ) -> None:
+        self.max_items = max_items
+        self.max_depth = max_depth
+        self.max_bytes = max_bytes
+
+
+class _Timeout(BaseException):
+    """Raised by the SIGALRM handler inside a timed region; private to the runner."""
+
+
+class _TooLarge(Exception):
+    """The size budget of one value ran out."""
+
+
+class _Alarm:
+    armed = False
+    fired = False
+
+
+def _on_alarm(signum: int, frame: object) -> None:
+    if _Alarm.armed:
+        _Alarm.fired = True
+        raise _Timeout()
+
+
+# ---------------------------------------------------------------- names, verified
+
+
+def _resolve(module: str, qualname: str) -> object:
+    """The object at `module.qualname`, walking namespaces without getattr; _MISSING if none."""
+    if module == "builtins":
+        ns: Any = _BUILTINS
+    elif module in _SNAPSHOT:
+        ns = _SNAPSHOT[module]
+    else:
+        mod = _dict_get(_sys_modules, module, _MISSING)
+        if _type(mod) is not _ModuleType:
+            return _MISSING
+        ns = _module_dict(mod)
+    obj: object = _MISSING
+    for part in qualname.split("."):
+        if _type(ns) is dict:
+            obj = _dict_get(ns, part, _MISSING)
+        elif _type(ns) is types.MappingProxyType:
+            obj = _proxy_get(ns, part, _MISSING)
+        else:
+            return _MISSING
+        if _type(obj) is _ModuleType:
+            ns = _module_dict(obj)
+        elif _issubclass(_type(obj), type):
+            ns = _type_dict(obj)
+        else:
+            ns = None
+    return obj
+
+
+def _verified(obj: object, module: object, qualname: object) -> str:
+    if _type(module) is not str or _type(qualname) is not str:
+        return _UNVERIFIED + "?"
+    claimed = module + "." + qualname
+    found = _resolve(module, qualname)
+    if found is obj or (_type(found) is staticmethod and found.__func__ is obj):
+        return claimed
+    return _UNVERIFIED + claimed
+
+
+def type_name(cls: type) -> str:
+    """`module.qualname` of a class, or `<unverified>...` unless that name gives back `cls`
+    (or `cls` came by value with an input: `_name_by_value`)."""
+    name = _verified(cls, _type_module(cls), _type_qualname(cls))
+    if name.startswith(_UNVERIFIED):
+        known = _dict_get(_ALIASES, _id(cls))
+        if known is not None and known[0] is cls and known[1] is not None:
+            return known[1]
+    return name
+
+
+def _callable_name(fn: Any) -> str:
+    # `fn` has an exact native type (function, builtin, descriptor): getattr runs no candidate code
+    module = getattr(fn, "__module__", None)
+    owner = getattr(fn, "__objclass__", None)
+    if module is None and _issubclass(_type(owner), type):
+        module = _type_module(owner)
+    name = _verified(fn, module, getattr(fn, "__qualname__", None))
+    return name if not name.startswith(_UNVERIFIED) else _alias(fn, module) or name
+
+
+_ALIASES: dict[int, tuple[object, str | None]] = {}
+
+
+def _alias(obj: object, module: object) -> str | None:
+    """A verified name for an object whose own name does not resolve (an instance of a local
+    class, a lambda): the first by name of `module`'s globals, or of the attributes of classes
+    defined there, that is `obj` itself (a sentinel `_MISSING = make_sentinel()`, a class's
+    `staticmethod(lambda ...)`); None when there is none.  Identity is the whole claim: another
+    object of that class, or another lambda, has no such name."""
+    if _type(module) is not str:
+        return None
+    known = _dict_get(_ALIASES, _id(obj))
+    if known is not None and known[0] is obj:
+        return known[1]
+    found = None
+    for name in _sorted(_holders(obj, module)):
+        if _verified(obj, module, name) == module + "." + name:
+            found = module + "." + name
+            break
+    _ALIASES[_id(obj)] = (obj, found)  # the object is kept: its id is not reused meanwhile
+    return found
+
+
+def _same_str(value: object, text: str) -> bool:
+    return _type(value) is str and value == text  # an exact str: no candidate `__eq__` runs
+
+
+def _holders(obj: object, module: str) -> list[str]:
+    """Names in `module` (globals, and `Class.attr` of its own classes) bound to `obj`."""
+    mod = _dict_get(_sys_modules, module)
+    if _type(mod) is not _ModuleType:
+        return []
+    names = []
+    for name, value in _dict_items(_module_dict(mod)):
+        if _type(name) is not str:
+            continue
+        if value is obj:
+            names.append(name)
+        elif _issubclass(_type(value), type) and _same_str(_type_module(value), module):
+            for attr, member in _proxy_items(_type_dict(value)):
+                held = member.__func__ if _type(member) is staticmethod else member
+                if held is obj and _type(attr) is str:
+                    names.append(name + "." + attr)
+    return names
+
+
+def _module_name(mod: types.ModuleType) -> str:
+    name = _dict_get(_module_dict(mod), "__name__")
+    if _type(name) is str and _dict_get(_sys_modules, name) is mod:
+        return name
+    return _UNVERIFIED + (name if _type(name) is str else "?")
+
+
+# ---------------------------------------------------------------- layout of a type
+
+
+class _Layout:
+    """What encoding needs to know about a type, read from its MRO's own dicts."""
+
+    __slots__ = ("dict_desc", "dict_ok", "has_next", "is_exc", "members", "plain", "sub_base")
+
+    def __init__(self, t: type) -> None:
+        mro = _type_mro(t)
+        self.members: list[tuple[str, Any, type]] = []
+        self.dict_desc: Any = None
+        self.sub_base: type | None = None
+        self.has_next = False
+        self.is_exc = False
+        for klass in mro:
+            self.is_exc = self.is_exc or klass is BaseException
+            if self.sub_base is None and _is_in(klass, _SUB_BASES):
+                self.sub_base = klass
+            for name, desc in _proxy_items(_type_dict(klass)):
+                if name == "__next__":
+                    self.has_next = True
+                elif name == "__dict__" and self.dict_desc is None:
+                    self.dict_desc = desc
+                elif _type(desc) is _Member and _member_objclass(desc) is klass:
+                    self.members += [] if name in _NOT_FIELDS else [(name, desc, klass)]
+        # a `__dict__` that is not the native descriptor (a property, say) hides the real one
+        kind = _type(self.dict_desc)
+        self.dict_ok = self.dict_desc is None or kind is _GetSet or kind is _Member
+        self.plain = _type_itemsize(t) == 0 and _type_basicsize(t) == _plain_size(t, self)
+
+
+def _plain_size(t: type, layout: _Layout) -> int:
+    """The instance size of a class whose state is only slots and a `__dict__` (no C fields)."""
+    size = _OBJECT_SIZE + 8 * len(layout.members)
+    size += 8 if _type_weakrefoffset(t) else 0
+    return size + (8 if _type_dictoffset(t) > 0 else 0)
+
+
+# ---------------------------------------------------------------- encoding
+
+
+_MAX_VISITS = 64
+
+
+class _Encoder:
+    def __init__(self, limits: EncodeLimits) -> None:
+        self.limits = limits
+        self.budget = limits.max_bytes
+        self.path: set[int] = set()
+        self.visits: dict[int, int] = {}
+        self.layouts: dict[int, tuple[type, _Layout]] = {}
+
+    def spend(self, n: int) -> None:
+        self.budget -= n
+        if self.budget < 0:
+            raise _TooLarge()
+
+    def layout(self, t: type) -> _Layout:
+        entry = self.layouts.get(_id(t))
+        if entry is None or entry[0] is not t:
+            entry = (t, _Layout(t))
+            self.layouts[_id(t)] = entry
+        return entry[1]
+
+    def enc(self, x: Any, depth: int) -> Tagged:
+        if depth > self.limits.max_depth:
+            return {"t": "deep"}
+        self.spend(20)  # about the JSON of an empty node
+        t = _type(x)
+        if _is_in(t, _SCALARS):
+            return _SCALARS[_id(t)][1](self, x)
+        if _id(x) in self.path:
+            return {"t": "cycle"}
+        # A structure that shares objects (a doubly linked list, say) has exponentially many
+        # paths through it: past a few visits of one object, the value counts as too large.
+        seen = self.visits.get(_id(x), 0) + 1
+        if seen > _MAX_VISITS:
+            raise _TooLarge()
+        self.visits[_id(x)] = seen
+        self.path.add(_id(x))
+        try:
+            return self.compound(x, t, depth + 1)
+        finally:
+            self.path.discard(_id(x))
+
+    def compound(self, x: Any, t: type, d: int) -> Tagged:
+        if _is_in(t, _COMPOUNDS):
+            return _COMPOUNDS[_id(t)][1](self, x, d)
+        if _issubclass(t, type):
+            return {"t": "ref", "v": type_name(x)}
+        if _is_in(t, _FUNCTION_TYPES):
+            return {"t": "ref", "v": _callable_name(x)}
+        name = type_name(t)
+        alias = _alias(x, _type_module(t)) if name.startswith(_UNVERIFIED) else None
+        if alias is not None:  # a sentinel of a local class, say: the module's own object
+            return {"t": "ref", "v": alias}
+        lay = self.layout(t)
+        if not lay.dict_ok:
+            return {"t": "opaque", "type": type_name(t)}
+        if lay.is_exc:
+            args = self.enc(_exc_args(x), d)
+            fields = self.fields(x, lay, d) or {}
+            return {"t": "exc", "type": type_name(t), "args": args, "fields": fields}
+        if lay.sub_base is not None:
+            base = _SUB_BASES[_id(lay.sub_base)][1](self, x, d)
+            fields = self.fields(x, lay, d) or {}
+            return {"t": "sub", "type": type_name(t), "base": base, "fields": fields}
+        if lay.has_next:
+            return self.iterate(x, d)
+        state = self.fields(x, lay, d) if lay.plain else None
+        if state is None:
+            return {"t": "opaque", "type": type_name(t)}
+        return {"t": "obj", "type": type_name(t), "fields": state}
+
+    def fields(self, x: Any, lay: _Layout, d: int) -> Tagged | None:
+        """Set slots and the instance `__dict__`, by name; None when the object has neither."""
+        found: dict[str, Any] = {}
+        for name, desc, klass in lay.members:
+            try:
+                found[name] = _member_get(desc, x, klass)
+            except AttributeError:  # an unset slot
+                continue
+        inst = _instance_dict(x, lay.dict_desc)
+        if inst is None and not lay.members:
+            return None
+        for key, value in _dict_items(inst or {}):
+            name = key if _type(key) is str else "\x00" + _dumps(self.enc(key, d))
+            found["__dict__:" + name if name in found else name] = value
+        return {name: self.enc(found[name], d) for name in _sorted(found)}
+
+    def seq(self, items: Iterable[Any], d: int) -> list[Tagged]:
+        return [self.enc(item, d) for item in items]
+
+    def pairs(self, items: Iterable[tuple[Any, Any]], d: int) -> list[list[Tagged]]:
+        return [[self.enc(k, d), self.enc(v, d)] for k, v in items]
+
+    def unordered(self, items: Iterable[Any], d: int) -> list[Tagged]:
+        encoded = [(_dumps(e), e) for e in self.seq(items, d)]
+        return [e for _, e in _sorted(encoded, key=_first)]
+
+    def iterate(self, it: Iterator[Any], d: int) -> Tagged:
+        items: list[Tagged] = []
+        out: Tagged = {"t": "iter", "v": items, "truncated": False}
+        while True:
+            try:
+                item = _next(it)
+            except StopIteration:
+                return out
+            except BaseException as exc:  # a generator raising midway is behaviour
+                if _type(exc) is _Timeout:
+                    raise
+                out["raised"] = exception_record(exc)
+                return out
+            if len(items) >= self.limits.max_items:
+                out["truncated"] = True
+                return out
+            items.append(self.enc(item, d))
+
+
+def _first(pair: tuple[str, Any]) -> str:
+    return pair[0]
+
+
+def _instance_dict(x: Any, desc: Any) -> dict[Any, Any] | None:
+    """The instance dict through the type's native `__dict__` descriptor, never a property."""
+    if _type(desc) is _GetSet:
+        value = _getset_get(desc, x)
+    elif _type(desc) is _Member:
+        value = _member_get(desc, x)
+    else:
+        return None
+    return value if _type(value) is dict else None
+
+
+def _enc_int(e: _Encoder, x: int) -> Tagged:
+    try:
+        text = _int_repr(x)
+    except ValueError:  # the candidate restored the digit limit
+        _set_int_digits(0)
+        text = _int_repr(x)
+    e.spend(len(text))
+    return {"t": "int", "v": text}
+
+
+def _enc_str(e: _Encoder, x: str) -> Tagged:
+    e.spend(len(_json_str(x)))
+    return {"t": "str", "v": x}
+
+
+def _enc_bytes(e: _Encoder, x: bytes, tag: str = "bytes") -> Tagged:
+    e.spend(len(x) * 4 // 3 + 4)
+    return {"t": tag, "v": _b2a_base64(x, newline=False).decode("ascii")}
+
+
+def _enc_complex(e: _Encoder, x: complex) -> Tagged:
+    return {"t": "complex", "v": [_float_hex(_complex_real(x)), _float_hex(_complex_imag(x))]}
+
+
+def _enc_tz(e: _Encoder, x: Any, d: int) -> Tagged:
+    return {
+        "t": "timezone",
+        "offset": e.enc(x.utcoffset(None), d),
+        "name": e.enc(x.tzname(None), d),
+    }
+
+
+def _enc_datetime(e: _Encoder, x: Any, d: int) -> Tagged:
+    tag = "datetime" if _type(x) is datetime.datetime else "time"
+    naive = x.replace(tzinfo=None).isoformat()
+    return {"t": tag, "v": naive, "fold": x.fold, "tz": e.enc(x.tzinfo, d)}
+
+
+def _enc_path(e: _Encoder, x: Any, d: int) -> Tagged:
+    return {"t": "path", "type": type_name(_type(x)), "v": _path_str(x)}
+
+
+def _dict_view(tag: str, ordered: bool) -> Callable[[_Encoder, Any, int], Tagged]:
+    def encode_view(e: _Encoder, x: Any, d: int) -> Tagged:
+        return {"t": tag, "v": e.seq(iter(x), d) if ordered else e.unordered(iter(x), d)}
+
+    return encode_view
+
+
+_ScalarFn = Callable[[_Encoder, Any], Tagged]
+_CompoundFn = Callable[[_Encoder, Any, int], Tagged]
+
+
+def _table(pairs: dict[type, Any]) -> dict[int, tuple[type, Any]]:
+    return {_id(t): (t, fn) for t, fn in pairs.items()}
+
+
+_SCALARS: dict[int, tuple[type, _ScalarFn]] = _table(
+    {
+        type(None): lambda e, x: {"t": "none"},
+        bool: lambda e, x: {"t": "bool", "v": x is True},
+        int: _enc_int,
+        float: lambda e, x: {"t": "float", "v": _float_hex(x)},
+        complex: _enc_complex,
+        str: _enc_str,
+        bytes: _enc_bytes,
+        bytearray: lambda e, x: _enc_bytes(e, bytes(x), "bytearray"),
+        type(NotImplemented): lambda e, x: {"t": "notimplemented"},
+        type(Ellipsis): lambda e, x: {"t": "ellipsis"},
+        range: lambda e, x: {"t": "range", "v": [_int_repr(n) for n in (x.start, x.stop, x.step)]},
+        datetime.date: lambda e, x: {"t": "date", "v": x.isoformat()},
+        datetime.timedelta: lambda e, x: {
+            "t": "timedelta",
+            "v": [x.days, x.seconds, x.microseconds],
+        },
+        decimal.Decimal: lambda e, x: {"t": "decimal", "v": _decimal_str(x)},
+        types.ModuleType: lambda e, x: {"t": "module", "v": _module_name(x)},
+        _LockType: lambda e, x: {"t": "lock", "held": _lock_locked(x)},
+        _RLockType: lambda e, x: {"t": "rlock", "held": _rlock_repr(x).startswith("<locked ")},
+    }
+)
+_COMPOUNDS: dict[int, tuple[type, _CompoundFn]] = _table(
+    {
+        list: lambda e, x, d: {"t": "list", "v": e.seq(list.__iter__(x), d)},
+        tuple: lambda e, x, d: {"t": "tuple", "v": e.seq(tuple.__iter__(x), d)},
+        set: lambda e, x, d: {"t": "set", "v": e.unordered(set.__iter__(x), d)},
+        frozenset: lambda e, x, d: {"t": "frozenset", "v": e.unordered(frozenset.__iter__(x), d)},
+        dict: lambda e, x, d: {"t": "dict", "v": e.pairs(_dict_items(x), d)},
+        collections.OrderedDict: lambda e, x, d: {"t": "odict", "v": e.pairs(_odict_items(x), d)},
+        collections.Counter: lambda e, x, d: {"t": "counter", "v": e.pairs(_dict_items(x), d)},
+        collections.defaultdict: lambda e, x, d: {
+            "t": "defaultdict",
+            "factory": e.enc(_default_factory(x), d),
+            "v": e.pairs(_dict_items(x), d),
+        },
+        collections.deque: lambda e, x, d: {
+            "t": "deque",
+            "maxlen": e.enc(_deque_maxlen(x), d),
+            "v": e.seq(_deque_iter(x), d),
+        },
+        slice: lambda e, x, d: {"t": "slice", "v": e.seq((x.start, x.stop, x.step), d)},
+        datetime.datetime: _enc_datetime,
+        datetime.time: _enc_datetime,
+        datetime.timezone: _enc_tz,
+        functools.partial: lambda e, x, d: {
+            "t": "partial",
+            "func": e.enc(x.func, d),
+            "args": e.enc(x.args, d),
+            "kwargs": e.enc(x.keywords, d),
+        },
+        re.Pattern: lambda e, x, d: {"t": "pattern", "v": e.enc(x.pattern, d), "flags": x.flags},
+        types.MethodType: lambda e, x, d: {
+            "t": "boundmethod",
+            "self": e.enc(x.__self__, d),
+            "func": e.enc(x.__func__, d),
+        },
+        types.GeneratorType: lambda e, x, d: e.iterate(x, d),
+        type({}.keys()): _dict_view("dict_keys", ordered=False),
+        type({}.items()): _dict_view("dict_items", ordered=False),
+        type({}.values()): _dict_view("dict_values", ordered=True),
+        pathlib.PurePosixPath: _enc_path,
+        pathlib.PosixPath: _enc_path,
+        pathlib.PureWindowsPath: _enc_path,
+        pathlib.WindowsPath: _enc_path,
+    }
+)
+# Bases whose contents a subclass carries; the first one met along the subclass's MRO decides how
+# its contents are read, through the base's own (native) methods, never the subclass's.
+_SUB_BASES: dict[int, tuple[type, _CompoundFn]] = _table(
+    {
+        collections.OrderedDict: _COMPOUNDS[_id(collections.OrderedDict)][1],
+        collections.defaultdict: _COMPOUNDS[_id(collections.defaultdict)][1],
+        collections.Counter: _COMPOUNDS[_id(collections.Counter)][1],
+        collections.deque: _COMPOUNDS[_id(collections.deque)][1],
+        int: lambda e, x, d: _enc_int(e, int.__int__(x)),
+        float: lambda e, x, d: {"t": "float", "v": _float_hex(float.__float__(x))},
+        complex: lambda e, x, d: _enc_complex(e, x),
+        str: lambda e, x, d: _enc_str(e, str.__str__(x)),
+        bytes: lambda e, x, d: _enc_bytes(e, bytes.__bytes__(x)),
+        bytearray: lambda e, x, d: _enc_bytes(
+            e, bytes(bytearray.__getitem__(x, slice(None))), "bytearray"
+        ),
+        list: _COMPOUNDS[_id(list)][1],
+        tuple: _COMPOUNDS[_id(tuple)][1],
+        dict: _COMPOUNDS[_id(dict)][1],
+        set: _COMPOUNDS[_id(set)][1],
+        frozenset: _COMPOUNDS[_id(frozenset)][1],
+    }
+)
+
+
+def encode(value: Any, limits: EncodeLimits | None = None) -> Tagged:
+    """The tagged encoding of one value; `toolarge` past the size budget, `opaque` on failure."""
+    try:
+        return _Encoder(limits or EncodeLimits()).enc(value, 0)
+    except _TooLarge:
+        return {"t": "toolarge"}
+    except BaseException as exc:
+        if _type(exc) is _Timeout:
+            raise
+        return {"t": "opaque", "type": "<encode-error>"}
+
+
+def exception_record(exc: BaseException) -> dict[str, str]:
+    """`{"type": verified qualified name, "msg": str}` without calling the exception's methods."""
+    args = _exc_args(exc)
+    if _type(args) is tuple and all(_is_in(_type(a), _PLAIN) for a in args):
+        try:
+            msg = _builtin_str(_type(exc))(exc)
+        except ValueError:  # an int too long to print
+            msg = "<unprintable>"
+    else:
+        msg = _dumps(encode(args, EncodeLimits(max_bytes=4 * _MSG_CAP)))
+    if len(msg) > _EXC_MSG_CAP:
+        mark = f"...<{len(msg)} chars, crc32 {_crc32(msg.encode('utf-8', 'replace')):08x}>"
+        msg = msg[:_EXC_MSG_CAP] + mark
+    return {"type": type_name(_type(exc)), "msg": msg}
+
+
+def _builtin_str(t: type) -> Callable[[BaseException], str]:
+    """`__str__` of the nearest builtin exception class: a subclass's own override never runs."""
+    for klass in _type_mro(t):
+        method = _proxy_get(_type_dict(klass), "__str__", None)
+        if method is not None and _dict_get(_BUILTINS, _type_qualname(klass)) is klass:
+            return method
+    return _exc_str
+
+
+_PLAIN = _table({str: None, int: None, float: None, bool: None})
+_FUNCTION_TYPES = _table(
+    {
+        types.FunctionType: None,
+        types.BuiltinFunctionType: None,
+        types.MethodDescriptorType: None,
+        types.WrapperDescriptorType: None,
+        types.ClassMethodDescriptorType: None,
+        types.MethodWrapperType: None,
+    }
+)
+
+
+# ---------------------------------------------------------------- JSON out
+
+
+def _no_default(obj: Any) -> Any:
+    raise TypeError("not a JSON value of the runner's frames")
+
+
+# json's C encoder, captured before any candidate code runs: compact separators, no circularity
+# check (frames are trees the runner built), nothing but exact builtin types is accepted. Its text
+# is the same as `_write`'s, which stays as the fallback where `_json` is not compiled in.
+_C_MAKE_ENCODER = getattr(json.encoder, "c_make_encoder", None)
+_C_ENCODE = (
+    _C_MAKE_ENCODER(None, _no_default, _json_str, None, ":", ",", False, False, True)
+    if _C_MAKE_ENCODER is not None
+    else None
+)
+_str_join = "".join
+
+
+def _dumps(obj: Any) -> str:
+    if _C_ENCODE is not None:
+        return _str_join(_C_ENCODE(obj, 0))
+    out: list[str] = []
+    _write(obj, out)
+    return _str_join(out)
+
+
+def _write(obj: Any, out: list[str]) -> None:
+    t = _type(obj)
+    if t is str:
+        out.append(_json_str(obj))
+    elif obj is None or t is bool:
+        out.append("null" if obj is None else ("true" if obj else "false"))
+    elif t is int:
+        out.append(_int_repr(obj))
+    elif t is float:
+        out.append(float.__repr__(obj))
+    elif t is list:
+        out.append("[")
+        for n, item in enumerate(obj):
+            if n:
+                out.append(",")
+            _write(item, out)
+        out.append("]")
+    elif t is dict:  # with str keys: the only other shape this module builds
+        out.append("{")
+        for n, (key, value) in enumerate(_dict_items(obj)):
+            out.append(("," if n else "") + _json_str(key) + ":")
+            _write(value, out)
+        out.append("}")
+    else:
+        _no_default(obj)
+
+
+class _Channel:
+    def __init__(self, fd: int, nonce: str) -> None:
+        self.fd = fd
+        self.prefix = nonce + " "
+
+    def frame(self, frame: Mapping[str, Any]) -> str:
+        return self.prefix + _dumps(frame) + "\n"
+
+    def write(self, text: str) -> None:
+        if _getpid() != _PID[0]:  # a forked child of the candidate never speaks for us
+            _os_exit(0)
+        data = text.encode("ascii")
+        try:
+            while data:
+                data = data[_os_write(self.fd, data) :]
+        except OSError:
+            _os_exit(3)
+
+    def send(self, frame: wire.Frame) -> None:
+        self.write(self.frame(frame))
+
+    def call(self, index: int) -> str:
+        return self.prefix + _CALL_HEAD + _int_repr(index) + "}\n"
+
+    def result(self, index: int, outcome: dict[str, Any]) -> str:
+        """The frame of one input's outcome (written with the next call frame: one write)."""
+        try:
+            return self.frame({"event": _RESULT, "i": index, "outcome": outcome})
+        except (RecursionError, MemoryError, TypeError, ValueError):
+            outcome = {"status": _RUNNER_ERROR, "msg": "outcome could not be written"}
+            return self.frame({"event": _RESULT, "i": index, "outcome": outcome})
+
+
+# ---------------------------------------------------------------- running
+
+
+def _timed(work: Callable[[], dict[str, Any]], timeout: float) -> dict[str, Any]:
+    """Run `work` with SIGALRM armed; its result with elapsed `t`, or a timeout outcome."""
+    with _AlarmRegion():
+        return _armed(work, timeout)
+
+
+class _AlarmRegion:
+    """SIGALRM unblocked (our handler installed) inside, blocked and disarmed outside: no
+    timeout is ever raised in the runner's own code between inputs.  The timer is left running
+    on the way out (one syscall fewer per call): an alarm it raises later stays pending while
+    blocked and meets our handler, disarmed, when the next region opens; each `_armed` sets
+    the timer afresh."""
+
+    def __enter__(self) -> None:
+        _signal(_SIGALRM, _on_alarm)  # first: an alarm pending from candidate code hits ours,
+        _Alarm.armed = False  # disarmed, and is dropped
+        _sigmask(_SIG_UNBLOCK, _ALRM)
+
+    def __exit__(self, *exc: object) -> None:
+        _sigmask(_SIG_BLOCK, _ALRM)
+        _Alarm.armed = False
+
+
+def _armed(work: Callable[[], dict[str, Any]], timeout: float) -> dict[str, Any]:
+    """`_timed` inside an alarm region (several of these share one region's two mask calls)."""
+    start = _perf()
+    result: dict[str, Any] | None = None
+    try:
+        _signal(_SIGALRM, _on_alarm)  # again each time: the candidate may have replaced it
+        _Alarm.fired = False
+        _Alarm.armed = True
+        _setitimer(_ITIMER_REAL, timeout, 0.05)  # re-fires if the candidate swallows it
+        result = work()
+        _Alarm.armed = False  # a late alarm from here on is ignored by the handler
+    except _Timeout:
+        _Alarm.armed = False
+    elapsed = round(_perf() - start, 6)
+    if result is None or _Alarm.fired or elapsed > timeout:  # SIGALRM may have been ignored
+        return {"status": _TIMEOUT, "t": elapsed}
+    result["t"] = elapsed
+    return result
+
+
+def _call(
+    fn: Callable[..., Any],
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    lim: EncodeLimits,
+    shown: dict[str, Any] | None = None,
+) -> Callable[[], dict[str, Any]]:
+    def work() -> dict[str, Any]:
+        before: dict[str, Any] = {}
+        if shown is not None and shown["status"] == "loaded":
+            # For rendering the call at gen time: a second copy of the input, so encoding it
+            # (which consumes iterators) leaves the arguments of the real call untouched.
+            before["args_in"] = [encode(a, lim) for a in shown["args"]]
+            before["kwargs_in"] = {k: encode(v, lim) for k, v in _dict_items(shown["kwargs"])}
+            if "ctor_in" in shown:
+                before["ctor_in"] = shown["ctor_in"]
+        try:
+            if _RANDOM_STATE:
+                _SET_RANDOM_STATE(_RANDOM_STATE[0])
+            value = fn(*args, **kwargs)
+            if _type(value) is _CoroutineType:
+                value = _drive(value)
+            out: dict[str, Any] = {"status": _RETURNED, "value": encode(value, lim)}
+        except BaseException as exc:
+            if _type(exc) is _Timeout:
+                raise
+            out = {"status": _RAISED, "exc": exception_record(exc)}
+        out["args"] = [encode(a, lim) for a in args]
+        out["kwargs"] = {k: encode(v, lim) for k, v in _dict_items(kwargs)}
+        out.update(before)
+        return out
+
+    return work
+
+
+def _drive(coro: Any) -> Any:
+    import asyncio  # only for async targets
+
+    return asyncio.run(coro)
+
+
+def _unpack(data: bytes, shown: Callable[[Any, Any], None] | None = None) -> Any:
+    """`(args, kwargs)` from an input's pickle, building the call a recipe describes; `shown`
+    sees a recipe's class-call arguments before `self` is built from them."""
+    loaded = _pickle_loads(data)
+    if _type(loaded) is not tuple or len(loaded) not in (4, 8) or _type(loaded[0]) is not str:
+        return loaded
+    if loaded[0] == _RECIPE and len(loaded) == 4:
+        _, seed, positional, keywords = loaded
+        ctor: Any = None
+        build: Any = False
+        c_positional: Any = {}
+        c_keywords: Any = {}
+    elif loaded[0] == _RECIPE_CTOR and len(loaded) == 8:
+        _, seed, ctor, build, positional, keywords, c_positional, c_keywords = loaded
+    else:
+        raise TypeError("an input must be (args tuple, kwargs dict) or a recipe")
+    if _type(seed) is not bytes:
+        raise TypeError("a recipe's seed is the pickled call")
+    args, kwargs = _replaced(_pickle_loads(seed), positional, keywords)
+    if _type(ctor) is bytes and args:
+        c_args, c_kwargs = _replaced(_pickle_loads(ctor), c_positional, c_keywords)
+        if shown is not None:
+            shown(c_args, c_kwargs)
+        if build is True:
+            args = (_type(args[0])(*c_args, **c_kwargs), *args[1:])
+    return args, kwargs
+
+
+def _replaced(call: Any, positional: Any, keywords: Any) -> tuple[tuple[Any, ...], dict[str, Any]]:
+    """The pickled call `(args, kwargs)` with a recipe's arguments replaced."""
+    if _type(positional) is not dict or _type(keywords) is not dict:
+        raise TypeError("a recipe replaces arguments by position and by keyword")
+    args, kwargs = call
+    args, kwargs = list(args), dict(kwargs)
+    for position, value in _dict_items(positional):
+        if _type(position) is not int or not 0 <= position < len(args):
+            raise TypeError("a recipe replaces an argument the seed call does not have")
+        args[position] = value
+    for name, value in _dict_items(keywords):
+        kwargs[str(name)] = value
+    return tuple(args), kwargs
+
+
+def _load(blob: str, lim: EncodeLimits | None = None) -> Callable[[], dict[str, Any]]:
+    """Load one input; with `lim`, a recipe's class-call arguments are reported as `ctor_in`."""
+
+    def work() -> dict[str, Any]:
+        ctor_in: dict[str, Any] = {}
+
+        def shown(c_args: Any, c_kwargs: Any) -> None:
+            if lim is not None:
+                ctor_in["args"] = [encode(a, lim) for a in c_args]
+                ctor_in["kwargs"] = {k: encode(v, lim) for k, v in _dict_items(c_kwargs)}
+
+        try:
+            try:
+                args, kwargs = _unpack(_a2b_base64(blob), shown)
+            finally:
+                _name_by_value()
+            if _type(args) is list:
+                args = tuple(args)
+            if _type(args) is not tuple or _type(kwargs) is not dict:
+                raise TypeError("an input must be (args tuple, kwargs dict)")
+        except BaseException as exc:
+            if _type(exc) is _Timeout:
+                raise
+            return {"status": _LOAD_ERROR, "msg": _exc_summary(exc)}
+        loaded = {"status": "loaded", "args": args, "kwargs": kwargs}
+        if ctor_in:
+            loaded["ctor_in"] = ctor_in
+        return loaded
+
+    return work
+
+
+def _exc_summary(exc: BaseException) -> str:
+    record = exception_record(exc)
+    return (record["type"] + ": " + record["msg"])[:_MSG_CAP]
+
+
+def _target(module_name: str, qualname: str) -> Callable[..., Any]:
+    random.seed(0)  # before the candidate's module runs
+    _RANDOM_STATE[:] = [random.getstate()]
+    owner: Any = _import_module(module_name)
+    *owner_path, name = qualname.split(".")
+    for part in owner_path:
+        owner = getattr(owner, part)
+    return getattr(owner, name)
+
+
+# ---------------------------------------------------------------- repository code, compiled
+
+
+_BYTECODE: dict[str, tuple[int, int, bytes]] = {}
+
+
+class _CompiledLoader(importlib.machinery.SourceFileLoader):
+    """A source loader that takes a repository module's code from the host-compiled table
+    (replicate.jail.bytecode) while its source's size and mtime match; the candidate's file
+    and the target's are never in the table, so they always compile from source."""
+
+    def get_code(self, fullname: str) -> Any:
+        entry = _BYTECODE.get(self.path)
+        if entry is not None:
+            st = _os_stat(self.path)
+            if (st.st_size, st.st_mtime_ns) == (entry[0], entry[1]):
+                return _marshal_loads(entry[2])
+        return super().get_code(fullname)
+
+
+def _use_bytecode(table_path: str, roots: list[str]) -> None:
+    """Serve the modules under `roots` from the table at `table_path` (best effort)."""
+    try:
+        with open(table_path, "rb") as handle:
+            table = _marshal_loads(handle.read())
+    except (OSError, ValueError, EOFError, TypeError):
+        return
+    if _type(table) is not dict:
+        return
+    _BYTECODE.update(table)
+    machinery = importlib.machinery
+    finder_for = machinery.FileFinder.path_hook(
+        (_CompiledLoader, machinery.SOURCE_SUFFIXES),
+        (machinery.ExtensionFileLoader, machinery.EXTENSION_SUFFIXES),
+        (machinery.SourcelessFileLoader, machinery.BYTECODE_SUFFIXES),
+    )
+    under = tuple(root.rstrip("/") + "/" for root in roots)
+
+    def hook(entry: str) -> Any:
+        if entry in roots or entry.startswith(under):
+            return finder_for(entry)
+        raise ImportError("not a repository path")
+
+    sys.path_hooks.insert(0, hook)
+
+
+def _prepare(setup: wire.Setup) -> None:
+    _PID[:] = [_getpid()]
+    _set_int_digits(0)
+    _sigmask(_SIG_BLOCK, _ALRM)
+    for name, mod in list(_sys_modules.items()):
+        if _type(mod) is _ModuleType:
+            _SNAPSHOT[name] = dict(_module_dict(mod))
+    roots = [str(p) for p in setup.get("sys_path", ())]
+    bytecode = setup.get("bytecode")
+    if bytecode is not None and _type(bytecode) is str:
+        _use_bytecode(bytecode, roots)
+    _sys_path[0:0] = roots
+    for site_dir in setup.get("site_dirs", ()):
+        _addsitedir(str(site_dir))
+    by_value = setup.get("by_value")
+    _BY_VALUE[:] = [by_value] if _type(by_value) is str else []
+
+
+_BY_VALUE: list[str] = []  # cloudpickle's module file, when the host shipped it
+BY_VALUE_MODULE = wire.BY_VALUE_MODULE
+
+
+_BY_VALUE_MADE: list[object] = []  # functions and classes the last input's pickle rebuilt
+_BY_VALUE_FACTORIES = ("_make_function", "_make_skeleton_class", "_make_skeleton_enum")
+BY_VALUE_PREFIX = "<by value>"
+
+
+def _recording(factory: Callable[..., object]) -> Callable[..., object]:
+    def make(*args: Any, **kwargs: Any) -> object:
+        made = factory(*args, **kwargs)
+        _BY_VALUE_MADE.append(made)
+        return made
+
+    return make
+
+
+def _name_by_value() -> None:
+    """Name what an input's unpickling rebuilt by value, `<by value>module.qualname#k` (k: the
+    order it was made in): the reference's run and a candidate's rebuild the same objects in
+    the same order, so an outcome holding one (a key function returned, a state keeping it)
+    compares by that name.  The name is the object's by identity, like any alias: another
+    object claiming the qualname gets none."""
+    for k, made in enumerate(_BY_VALUE_MADE):
+        if _issubclass(_type(made), type):
+            module, qualname = _type_module(made), _type_qualname(made)
+        elif _type(made) is types.FunctionType:
+            module, qualname = _function_module(made), _function_qualname(made)
+        else:
+            continue
+        _ALIASES[_id(made)] = (made, f"{BY_VALUE_PREFIX}{module}.{qualname}#{k}")
+    _BY_VALUE_MADE.clear()
+
+
+def _load_by_value() -> None:
+    """Load the by-value module the inputs' pickles name (replicate.jail.byvalue), before
+    any code of the repository runs; without it, those inputs fail to load, one by one."""
+    if not _BY_VALUE or BY_VALUE_MODULE in _sys_modules:
+        return
+    path = _BY_VALUE[0]
+    module = types.ModuleType(BY_VALUE_MODULE)
+    module.__file__ = path
+    try:
+        code = importlib.machinery.SourceFileLoader(BY_VALUE_MODULE, path).get_code(BY_VALUE_MODULE)
+        if code is None:
+            return
+        _sys_modules[BY_VALUE_MODULE] = module
+        exec(code, module.__dict__)  # our own shipped module, not the candidate's
+        for name in _BY_VALUE_FACTORIES:
+            factory = _dict_get(module.__dict__, name)
+            if _type(factory) is types.FunctionType:
+                module.__dict__[name] = _recording(factory)
+    except Exception:  # noqa: BLE001 - the inputs that need it report their own failure
+        _dict_pop(_sys_modules, BY_VALUE_MODULE, None)
+
+
+def run(job: wire.Job) -> None:
+    """Run one parsed job, writing frames to its `channel_fd`; ends the process."""
+    channel = _Channel(int(job.get("channel_fd", 3)), str(job["nonce"]))
+    lim = EncodeLimits(int(job["max_items"]), int(job["max_depth"]), int(job["max_bytes"]))
+    timeout = float(job["call_timeout_s"])
+    load_timeout = max(timeout, _LOAD_TIMEOUT_S)
+    encode_inputs = job.get("encode_inputs") is True
+    inputs = [(int(item["i"]), str(item["pickle_b64"])) for item in job["inputs"]]
+    module_name, qualname = str(job["module"]), str(job["qualname"])
+    channel.send({"event": _STARTED})  # before any code of the repository runs
+    if job.get("by_value") is True:
+        _load_by_value()
+    try:
+        fn = _target(module_name, qualname)
+    except BaseException as exc:  # noqa: BLE001 - whatever the import raises is the candidate's
+        record = exception_record(exc)
+        msg = record["msg"][:_MSG_CAP]
+        channel.send({"event": _IMPORT_ERROR, "type": record["type"], "msg": msg})
+        _os_exit(0)
+    channel.send({"event": _READY})
+    with _AlarmRegion():  # one region for all the loads: two mask calls, not two per input
+        reported = lim if encode_inputs else None
+        loaded = [(i, _load_input(blob, load_timeout, reported)) for i, blob in inputs]
+    channel.send({"event": _LOADED})  # the host times the first call from here
+    pending = ""  # the results since the last call, written together with the next call frame
+    for index, (item, shown) in loaded:
+        if item["status"] == "loaded":
+            work = _call(fn, item["args"], item["kwargs"], lim, shown)
+            channel.write(pending + channel.call(index))  # the host times the call from here
+            pending = ""
+            item = _timed(work, timeout)
+        pending += channel.result(index, item)
+    channel.write(pending + channel.frame({"event": _DONE}))
+    _os_exit(0)
+
+
+def _load_input(
+    blob: str, timeout: float, lim: EncodeLimits | None
+) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """An input's arguments, and with `lim` (the inputs are to be reported) a second copy."""
+    loaded = _armed(_load(blob), timeout)
+    wanted = lim is not None and loaded["status"] == "loaded"
+    shown = _armed(_load(blob, lim), timeout) if wanted else None
+    return loaded, shown
+
+
+def main() -> None:
+    setup: wire.Setup = _json_loads(sys.argv[1]) if len(sys.argv) > 1 else {}
+    _prepare(setup if _type(setup) is dict else {})  # before any job or candidate exists
+    stdin = sys.stdin.buffer
+    job = _json_loads(stdin.readline())  # a warm jail parses it before its candidate exists
+    nonce = stdin.read().strip()  # the rest, up to the end the host makes once it may start
+    if nonce:
+        job["nonce"] = nonce.decode("ascii", "replace")
+    run(job)
+
+
+if __name__ == "__main__":
+    main()

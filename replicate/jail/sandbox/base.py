@@ -1,0 +1,120 @@
+"""The sandbox plug-in interface: run one command in isolation and return what happened.
+
+A sandbox runs `argv` with an exact environment (nothing inherited), a working directory, and a
+file-system view made of the base system (the shell's programs, libc, and the interpreter's
+standard library — never a site-packages or dist-packages folder) plus the `mounts` of the
+request.  A mount makes `source` (a host path) visible at `target` inside; most mounts use the
+same path on both sides.
+
+The optional results channel is a pipe whose write end is fd 3 in the sandboxed process; whatever
+is written there comes back as `SandboxResult.channel`, apart from stdout and stderr, with
+`channel_arrivals`: when each part of it reached the host, by the host's clock
+(`replicate.jail.sandbox.arrivals`, `replicate.jail.calltime`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+CHANNEL_FD = 3
+Arrival = tuple[int, float]  # (bytes of the channel received so far, host monotonic time)
+
+
+@dataclass(frozen=True)
+class Mount:
+    source: str
+    target: str
+    writable: bool = False
+
+    @classmethod
+    def same(cls, path: str, *, writable: bool = False) -> Mount:
+        return cls(source=path, target=path, writable=writable)
+
+
+@dataclass(frozen=True)
+class Limits:
+    """Resource limits; `None` means none.
+
+    `memory_mb` caps the memory of the whole process tree (a cgroup where the machine allows one,
+    else a per-process address-space limit); `address_space_mb` additionally caps each process's
+    address space (RLIMIT_AS), which some runtimes (Node's WebAssembly) cannot live with.
+    """
+
+    memory_mb: int | None = 2048
+    address_space_mb: int | None = None
+    pids: int | None = 256
+    file_size_mb: int | None = 256
+    output_bytes: int = 4_000_000
+
+
+@dataclass(frozen=True)
+class SandboxRequest:
+    argv: tuple[str, ...]
+    env: Mapping[str, str]
+    cwd: str
+    timeout_s: float
+    mounts: tuple[Mount, ...] = ()
+    stdin: bytes = b""
+    network: bool = False
+    channel: bool = False
+    limits: Limits = field(default_factory=Limits)
+
+
+@dataclass(frozen=True)
+class SandboxResult:
+    """What one sandboxed (or plain) process did: the one result type of every backend and of
+    `replicate.jail.sandbox.process`.  `exit_code` is None on timeout; death by signal N is
+    128 + N, as a shell reports it.  `channel_arrivals` is () for a backend that notes none;
+    `side` (a backend's own status pipe) and `stopped` (ended by the caller's `stop` while the
+    command ran) are the process layer's, read by the backend that asked for them."""
+
+    exit_code: int | None
+    timed_out: bool
+    duration_s: float
+    stdout: bytes = b""
+    stderr: bytes = b""
+    channel: bytes = b""
+    channel_arrivals: tuple[Arrival, ...] = ()
+    side: bytes = b""
+    stopped: bool = False
+
+
+class SandboxUnavailable(RuntimeError):
+    """The backend cannot run on this machine (missing binary, no engine)."""
+
+
+class Sandbox(Protocol):
+    """One method to run a command; `name` is the registry key."""
+
+    name: str
+    isolated: bool
+
+    def run(self, request: SandboxRequest) -> SandboxResult: ...
+
+
+# given each new chunk of the channel and its host arrival time (monotonic): end the run now?
+StopWhen = Callable[[bytes, float], bool]
+
+
+class Started(Protocol):
+    """A sandboxed command already running, waiting for its stdin: the request's `stdin` was
+    sent when it started, `finish`'s `stdin` follows it, then the stdin is closed.
+
+    `stop`, when given, sees every chunk of the results channel as it arrives; once it returns
+    True the command's whole tree is killed and the run ends as if the command had exited (not
+    a timeout): the caller has learnt what it needed (a mutant's first wrong answer)."""
+
+    def finish(
+        self, stdin: bytes, timeout_s: float, stop: StopWhen | None = None
+    ) -> SandboxResult: ...
+
+    def cancel(self) -> None: ...
+
+
+@runtime_checkable
+class WarmStart(Protocol):
+    """A sandbox that can start a command before its input is known (the warm path)."""
+
+    def start(self, request: SandboxRequest) -> Started: ...

@@ -1,0 +1,124 @@
+"""The runner's wire format: what crosses between the trusted side and the in-jail runner.
+
+One home for the contract both sides speak, imported by both: the host as
+`replicate.jail.wire`, the runner (`runner.py`, which cannot import `replicate` in the jail)
+by loading this file shipped beside its own (`runner.wire_beside`).  So it needs the standard
+library only, and imports nothing else.  The runner's docstring describes the protocol; this
+module holds its names and shapes:
+
+- the setup argument (`Setup`) and the job (`Job`, its `JobInput` items) the host sends;
+- a recipe's tags (`RECIPE_TAG`, `CTOR_RECIPE_TAG`): the pickled tuple that describes a generated
+  call, made by `replicate.inputs.recipes` and turned into the call by the runner;
+- the frames the runner writes on its channel (`Frame`, one ``<nonce> <json>`` line each) and the
+  ``event`` names; a ``result`` frame's `Outcome` and its ``status`` names; an `ExceptionRecord`;
+- `Tagged`: one encoded value, a JSON object with a ``t`` tag (the runner's encoder makes them,
+  `replicate.grading.compare` compares them).
+
+The channel is untrusted (the candidate shares the runner's process): a frame read back is only
+these shapes once `replicate.jail.frames` has checked it.
+"""
+
+from __future__ import annotations
+
+from typing import Any, TypedDict
+
+RECIPE_TAG = "replicate-recipe/1"  # (tag, seed, {position: value}, {keyword: value})
+# (tag, seed, ctor, build, {position: value}, {keyword: value}, {position: value}, {keyword: value})
+CTOR_RECIPE_TAG = "replicate-recipe/2"
+
+STARTED = "started"  # before any code of the repository runs
+READY = "ready"  # the target imported
+IMPORT_ERROR = "import_error"
+LOADED = "loaded"  # every input unpickled, before any call
+CALL = "call"  # just before each call: the host times it from here
+RESULT = "result"
+DONE = "done"
+CALL_HEAD = '{"event":"' + CALL + '","i":'  # a call frame's text, up to its index: the host
+# finds call frames by this text rather than parsing each as JSON (replicate.jail.calltime)
+
+RETURNED = "returned"
+RAISED = "raised"
+TIMEOUT = "timeout"
+LOAD_ERROR = "load_error"
+RUNNER_ERROR = "runner_error"
+STATUSES = frozenset({RETURNED, RAISED, TIMEOUT, LOAD_ERROR, RUNNER_ERROR})
+
+Tagged = dict[str, Any]  # {"t": tag, ...}: one value, encoded by exact type
+
+
+class ExceptionRecord(TypedDict):
+    type: str  # the exception class's verified qualified name
+    msg: str
+
+
+class CallShown(TypedDict):
+    """A recipe's class-call arguments, as the runner saw them before building ``self``."""
+
+    args: list[Tagged]
+    kwargs: dict[str, Tagged]
+
+
+class Outcome(TypedDict, total=False):
+    """One input's outcome: ``returned`` (value) or ``raised`` (exc), both with the arguments
+    after the call and the runner's time ``t``; ``timeout`` (``host_clock`` when the host's clock
+    decided); ``load_error`` or ``runner_error`` (msg).  With ``encode_inputs``, the arguments
+    before the call too."""
+
+    status: str
+    value: Tagged
+    exc: ExceptionRecord
+    args: list[Tagged]
+    kwargs: dict[str, Tagged]
+    t: float
+    msg: str
+    host_clock: bool
+    args_in: list[Tagged]
+    kwargs_in: dict[str, Tagged]
+    ctor_in: CallShown
+
+
+class Frame(TypedDict, total=False):
+    """One line of the channel: an ``event``; ``i`` and ``outcome`` for ``call`` and ``result``,
+    ``type`` and ``msg`` for ``import_error``."""
+
+    event: str
+    i: int
+    outcome: Outcome
+    type: str
+    msg: str
+
+
+# The module name cloudpickle's file is loaded under in the harvest and the jail, which its
+# by-value pickles name (replicate.jail.byvalue).
+BY_VALUE_MODULE = "replicate_cloudpickle"
+
+
+class JobInput(TypedDict):
+    i: int
+    pickle_b64: str  # a pickled (args, kwargs), or a pickled recipe
+
+
+class Job(TypedDict, total=False):
+    """The first line of the runner's stdin (the nonce follows it, unless it holds one)."""
+
+    nonce: str
+    module: str
+    qualname: str
+    kind: str
+    inputs: list[JobInput]
+    call_timeout_s: float
+    max_items: int
+    max_depth: int
+    max_bytes: int
+    channel_fd: int
+    encode_inputs: bool
+    by_value: bool  # an input needs the by-value module (replicate.jail.byvalue)
+
+
+class Setup(TypedDict, total=False):
+    """The runner's argument: what it prepares before its job arrives."""
+
+    sys_path: list[str]
+    site_dirs: list[str]
+    bytecode: str | None  # a compiled-code table (replicate.jail.bytecode)
+    by_value: str | None  # cloudpickle's module file, loaded for a job that needs it
