@@ -17,10 +17,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from replicate.batch.store import Batch
+from replicate.batch import Batch
 from replicate.cache import cache_root
-from replicate.gen.audit import LeakAudit, audit_leaks, visible_roots
-from replicate.jail.context import context_for
+from replicate.gen import LeakAudit, audit_leaks, visible_roots
+from replicate.jail import context_for
 
 
 def _timed(work: Callable[[], object]) -> tuple[float, float]:

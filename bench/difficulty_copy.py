@@ -19,13 +19,11 @@ import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from replicate.batch.difficulty import difficulties
-from replicate.batch.store import Batch, LoadedTask
+from replicate.batch import Batch, LoadedTask, difficulties
 from replicate.cache import cache_root
-from replicate.core.difficulty import Difficulty
-from replicate.grading.grader import grade_text
-from replicate.jail.context import context_for
-from replicate.jail.sandbox import get_sandbox
+from replicate.core import Difficulty
+from replicate.grading import grade_text
+from replicate.jail import context_for, get_sandbox
 
 BUCKETS = ((0.0, 0.3), (0.3, 0.5), (0.5, 0.8), (0.8, 1.01))
 

@@ -87,8 +87,8 @@ def _golden_seed() -> object:
 
 def _instrument(tally: Tally) -> None:
     """Count every jail the local sandbox starts and time every run (cold, or a warm slot's)."""
-    from replicate.jail.sandbox.bwrap import BwrapSandbox
-    from replicate.jail.warm import Slot
+    from replicate.jail import Slot
+    from replicate.jail.sandbox.bwrap import BwrapSandbox  # a backend: loaded when chosen
 
     run, start, slot_run = BwrapSandbox.run, BwrapSandbox.start, Slot.run
 
@@ -162,7 +162,7 @@ def cpu_clock() -> Iterator[list[float]]:
 def one_gen(repo: str, out: Path, workers: int, cold: bool) -> dict[str, Any]:
     """Mint once, in this process, instrumented (the `--one` mode)."""
     sys.path.insert(0, str(ROOT))
-    from replicate.gen.pipeline import GenOptions, mint
+    from replicate.gen import GenOptions, mint
 
     tally, clock = Tally(), StageClock()
     _instrument(tally)

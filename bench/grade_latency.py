@@ -23,15 +23,20 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from replicate.batch.store import Batch, LoadedTask
+from replicate.batch import Batch, LoadedTask
 from replicate.cache import cache_root
-from replicate.core.records import CallInput
-from replicate.grading.grader import original_source
-from replicate.jail.calls import JailRun, RepoContext, run_calls
-from replicate.jail.context import context_for
-from replicate.jail.sandbox import get_sandbox
-from replicate.jail.sandbox.base import SandboxUnavailable, WarmStart
-from replicate.jail.warm import WarmPool
+from replicate.core import CallInput
+from replicate.grading import original_source
+from replicate.jail import (
+    JailRun,
+    RepoContext,
+    SandboxUnavailable,
+    WarmPool,
+    WarmStart,
+    context_for,
+    get_sandbox,
+    run_calls,
+)
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 INPUTS = 500

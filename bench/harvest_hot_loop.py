@@ -25,7 +25,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from replicate.harvest.collect import PLUGIN_FILES, install_plugin
+from replicate.harvest import PLUGIN_FILES, install_plugin
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORE = """

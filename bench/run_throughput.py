@@ -28,11 +28,11 @@ import tempfile
 import time
 from pathlib import Path
 
-from replicate.agents.protocol import AgentConfig
-from replicate.batch.store import Batch
-from replicate.core.records import ResultRow
-from replicate.jail.sandbox import get_sandbox
-from replicate.scoring.session import RunOptions, run_batch
+from replicate.agents import AgentConfig
+from replicate.batch import Batch
+from replicate.core import ResultRow
+from replicate.jail import get_sandbox
+from replicate.scoring import RunOptions, run_batch
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 AGENT = (

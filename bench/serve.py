@@ -34,8 +34,8 @@ import httpx
 REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))
 
-from replicate.batch.store import Batch  # noqa: E402
-from replicate.grading.grader import original_source  # noqa: E402
+from replicate.batch import Batch  # noqa: E402
+from replicate.grading import original_source  # noqa: E402
 from tests.integration.integrations.load import quantile, rss_mb, storm  # noqa: E402
 from tests.integration.integrations.server import serving  # noqa: E402
 

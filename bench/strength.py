@@ -38,17 +38,22 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from replicate.batch.store import Batch, LoadedTask
+from replicate.batch import Batch, LoadedTask
 from replicate.cache import cache_root
-from replicate.core.records import CallInput
-from replicate.gen.strength import MutantRun, assess, mutant_settings, run_mutants, task_mutants
-from replicate.gen.survivors import Reference, reference_run, search
-from replicate.grading.repo_tests import node_ids, run_repo_tests
-from replicate.inputs.widen import Budget
-from replicate.jail.calls import RepoContext
-from replicate.jail.context import context_for
-from replicate.jail.sandbox import get_sandbox
-from replicate.jail.sandbox.base import Sandbox
+from replicate.core import CallInput
+from replicate.gen import (
+    MutantRun,
+    Reference,
+    assess,
+    mutant_settings,
+    reference_run,
+    run_mutants,
+    search,
+    task_mutants,
+)
+from replicate.grading import node_ids, run_repo_tests
+from replicate.inputs import Budget
+from replicate.jail import RepoContext, Sandbox, context_for, get_sandbox
 
 LIBS = ("more-itertools==10.5.0", "boltons==24.1.0", "sortedcontainers==2.4.0")
 GIT = ("git", "-c", "safe.directory=*", "-c", "user.name=bench", "-c", "user.email=b@localhost")

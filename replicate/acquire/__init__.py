@@ -4,5 +4,15 @@ from __future__ import annotations
 
 from replicate.acquire.export import export_tree
 from replicate.acquire.git import AcquiredRepo, acquire
+from replicate.acquire.pypi import is_pypi_spec, parse_pin
+from replicate.acquire.remote import is_remote_spec
 
-__all__ = ["AcquiredRepo", "acquire", "export_tree"]
+__all__ = [
+    "AcquiredRepo",
+    "acquire",
+    "annotations",
+    "export_tree",
+    "is_pypi_spec",
+    "is_remote_spec",
+    "parse_pin",
+]

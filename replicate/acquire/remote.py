@@ -18,7 +18,7 @@ from replicate.acquire.commands import (
     run_git,
 )
 from replicate.cache import file_lock
-from replicate.core.ids import normalise_repo_url
+from replicate.core import normalise_repo_url
 from replicate.errors import ReplicateError
 
 _URL = re.compile(r"^([A-Za-z][A-Za-z0-9+.-]*)://")

@@ -4,8 +4,9 @@
   `agents/llm_tools.py` (list, read, write, edit files; run Python or the tests in the sandbox)
   until it answers without a tool call or a budget (model calls, tokens, wall time) is spent.
 - `builtin:openai-single`: one completion from TASK.md and the stubbed target file; the reply
-  is written as the target file as it is, and the grader's one splicing rule (`core/splice.py`:
-  fences stripped, a bare `def` accepted) makes it a candidate — the shape RL trainers sample in.
+  is written as the target file as it is, and the grader's one splicing rule (the language
+  adapter's `splice`: fences stripped, a bare `def` accepted) makes it a candidate — the shape
+  RL trainers sample in.
 
 They live in `agents/` beside the shell agent because they are agents in the same sense: they
 act on one workspace, and every command they run goes through the agent's sandbox
@@ -35,9 +36,9 @@ from replicate.agents.llm_client import (
 )
 from replicate.agents.llm_tools import TOOLS, Toolbox
 from replicate.agents.protocol import AgentConfig, AgentOutcome
-from replicate.batch.store import LoadedTask
-from replicate.core.records import AgentStatus
-from replicate.jail.calls import RepoContext
+from replicate.batch import LoadedTask
+from replicate.core import AgentStatus
+from replicate.jail import RepoContext
 
 TOOL_SYSTEM = (
     "You are a software engineer working in a repository checked out in your workspace. "

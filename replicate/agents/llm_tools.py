@@ -22,9 +22,9 @@ from typing import Any
 
 from replicate import confined
 from replicate.agents.protocol import AgentConfig, agent_request
-from replicate.batch.store import LoadedTask
-from replicate.core.splice import MAX_CANDIDATE_BYTES
-from replicate.jail.calls import RepoContext
+from replicate.batch import LoadedTask
+from replicate.core import MAX_CANDIDATE_BYTES
+from replicate.jail import RepoContext
 
 MAX_READ_BYTES = 200_000
 MAX_LISTED = 400

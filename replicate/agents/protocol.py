@@ -11,10 +11,9 @@ from typing import Any
 from replicate.agents import egress_relay
 from replicate.agents.egress import EgressProxy, EgressRecord, parse_allow_hosts
 from replicate.agents.workspace import PROMPT_NAME
-from replicate.batch.store import LoadedTask
-from replicate.core.records import AgentStatus
-from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
+from replicate.batch import LoadedTask
+from replicate.core import AgentStatus
+from replicate.jail import Limits, Mount, RepoContext, Sandbox, SandboxRequest
 
 DEFAULT_AGENT_TIMEOUT_S = 1800.0
 DEFAULT_DISK_QUOTA_MB = 1024  # the workspace's total size (agents/quota.py); None: no cap

@@ -29,7 +29,7 @@ from pathlib import Path
 
 from replicate import scratch
 from replicate.agents.protocol import AgentOutcome
-from replicate.core.records import AgentStatus
+from replicate.core import AgentStatus
 
 FULL_MARGIN_BYTES = 1 << 20
 INODES_PER_MB = 256  # a tmpfs inode costs memory the size cap does not count

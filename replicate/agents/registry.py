@@ -15,9 +15,9 @@ from typing import Protocol
 
 from replicate.agents.llm_client import ModelConfig, endpoint_problem
 from replicate.agents.protocol import AgentConfig, AgentOutcome, run_agent
-from replicate.batch.store import LoadedTask
+from replicate.batch import LoadedTask
 from replicate.errors import ReplicateError
-from replicate.jail.calls import RepoContext
+from replicate.jail import RepoContext
 
 BUILTIN_PREFIX = "builtin:"
 

@@ -15,8 +15,8 @@ from pathlib import Path
 import git
 
 from replicate import confined
-from replicate.batch.store import LoadedTask
-from replicate.core.splice import MAX_CANDIDATE_BYTES
+from replicate.batch import LoadedTask
+from replicate.core import MAX_CANDIDATE_BYTES
 
 PROMPT_NAME = "TASK.md"
 _IDENTITY = {

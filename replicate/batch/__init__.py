@@ -1,1 +1,55 @@
 """batch."""
+
+from __future__ import annotations
+
+from replicate.batch.difficulty import (
+    DIFFICULTY,
+    SolveRate,
+    choose,
+    difficulties,
+    parse_bands,
+    read_difficulty,
+    record_solve_rates,
+    write_difficulty,
+)
+from replicate.batch.manifest import MANIFEST, write_manifest
+from replicate.batch.schemas import write_schemas
+from replicate.batch.store import (
+    HIDDEN,
+    REPOS,
+    SPECS,
+    Batch,
+    LoadedTask,
+    RepoSnapshot,
+    remove_task,
+    write_repo,
+    write_task,
+)
+from replicate.batch.validate import BatchCheck, check_batch
+from replicate.batch.visible import read_source
+
+__all__ = [
+    "DIFFICULTY",
+    "HIDDEN",
+    "MANIFEST",
+    "REPOS",
+    "SPECS",
+    "Batch",
+    "BatchCheck",
+    "LoadedTask",
+    "RepoSnapshot",
+    "SolveRate",
+    "check_batch",
+    "choose",
+    "difficulties",
+    "parse_bands",
+    "read_difficulty",
+    "read_source",
+    "record_solve_rates",
+    "remove_task",
+    "write_difficulty",
+    "write_manifest",
+    "write_repo",
+    "write_schemas",
+    "write_task",
+]

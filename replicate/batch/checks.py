@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from packaging.requirements import InvalidRequirement, Requirement
 
-from replicate.core.paths import name_problem, path_problem
-from replicate.core.records import HiddenTask, RepoRecord, TaskSpec
+from replicate.core import HiddenTask, RepoRecord, TaskSpec, name_problem, path_problem
 from replicate.errors import ReplicateError
 
 

@@ -27,8 +27,16 @@ from replicate import confined
 from replicate.batch.manifest import Manifest, file_digest, read_manifest
 from replicate.batch.store import HIDDEN, Batch, LoadedTask
 from replicate.batch.visible import repo_index, stdlib_parents
-from replicate.core.copying import CopyIndex, higher, target_tokens
-from replicate.core.difficulty import BANDS, MEASURE, Band, Difficulty, measure
+from replicate.core import (
+    BANDS,
+    MEASURE,
+    Band,
+    CopyIndex,
+    Difficulty,
+    higher,
+    measure,
+    target_tokens,
+)
 from replicate.errors import ReplicateError
 
 DIFFICULTY = "difficulty.json"

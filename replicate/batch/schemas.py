@@ -7,7 +7,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from replicate.core.records import Funnel, ResultRow, TaskSpec, Verdict
+from replicate.core import Funnel, ResultRow, TaskSpec, Verdict
 
 SCHEMAS: dict[str, type[BaseModel]] = {
     "task.schema.json": TaskSpec,

@@ -30,10 +30,9 @@ from pydantic import ValidationError
 from replicate import confined
 from replicate.batch import checks, minting
 from replicate.batch.manifest import Manifest, differences, read_manifest
-from replicate.core.ids import MAX_PART, slug
-from replicate.core.records import CallInput, HiddenTask, RepoRecord, TaskSpec
-from replicate.core.splice import stub_source
+from replicate.core import MAX_PART, CallInput, HiddenTask, RepoRecord, TaskSpec, slug
 from replicate.errors import ReplicateError
+from replicate.languages import Language, get_language
 
 SPECS = "specs"
 HIDDEN = "reference_impls"
@@ -69,13 +68,17 @@ class LoadedTask:
     def id(self) -> str:
         return self.spec.id
 
+    def language(self) -> Language:
+        """The adapter of the task's language: how its target is stubbed and a candidate spliced."""
+        return get_language(self.spec.language)
+
     def original_source(self) -> bytes:
         """The target file as the snapshot holds it (hidden: the trusted side only)."""
         return confined.read_bytes(self.repo.tree, self.hidden.target.path)
 
     def stubbed_source(self) -> bytes:
         """The target file with the target's body replaced by the stub, as the agent sees it."""
-        return stub_source(self.original_source(), self.hidden.target)
+        return self.language().stub(self.original_source(), self.hidden.target)
 
 
 def _write_json(path: Path, text: str) -> None:

@@ -19,8 +19,7 @@ from collections.abc import Iterator
 from functools import cache
 from pathlib import Path
 
-from replicate.core.copying import CopyIndex, Visible, body_tokens, parse, visible_in
-from replicate.core.records import Target
+from replicate.core import CopyIndex, Target, Visible, body_tokens, parse, visible_in
 
 MAX_FILE_BYTES = 2_000_000
 DEPTH = 4  # bases followed up from the target's class

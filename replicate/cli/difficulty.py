@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import argparse
 
-from replicate.batch.difficulty import parse_bands
-from replicate.core.difficulty import BANDS, Band
+from replicate.batch import parse_bands
+from replicate.core import BANDS, Band
 from replicate.errors import ReplicateError
 
 

@@ -12,9 +12,10 @@ from rich.markup import escape
 from rich.table import Table
 
 from replicate.cli.console import err_console
-from replicate.core.records import LedgerEntry
+from replicate.core import LedgerEntry
 from replicate.errors import ReplicateError
-from replicate.gen.explain import (
+from replicate.gen import (
+    LEDGER,
     Explanation,
     NoLedger,
     NoMatch,
@@ -24,7 +25,6 @@ from replicate.gen.explain import (
     outcomes,
     tally,
 )
-from replicate.gen.ledger import LEDGER
 
 
 def register(sub: Any) -> None:

@@ -9,13 +9,11 @@ from typing import Any
 
 from rich.table import Table
 
-from replicate.batch.difficulty import choose
-from replicate.batch.store import Batch
+from replicate.batch import Batch, choose
 from replicate.cli.console import err_console
 from replicate.cli.difficulty import add_difficulty_arguments, difficulty_filters
 from replicate.errors import ReplicateError
-from replicate.exporters.base import ExportOptions, Written
-from replicate.exporters.registry import EXPORTERS, exporter
+from replicate.exporters import EXPORTERS, ExportOptions, Written, exporter
 
 OUT_HELP = "output path (rows: PATH.parquet, PATH.jsonl; inspect, harbor: an empty folder)"
 BUILD_HELP = "harbor: also build and tag every task's images locally (docker)"

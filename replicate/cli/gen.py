@@ -14,12 +14,10 @@ from rich.table import Table
 from replicate.cli import gen_many
 from replicate.cli.console import err_console
 from replicate.cli.progress import progress_display
-from replicate.core.records import Funnel
+from replicate.core import Funnel
 from replicate.errors import ReplicateError
-from replicate.gen.ledger import LEDGER
-from replicate.gen.pipeline import GenOptions, GenReport, mint
-from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
-from replicate.jail.sandbox import sandbox_names
+from replicate.gen import DEFAULT_MIN_KILL_RATE, LEDGER, GenOptions, GenReport, mint
+from replicate.jail import sandbox_names
 
 
 def register(sub: Any) -> None:

@@ -15,8 +15,7 @@ from replicate.cli.executors import add_executor_arguments
 from replicate.cli.progress import progress_display
 from replicate.errors import ReplicateError
 from replicate.executors import get_executor
-from replicate.gen.many.card import CARD_MD, BatchCard
-from replicate.gen.many.driver import ManyOptions, mint_many
+from replicate.gen import CARD_MD, BatchCard, ManyOptions, mint_many
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:

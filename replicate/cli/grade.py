@@ -6,13 +6,17 @@ import argparse
 from pathlib import Path
 from typing import Any
 
-from replicate.batch.store import Batch
+from replicate.batch import Batch
 from replicate.cache import cache_root
 from replicate.errors import ReplicateError
-from replicate.grading.grader import MAX_CANDIDATE_BYTES, grade_text, refused, size_problem
-from replicate.grading.repo_tests import with_repo_tests
-from replicate.jail.context import context_for
-from replicate.jail.sandbox import get_sandbox, sandbox_names
+from replicate.grading import (
+    MAX_CANDIDATE_BYTES,
+    grade_text,
+    refused,
+    size_problem,
+    with_repo_tests,
+)
+from replicate.jail import context_for, get_sandbox, sandbox_names
 
 NO_VERIFY_HELP = "trust the batch as it is: skip checking its files against its manifest"
 REPO_TESTS_HELP = (

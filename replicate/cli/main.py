@@ -14,7 +14,7 @@ from replicate import __version__, scratch
 from replicate.cli import explain, export, gen, grade, report, run, serve, validate
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
-from replicate.jail.sandbox.cgroup import sweep_cgroups
+from replicate.jail import sweep_cgroups
 
 SUBCOMMANDS = (gen, explain, run, grade, validate, export, serve, report)
 

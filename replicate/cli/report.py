@@ -8,8 +8,7 @@ from typing import Any
 
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
-from replicate.scoring.report import write_report
-from replicate.scoring.solve import write_solve_rates
+from replicate.scoring import write_report, write_solve_rates
 
 DEFAULT_NAME = "report.html"
 

@@ -10,27 +10,36 @@ from typing import Any
 
 from rich.table import Table
 
-from replicate.agents.egress import parse_allow_hosts
-from replicate.agents.llm_client import (
+from replicate.agents import (
+    DEFAULT_AGENT_TIMEOUT_S,
     DEFAULT_BASE_URL,
+    DEFAULT_DISK_QUOTA_MB,
     DEFAULT_KEY_ENV,
     DEFAULT_MAX_STEPS,
     DEFAULT_MAX_TOKENS,
+    AgentConfig,
     ModelConfig,
+    builtin_names,
+    is_builtin,
+    parse_allow_hosts,
 )
-from replicate.agents.protocol import DEFAULT_AGENT_TIMEOUT_S, DEFAULT_DISK_QUOTA_MB, AgentConfig
-from replicate.agents.registry import builtin_names, is_builtin
 from replicate.cli.console import err_console
 from replicate.cli.difficulty import add_difficulty_arguments, difficulty_filters
 from replicate.cli.executors import add_executor_arguments
 from replicate.cli.grade import NO_VERIFY_HELP, REPO_TESTS_HELP
 from replicate.cli.progress import RichProgress
-from replicate.core.records import ResultRow
+from replicate.core import ResultRow
 from replicate.errors import InfraError, ReplicateError
-from replicate.jail.sandbox import Sandbox, get_sandbox, sandbox_names
-from replicate.scoring.results import TORN_FILE
-from replicate.scoring.session import RunOptions, RunSummary, run_batch
-from replicate.scoring.stats import TaskStats, overall_pass_at, task_stats
+from replicate.jail import Sandbox, get_sandbox, sandbox_names
+from replicate.scoring import (
+    TORN_FILE,
+    RunOptions,
+    RunSummary,
+    TaskStats,
+    overall_pass_at,
+    run_batch,
+    task_stats,
+)
 
 
 def register(sub: Any) -> None:

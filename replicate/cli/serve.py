@@ -10,7 +10,7 @@ from typing import Any
 
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
-from replicate.jail.sandbox import sandbox_names
+from replicate.jail import sandbox_names
 
 TOKEN_ENV = "REPLICATE_SERVE_TOKEN"
 
@@ -56,8 +56,8 @@ def exposure_warning(host: str, token: str | None) -> str | None:
 def handle(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from replicate.integrations.grading import Grader
-    from replicate.serve.app import ServeSettings, create_app
+    from replicate.integrations import Grader
+    from replicate.serve import ServeSettings, create_app
 
     if args.workers < 1 or args.queue < 0 or args.max_body_mb <= 0:
         raise ReplicateError("--workers must be >= 1, --queue >= 0 and --max-body-mb > 0")

@@ -11,7 +11,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from replicate.batch.validate import BatchCheck, check_batch
+from replicate.batch import BatchCheck, check_batch
 from replicate.cli.console import err_console
 
 SHOWN = 5  # manifest differences listed before "and N more"

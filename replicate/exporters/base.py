@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
-from replicate.batch.store import Batch
+from replicate.batch import Batch
 
 
 @dataclass(frozen=True)

@@ -22,8 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from replicate import __version__, confined
-from replicate.batch.manifest import write_manifest
-from replicate.batch.store import HIDDEN, REPOS, SPECS, Batch, LoadedTask
+from replicate.batch import HIDDEN, REPOS, SPECS, Batch, LoadedTask, write_manifest
 from replicate.exporters import harbor_files as files
 from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.inspect_eval import ensure_empty

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import replicate
 from replicate import __version__
-from replicate.batch.store import Batch
+from replicate.batch import Batch
 from replicate.errors import InfraError
 from replicate.exporters.harbor_files import VERIFIER_IMAGE
 

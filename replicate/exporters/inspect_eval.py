@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from replicate.batch.store import Batch, LoadedTask
+from replicate.batch import Batch, LoadedTask
 from replicate.errors import ReplicateError
 from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.workspace import instruction_text, write_workspace

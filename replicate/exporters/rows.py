@@ -21,9 +21,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from replicate.batch.store import Batch, LoadedTask
+from replicate.batch import Batch, LoadedTask
 from replicate.exporters.base import ExportOptions, Written
-from replicate.grading.grader import stubbed_source
+from replicate.grading import stubbed_source
 
 DATA_SOURCE = "replicate"
 ABILITY = "code"

@@ -10,8 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from replicate import confined
-from replicate.agents.workspace import PROMPT_NAME
-from replicate.batch.store import LoadedTask
+from replicate.agents import PROMPT_NAME
+from replicate.batch import LoadedTask
 
 
 def write_workspace(task: LoadedTask, dest: Path) -> Path:

@@ -22,12 +22,11 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from replicate.batch.store import LoadedTask
-from replicate.batch.visible import read_source
+from replicate.batch import LoadedTask, read_source
 from replicate.cache import publish
 from replicate.gen import leaks as leaks_module
 from replicate.gen.leaks import WORD, Needle, fingerprints, hits, needle_for
-from replicate.jail.sandbox.system import system_view
+from replicate.jail import system_view
 
 MAX_FILE_BYTES = 5_000_000
 REPOSITORY = "the repository"  # parsed afresh each gen: its files are new to each

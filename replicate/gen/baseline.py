@@ -28,21 +28,19 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.batch.store import LoadedTask
-from replicate.core.records import Baseline, DegenerateScore, Target
-from replicate.grading.grader import original_source
-from replicate.grading.reward import (
+from replicate.batch import LoadedTask
+from replicate.core import Baseline, DegenerateScore, Target
+from replicate.grading import (
     MAX_BASELINE,
     MAX_CONSTANT_BASELINE,
     MAX_DEGENERATE_REWARD,
     normalise,
+    original_source,
     score,
 )
-from replicate.inputs.signature import parse_signature
-from replicate.jail.calls import RepoContext, run_calls
-from replicate.jail.sandbox.base import Sandbox
-from replicate.values.plain import canonical
-from replicate.values.render import render
+from replicate.inputs import parse_signature
+from replicate.jail import RepoContext, Sandbox, run_calls
+from replicate.values import canonical, render
 
 Outcome = Mapping[str, Any]
 STUB_EXCEPTION = "builtins.NotImplementedError"

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from replicate.core.records import Funnel, FunnelStage, LedgerEntry, SkippedFile
+from replicate.core import Funnel, FunnelStage, LedgerEntry, SkippedFile
 
 STAGES = ("extracted", "traced", "encodable", "deterministic", "validated")
 

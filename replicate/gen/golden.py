@@ -2,7 +2,7 @@
 
 1. The traced inputs run with hash seed 1; the runner also reports each call's arguments.
 2. From those arguments the trusted side generates widened and edge inputs
-   (`replicate.inputs.widen`), which run with hash seed 1 under a short per-call limit.
+   (`replicate.inputs.widening`), which run with hash seed 1 under a short per-call limit.
 3. Every input still standing runs again with hash seed 2 and the wall clock moved ahead.
 
 An input is kept when both runs give an outcome, the outcome can be compared (nothing opaque, too
@@ -21,13 +21,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from replicate.core.records import CallInput, GradingSettings, Target
-from replicate.gen.mint_detail import NOT_COMPARABLE, example
-from replicate.grading.compare import is_gradable, same_outcome
-from replicate.grading.reward import DEFAULT_WEIGHTS
-from replicate.inputs.widen import Budget, Seed, other_selves, render_call, widen
-from replicate.jail.calls import JailRun, RepoContext, run_calls
-from replicate.jail.sandbox.base import Sandbox
+from replicate.core import CallInput, GradingSettings, Target
+from replicate.gen.target_detail import NOT_COMPARABLE, example
+from replicate.grading import DEFAULT_WEIGHTS, is_gradable, same_outcome
+from replicate.inputs import Budget, Seed, other_selves, render_call, widen
+from replicate.jail import JailRun, RepoContext, Sandbox, run_calls
 
 __all__ = ["GOLDEN_SETTINGS", "Golden", "golden", "render_call", "timing_settings"]
 

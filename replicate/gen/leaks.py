@@ -13,8 +13,8 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 
-from replicate.core.records import Target
-from replicate.inputs.signature import parse
+from replicate.core import Target
+from replicate.inputs import parse
 
 MIN_STATEMENTS = 3
 WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")

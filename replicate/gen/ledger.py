@@ -17,8 +17,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from replicate import confined
-from replicate.batch.store import SPECS
-from replicate.core.records import LedgerEntry
+from replicate.batch import SPECS
+from replicate.core import LedgerEntry
 
 LEDGER = "funnel.jsonl"
 

@@ -16,7 +16,7 @@ import random
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
-from replicate.inputs.signature import parse
+from replicate.inputs import parse
 
 _SWAPS: dict[type, type] = {
     ast.Add: ast.Sub,

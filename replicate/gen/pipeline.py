@@ -11,26 +11,19 @@ from pathlib import Path
 from typing import TypeVar
 
 from replicate import GRADER_VERSION
-from replicate.batch import minting
-from replicate.batch.difficulty import write_difficulty
-from replicate.batch.manifest import write_manifest
-from replicate.batch.schemas import write_schemas
-from replicate.batch.store import write_repo
+from replicate.batch import minting, write_difficulty, write_manifest, write_repo, write_schemas
 from replicate.cache import cache_root
-from replicate.core.progress import NullProgress, Progress
-from replicate.core.records import Funnel, LedgerEntry, Target
+from replicate.core import Funnel, LedgerEntry, NullProgress, Progress, Target
 from replicate.errors import ReplicateError
 from replicate.gen.audit import LeakAudit, visible_roots
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.ledger import Ledger, LedgerKey, decided
-from replicate.gen.mint import TOO_FEW, Dropped, Minted, mint_target
 from replicate.gen.prepare import PreparedRepo, prepare_repo
 from replicate.gen.publish import NotStarted, Publisher
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
-from replicate.harvest.collect import HarvestResult, run_harvest
-from replicate.harvest.detail import harvest_detail
-from replicate.jail.sandbox import get_sandbox
-from replicate.jail.sandbox.base import Sandbox
+from replicate.gen.target import TOO_FEW, Dropped, Minted, mint_target
+from replicate.harvest import HarvestResult, harvest_detail, run_harvest
+from replicate.jail import Sandbox, get_sandbox
 
 PYTEST_FALLBACKS = ("pytest<9", "pytest<8", "pytest<7")
 T = TypeVar("T")

@@ -10,11 +10,9 @@ from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
 from replicate.acquire import AcquiredRepo, acquire, export_tree
-from replicate.batch.store import HIDDEN, REPOS, Batch, RepoSnapshot, remove_task
+from replicate.batch import HIDDEN, REPOS, Batch, RepoSnapshot, remove_task
 from replicate.cache import cache_root
-from replicate.core.ids import repo_dir_name
-from replicate.core.progress import Progress
-from replicate.core.records import RepoRecord
+from replicate.core import Progress, RepoRecord, repo_dir_name
 from replicate.envs import (
     Requirements,
     discover_requirements,
@@ -25,10 +23,8 @@ from replicate.envs import (
     static_version,
 )
 from replicate.errors import ReplicateError
-from replicate.jail.calls import RepoContext
-from replicate.jail.context import context_for
-from replicate.languages import get_language
-from replicate.languages.base import Extraction
+from replicate.jail import RepoContext, context_for
+from replicate.languages import Extraction, get_language
 
 
 @dataclass(frozen=True)

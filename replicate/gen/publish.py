@@ -7,13 +7,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate.batch.store import write_task
-from replicate.core.progress import Progress
-from replicate.core.records import LedgerEntry
+from replicate.batch import write_task
+from replicate.core import LedgerEntry, Progress
 from replicate.gen.audit import LeakAudit
 from replicate.gen.funnel import STAGES, FunnelCounter, stage_before
 from replicate.gen.ledger import Ledger
-from replicate.gen.mint import Dropped, Minted
+from replicate.gen.target import Dropped, Minted
 
 
 @dataclass(frozen=True)

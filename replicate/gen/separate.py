@@ -18,14 +18,13 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.batch.store import LoadedTask
-from replicate.core.records import Baseline, CallInput
+from replicate.batch import LoadedTask
+from replicate.core import Baseline, CallInput
 from replicate.gen.baseline import behind, program_outcomes, reaching_floor
 from replicate.gen.survivors import Search, confirmed, pick_killers, reference_run, search
-from replicate.grading.compare import compare_outcome
-from replicate.inputs.widen import Budget
-from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.grading import compare_outcome
+from replicate.inputs import Budget
+from replicate.jail import RepoContext, Sandbox
 
 Outcome = Mapping[str, Any]
 SALT = "baseline"

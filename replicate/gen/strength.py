@@ -6,7 +6,7 @@
    A mutant is killed when any hidden input differs (the reward falls below 1) or it cannot be
    run at all (it breaks the module's import); an infrastructure failure counts neither way.
 2. Survivors are hunted (`replicate.gen.survivors`): more inputs are generated from the traced calls
-   (`replicate.inputs.widen.widen`, a bigger budget, another seed), the reference runs on them
+   (`replicate.inputs.widening.widen`, a bigger budget, another seed), the reference runs on them
    twice (hash seeds 1 and 2, the clock moved ahead) and only inputs with one deterministic,
    comparable, quick, compact outcome are kept, as golden outputs are.  Each survivor runs on
    those; a few inputs that kill the most survivors (greedily, at most `PER_SURVIVOR` per
@@ -24,9 +24,8 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.batch.store import LoadedTask
-from replicate.core.records import CallInput, GradingSettings, Strength
-from replicate.core.splice import SpliceError, splice
+from replicate.batch import LoadedTask
+from replicate.core import CallInput, GradingSettings, SpliceError, Strength
 from replicate.gen.golden import Golden
 from replicate.gen.mutants import Mutant, mutants
 from replicate.gen.survivors import (
@@ -38,14 +37,18 @@ from replicate.gen.survivors import (
     reference_run,
     search,
 )
-from replicate.grading.compare import compare_outcome
-from replicate.grading.grader import original_source, stubbed_source
-from replicate.inputs.widen import Budget
-from replicate.jail import wire
-from replicate.jail.calls import RepoContext, Until, run_calls
-from replicate.jail.frames import is_result
-from replicate.jail.sandbox.base import Sandbox, WarmStart
-from replicate.jail.warm import WarmPool
+from replicate.grading import compare_outcome, original_source, stubbed_source
+from replicate.inputs import Budget
+from replicate.jail import (
+    RepoContext,
+    Sandbox,
+    Until,
+    WarmPool,
+    WarmStart,
+    is_result,
+    run_calls,
+    wire,
+)
 
 Outcome = Mapping[str, Any]
 MUTANTS = 12  # per task at gen time (bench/strength.py grades more)
@@ -100,7 +103,7 @@ def task_mutants(task: LoadedTask, limit: int = MUTANTS, seed: int = 0) -> list[
 def spliced_mutant(task: LoadedTask, mutant: Mutant) -> bytes | None:
     """The target file with the mutant in place (as a candidate's completion is spliced)."""
     try:
-        return splice(stubbed_source(task), mutant.text, task.hidden.target)
+        return task.language().splice(stubbed_source(task), mutant.text, task.hidden.target)
     except SpliceError:
         return None
 

@@ -1,6 +1,6 @@
 """Inputs that kill the mutants a task's hidden inputs let through (the strength check's step 2).
 
-More inputs are generated from the traced calls (`replicate.inputs.widen.widen` with a bigger
+More inputs are generated from the traced calls (`replicate.inputs.widening.widen` with a bigger
 budget and another salt), screened and run twice exactly as golden outputs are
 (`replicate.gen.golden`: hash seeds 1 and 2, the clock moved ahead; only deterministic,
 comparable, quick, compact outcomes are kept). The surviving mutants run on them; a few inputs
@@ -17,8 +17,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.batch.store import LoadedTask
-from replicate.core.records import CallInput
+from replicate.batch import LoadedTask
+from replicate.core import CallInput
 from replicate.gen.golden import (
     CLOCK_SHIFT_DAYS,
     SLOW_S,
@@ -28,10 +28,9 @@ from replicate.gen.golden import (
     run_resuming,
     screen,
 )
-from replicate.grading.compare import compare_outcome
-from replicate.inputs.widen import Budget, Seed, seeds_among, widen
-from replicate.jail.calls import RepoContext, run_calls
-from replicate.jail.sandbox.base import Sandbox
+from replicate.grading import compare_outcome
+from replicate.inputs import Budget, Seed, seeds_among, widen
+from replicate.jail import RepoContext, Sandbox, run_calls
 
 Outcome = Mapping[str, Any]
 SALT = "strength"

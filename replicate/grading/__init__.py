@@ -3,3 +3,51 @@
 `grader` splices the candidate, runs it in the jail and compares each outcome (`compare`) on the
 trusted side; `reward` weighs the matches by stratum and normalises against degenerate programs.
 """
+
+from __future__ import annotations
+
+from replicate.grading.compare import compare_outcome, is_gradable, same_outcome
+from replicate.grading.grader import (
+    MAX_CANDIDATE_BYTES,
+    Refusal,
+    grade_text,
+    original_source,
+    refused,
+    run_candidate,
+    size_problem,
+    stubbed_source,
+)
+from replicate.grading.repo_tests import node_ids, run_repo_tests, with_repo_tests
+from replicate.grading.reward import (
+    DEFAULT_WEIGHTS,
+    MAX_BASELINE,
+    MAX_CONSTANT_BASELINE,
+    MAX_DEGENERATE_REWARD,
+    matches,
+    normalise,
+    score,
+)
+
+__all__ = [
+    "DEFAULT_WEIGHTS",
+    "MAX_BASELINE",
+    "MAX_CANDIDATE_BYTES",
+    "MAX_CONSTANT_BASELINE",
+    "MAX_DEGENERATE_REWARD",
+    "Refusal",
+    "compare_outcome",
+    "grade_text",
+    "is_gradable",
+    "matches",
+    "node_ids",
+    "normalise",
+    "original_source",
+    "refused",
+    "run_candidate",
+    "run_repo_tests",
+    "same_outcome",
+    "score",
+    "size_problem",
+    "stubbed_source",
+    "with_repo_tests",
+]

@@ -21,8 +21,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.core.records import GradingSettings
-from replicate.values.render import UNVERIFIED, render, render_exception, render_outcome
+from replicate.core import GradingSettings
+from replicate.values import UNVERIFIED, render, render_exception, render_outcome
 
 __all__ = [
     "Mismatch",

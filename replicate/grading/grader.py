@@ -14,15 +14,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from replicate import GRADER_VERSION
-from replicate.batch.store import LoadedTask
-from replicate.core.records import Verdict, VerdictStatus
-from replicate.core.splice import MAX_CANDIDATE_BYTES, SpliceError, splice
+from replicate.batch import LoadedTask
+from replicate.core import MAX_CANDIDATE_BYTES, SpliceError, Verdict, VerdictStatus
 from replicate.grading.reward import normalise, score
 from replicate.grading.shrink import shrink_counterexample
 from replicate.grading.stability import Outcome, flipped, rescued, unstable_reason
-from replicate.jail.calls import JailRun, RepoContext, run_calls
-from replicate.jail.sandbox.base import Sandbox
-from replicate.jail.warm import WarmPool
+from replicate.jail import JailRun, RepoContext, Sandbox, WarmPool, run_calls
 
 
 def size_problem(candidate: str) -> str | None:
@@ -102,7 +99,7 @@ def run_candidate(
     if too_big:
         return Refusal(0.0, "graded", too_big)
     try:
-        spliced = splice(stubbed_source(task), candidate, target)
+        spliced = task.language().splice(stubbed_source(task), candidate, target)
     except SpliceError as exc:
         return Refusal(0.0, "graded", f"candidate rejected: {exc}")
     problem = _syntax_problem(spliced, target.path)

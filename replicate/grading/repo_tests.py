@@ -15,12 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replicate import confined
-from replicate.batch.store import LoadedTask
-from replicate.core.records import CallInput, RepoTestsCount, Target, Verdict
-from replicate.core.splice import SpliceError, splice
+from replicate.batch import LoadedTask
+from replicate.core import CallInput, RepoTestsCount, SpliceError, Target, Verdict
 from replicate.grading.grader import stubbed_source
-from replicate.jail.calls import JAIL_ENV, RepoContext
-from replicate.jail.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
+from replicate.jail import JAIL_ENV, Limits, Mount, RepoContext, Sandbox, SandboxRequest
 from replicate.scratch import temporary_dir
 
 MAX_NODE_IDS = 200
@@ -83,7 +81,7 @@ def candidate_repo_tests(
     does not splice: the verdict already says why)."""
     target = task.hidden.target
     try:
-        spliced = splice(stubbed_source(task), candidate, target)
+        spliced = task.language().splice(stubbed_source(task), candidate, target)
     except SpliceError:
         return None
     ids = node_ids(task.inputs)

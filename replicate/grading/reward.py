@@ -40,13 +40,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.core.records import (
-    CallInput,
-    Counterexample,
-    GradingSettings,
-    StratumCount,
-    StratumWeights,
-)
+from replicate.core import CallInput, Counterexample, GradingSettings, StratumCount, StratumWeights
 from replicate.grading.compare import Mismatch, compare_outcome
 
 DEFAULT_WEIGHTS = StratumWeights(traced=1.0, widened=2.0, edge=0.5, raises=0.5)

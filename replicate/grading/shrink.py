@@ -1,7 +1,7 @@
 """Shrinking a counterexample that came from a generated input, against the reference.
 
 A generated input is a seed call with some argument slots replaced by plain values
-(`replicate.inputs.widen`).  Shrinking proposes simpler values for those slots — shorter
+(`replicate.inputs.widening`).  Shrinking proposes simpler values for those slots — shorter
 containers and strings, integers nearer zero, elements dropped or simplified, in shortlex order
 as hypothesis's shrinker orders them — and runs the reference and the candidate on a batch of
 them in the jail (one process each per round: every evaluation is a sandboxed run, so they go in
@@ -19,17 +19,13 @@ from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
-from replicate.batch.store import LoadedTask
-from replicate.core.records import CallInput, Counterexample
+from replicate.batch import LoadedTask
+from replicate.core import CallInput, Counterexample
 from replicate.grading.compare import compare_outcome, is_gradable
 from replicate.grading.reward import counterexample
-from replicate.inputs.recipes import with_replacements
-from replicate.inputs.signature import Slot
-from replicate.inputs.widen import render_call
-from replicate.jail.calls import JailRun, RepoContext, run_calls
-from replicate.jail.sandbox.base import Sandbox
-from replicate.values import plain
-from replicate.values.plain import Items
+from replicate.inputs import Slot, render_call, with_replacements
+from replicate.jail import JailRun, RepoContext, Sandbox, run_calls
+from replicate.values import Items, plain
 
 ROUNDS = 4
 PER_ROUND = 24

@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from replicate.core.records import CallInput, GradingSettings
+from replicate.core import CallInput, GradingSettings
 from replicate.grading.reward import matches
 
 Outcome = Mapping[str, Any]

@@ -15,14 +15,20 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from replicate.core.records import Target
+from replicate.core import Target
 from replicate.harvest import budget as harvest_budget
 from replicate.harvest import byvalue as harvest_byvalue
 from replicate.harvest import plugin as harvest_plugin
 from replicate.harvest import rebuild as harvest_rebuild
-from replicate.jail.byvalue import module_file
-from replicate.jail.calls import JAIL_ENV, RepoContext
-from replicate.jail.sandbox.base import Limits, Mount, Sandbox, SandboxRequest
+from replicate.jail import (
+    JAIL_ENV,
+    Limits,
+    Mount,
+    RepoContext,
+    Sandbox,
+    SandboxRequest,
+    module_file,
+)
 from replicate.scratch import temporary_dir
 
 TEST_DIR_NAMES = ("tests", "test", "testing")

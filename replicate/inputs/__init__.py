@@ -3,3 +3,23 @@
 Pure: no subprocess, no network. `widen` draws them from the traced calls' seeds with the
 strategies, mutations, recipes and relations beside it.
 """
+
+from __future__ import annotations
+
+from replicate.inputs.recipes import recipe_b64, with_replacements
+from replicate.inputs.signature import Slot, parse, parse_signature
+from replicate.inputs.widening import Budget, Seed, other_selves, render_call, seeds_among, widen
+
+__all__ = [
+    "Budget",
+    "Seed",
+    "Slot",
+    "other_selves",
+    "parse",
+    "parse_signature",
+    "recipe_b64",
+    "render_call",
+    "seeds_among",
+    "widen",
+    "with_replacements",
+]

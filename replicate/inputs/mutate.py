@@ -18,7 +18,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.values.plain import Items
+from replicate.values import Items
 
 LONG = 50  # items in the "long" boundary container
 _TOKENS = re.compile(r"[A-Za-z]+|[0-9]+|\s+|[^A-Za-z0-9\s]")

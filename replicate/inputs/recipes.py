@@ -19,9 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.core.records import CallInput, Replacement
+from replicate.core import CallInput, Replacement
 from replicate.inputs.signature import Slot
-from replicate.jail.wire import CTOR_RECIPE_TAG, RECIPE_TAG
+from replicate.jail import CTOR_RECIPE_TAG, RECIPE_TAG
 from replicate.values import plain
 
 CTOR_SLOT = "self."  # prefix of the slots of the class call that built a method's `self`

@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.inputs.signature import Slot
-from replicate.values.plain import Items
+from replicate.values import Items
 
 MIN_CALLS = 3
 _SIZED = (str, bytes, list, tuple, dict, set, frozenset)

@@ -13,15 +13,14 @@ import textwrap
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.core.parsing import PARSE_LOCK
-from replicate.core.records import Target
+from replicate.core import PARSE_LOCK, Target
 
 Slot = int | str
 _PROMPT = (">>> ", "... ")
 
 
 def parse(text: str | bytes) -> ast.Module:
-    """`ast.parse` under the lock every threaded parse shares (see `replicate.core.splice`:
+    """`ast.parse` under the lock every threaded parse shares (see `replicate.core.parsing`:
     CPython before 3.11.8 keeps the parser's recursion depth per interpreter). Every `ast.parse`
     that can run on a worker thread (gen mints on threads) goes through here."""
     with PARSE_LOCK:

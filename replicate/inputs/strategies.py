@@ -24,9 +24,9 @@ from hypothesis import strategies as st
 from hypothesis.errors import Unsatisfiable
 from hypothesis.internal.conjecture import providers as _providers
 
-from replicate.core.parsing import PARSE_LOCK
+from replicate.core import PARSE_LOCK
 from replicate.inputs.signature import parse_expression
-from replicate.values.plain import Items
+from replicate.values import Items
 
 Strategy = st.SearchStrategy[Any]
 MAX_LEN = 24  # longest generated container or string

@@ -3,3 +3,9 @@
 Importing a module here does nothing but define functions: the batch, the sandbox and each
 repository's environment are opened on the first call and kept for the life of the process.
 """
+
+from __future__ import annotations
+
+from replicate.integrations.grading import Grader, candidate_from_query, reward_of
+
+__all__ = ["Grader", "candidate_from_query", "reward_of"]

@@ -15,16 +15,12 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from replicate import GRADER_VERSION
-from replicate.batch.store import Batch, LoadedTask
+from replicate.batch import Batch, LoadedTask
 from replicate.cache import cache_root
-from replicate.core.records import Verdict
+from replicate.core import Verdict
 from replicate.errors import ReplicateError
-from replicate.grading.grader import grade_text
-from replicate.jail.calls import RepoContext
-from replicate.jail.context import context_for
-from replicate.jail.sandbox import get_sandbox
-from replicate.jail.sandbox.base import Sandbox, WarmStart
-from replicate.jail.warm import WarmPool
+from replicate.grading import grade_text
+from replicate.jail import RepoContext, Sandbox, WarmPool, WarmStart, context_for, get_sandbox
 
 TASKS_ENV = "REPLICATE_TASKS"
 

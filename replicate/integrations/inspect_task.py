@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from replicate import confined
-from replicate.core.records import Verdict
+from replicate.core import Verdict
 from replicate.errors import ReplicateError
 from replicate.integrations.grading import grader_for
 

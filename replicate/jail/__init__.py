@@ -4,3 +4,51 @@ The in-jail runner (`runner`, standard library only) and its wire format (`wire`
 a sandbox (`sandbox/`: bubblewrap, Docker or none); `calls.run_calls` starts one, cold or from a
 warm pool (`warm`), and reads its frames back on the trusted side (`frames`, `calltime`).
 """
+
+from __future__ import annotations
+
+from replicate.jail.byvalue import module_file
+from replicate.jail.calls import JAIL_ENV, JailRun, RepoContext, Until, prewarm, run_calls
+from replicate.jail.context import context_for
+from replicate.jail.frames import is_result
+from replicate.jail.sandbox import get_sandbox, sandbox_names
+from replicate.jail.sandbox.base import (
+    Limits,
+    Mount,
+    Sandbox,
+    SandboxRequest,
+    SandboxUnavailable,
+    WarmStart,
+)
+from replicate.jail.sandbox.cgroup import sweep_cgroups
+from replicate.jail.sandbox.docker_image import BASE_IMAGE
+from replicate.jail.sandbox.system import system_view
+from replicate.jail.warm import Slot, WarmPool
+from replicate.jail.wire import CTOR_RECIPE_TAG, RECIPE_TAG
+
+__all__ = [
+    "BASE_IMAGE",
+    "CTOR_RECIPE_TAG",
+    "JAIL_ENV",
+    "RECIPE_TAG",
+    "JailRun",
+    "Limits",
+    "Mount",
+    "RepoContext",
+    "Sandbox",
+    "SandboxRequest",
+    "SandboxUnavailable",
+    "Slot",
+    "Until",
+    "WarmPool",
+    "WarmStart",
+    "context_for",
+    "get_sandbox",
+    "is_result",
+    "module_file",
+    "prewarm",
+    "run_calls",
+    "sandbox_names",
+    "sweep_cgroups",
+    "system_view",
+]

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replicate import confined
-from replicate.core.records import CallInput, GradingSettings, Target
+from replicate.core import CallInput, GradingSettings, Target
 from replicate.jail import runner as runner_module
 from replicate.jail import wire
 from replicate.jail.bytecode import bytecode_table, compiled_runner

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replicate.batch.store import RepoSnapshot
+from replicate.batch import RepoSnapshot
 from replicate.envs import Lock, ensure_env
 from replicate.jail.calls import RepoContext
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from replicate.core.records import SkippedFile, Target
+from replicate.core import SkippedFile, Target
 
 
 @dataclass(frozen=True)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from replicate.core.records import SkippedFile, Target
-from replicate.core.splice import splice, stub_source
+from replicate.core import SkippedFile, Target
 from replicate.errors import ReplicateError
 from replicate.languages.base import Extraction
 from replicate.languages.python_extract import extract_targets, first_error_line, parse_tree
@@ -18,6 +17,7 @@ from replicate.languages.python_layout import (
     generated_reason,
     iter_module_files,
 )
+from replicate.languages.python_splice import splice, stub_source
 
 MAX_FILE_BYTES = 2_000_000
 

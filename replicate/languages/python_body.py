@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from tree_sitter import Node
 
-from replicate.core.parsing import PARSE_LOCK
+from replicate.core import PARSE_LOCK
 
 _SCOPES = frozenset({"function_definition", "lambda", "class_definition"})
 _STRINGS = frozenset({"string", "concatenated_string"})

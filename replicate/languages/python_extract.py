@@ -13,7 +13,7 @@ import functools
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Tree
 
-from replicate.core.records import CallKind, Span, Target
+from replicate.core import CallKind, Span, Target
 from replicate.languages.python_body import read_body
 from replicate.languages.python_defs import Definition, collect_definitions, decorator_name
 

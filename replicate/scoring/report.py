@@ -9,8 +9,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate.core.difficulty import BANDS, Difficulty
-from replicate.core.records import ResultRow
+from replicate.core import BANDS, Difficulty, ResultRow
 from replicate.scoring import plots
 from replicate.scoring.rundata import RunData, candidate_diff, load_run, transcript
 from replicate.scoring.stats import TaskStats, overall_pass_at, task_stats

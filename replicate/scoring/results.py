@@ -14,7 +14,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 from pydantic import ValidationError
 
-from replicate.core.records import ResultRow
+from replicate.core import ResultRow
 from replicate.errors import ReplicateError
 
 RUN_FILE = "run.json"

@@ -14,10 +14,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from replicate import confined
-from replicate.batch.difficulty import difficulties
-from replicate.batch.store import Batch
-from replicate.core.difficulty import Difficulty
-from replicate.core.records import ResultRow
+from replicate.batch import Batch, difficulties
+from replicate.core import Difficulty, ResultRow
 from replicate.errors import ReplicateError
 from replicate.scoring.results import RESULTS_FILE, RUN_FILE
 

@@ -13,24 +13,25 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 
 from replicate import GRADER_VERSION, confined
-from replicate.agents.llm_client import ModelConfig
-from replicate.agents.protocol import AgentConfig, AgentOutcome
-from replicate.agents.quota import EXCEEDED, release_stale, workspace_quota
-from replicate.agents.registry import Agent, make_agent
-from replicate.agents.workspace import TargetRead, make_workspace, read_target
-from replicate.batch.difficulty import choose
-from replicate.batch.store import Batch, LoadedTask
+from replicate.agents import (
+    EXCEEDED,
+    Agent,
+    AgentConfig,
+    AgentOutcome,
+    ModelConfig,
+    TargetRead,
+    make_agent,
+    make_workspace,
+    read_target,
+    release_stale,
+    workspace_quota,
+)
+from replicate.batch import Batch, LoadedTask, choose
 from replicate.cache import cache_root
-from replicate.core.difficulty import Band
-from replicate.core.progress import NullProgress, Progress
-from replicate.core.records import ResultRow, Verdict, VerdictStatus
+from replicate.core import Band, NullProgress, Progress, ResultRow, Verdict, VerdictStatus
 from replicate.executors import get_executor
-from replicate.grading.grader import grade_text
-from replicate.grading.repo_tests import with_repo_tests
-from replicate.jail.calls import RepoContext, prewarm
-from replicate.jail.context import context_for
-from replicate.jail.sandbox.base import Sandbox, WarmStart
-from replicate.jail.warm import WarmPool
+from replicate.grading import grade_text, with_repo_tests
+from replicate.jail import RepoContext, Sandbox, WarmPool, WarmStart, context_for, prewarm
 from replicate.scoring.results import (
     DONE_STATUSES,
     ResultLog,

@@ -7,8 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replicate.batch.difficulty import DIFFICULTY, SolveRate, record_solve_rates
-from replicate.batch.store import Batch
+from replicate.batch import DIFFICULTY, Batch, SolveRate, record_solve_rates
 from replicate.errors import ReplicateError
 from replicate.scoring.rundata import RunData
 from replicate.scoring.stats import task_stats

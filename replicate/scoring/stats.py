@@ -12,7 +12,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from math import comb
 
-from replicate.core.records import ResultRow
+from replicate.core import ResultRow
 
 SUCCESS = 1.0
 

@@ -26,9 +26,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from replicate import GRADER_VERSION
-from replicate.core.records import Verdict
+from replicate.core import Verdict
 from replicate.errors import ReplicateError
-from replicate.integrations.grading import Grader, candidate_from_query, reward_of
+from replicate.integrations import Grader, candidate_from_query, reward_of
 from replicate.serve.body import Problem, read_json, string_field, string_list
 from replicate.serve.metrics import CONTENT_TYPE, Metrics
 from replicate.serve.pool import Full, GradingPool

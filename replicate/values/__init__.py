@@ -2,3 +2,17 @@
 
 `plain` decodes them to Python values and encodes them back; `render` writes short Python-like text.
 """
+
+from __future__ import annotations
+
+from replicate.values.plain import Items, canonical
+from replicate.values.rendering import UNVERIFIED, render, render_exception, render_outcome
+
+__all__ = [
+    "UNVERIFIED",
+    "Items",
+    "canonical",
+    "render",
+    "render_exception",
+    "render_outcome",
+]

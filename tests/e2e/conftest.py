@@ -16,7 +16,7 @@ import pytest
 
 from replicate.acquire import pypi
 from replicate.batch.store import Batch, LoadedTask
-from replicate.gen.mint import (
+from replicate.gen.target import (
     MIN_SPARSE_GENERATED,
     MIN_SPARSE_MUTANTS,
     MIN_STRATUM,
@@ -150,7 +150,7 @@ def public_batch(request: pytest.FixtureRequest) -> Minted:
 
 
 def minimum_breaches(batch_dir: Path) -> list[str]:
-    """Tasks that break the hidden-input minimums of `replicate.gen.mint`: at least MIN_TRACED
+    """Tasks that break the hidden-input minimums of `replicate.gen.target`: at least MIN_TRACED
     inputs recorded from the tests — or, for a function the tests call once or twice, at least
     MIN_SPARSE_GENERATED generated inputs, MIN_SPARSE_MUTANTS mutants graded, the kill-rate floor
     reached and no traced stratum of its own — and every stratum at least MIN_STRATUM inputs
@@ -180,7 +180,7 @@ def sparse_tasks(batch_dir: Path) -> list[str]:
 
 
 def _vouched(task: LoadedTask) -> bool:
-    """A sparse task held to the rule that lets it stand (see `replicate.gen.mint`)."""
+    """A sparse task held to the rule that lets it stand (see `replicate.gen.target`)."""
     generated = sum(1 for i in task.inputs if i.provenance != "traced")
     strength = task.hidden.strength
     return (

@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from replicate import GRADER_VERSION
-from replicate.core.difficulty import BANDS, Band
+from replicate.core import BANDS, Band
 from replicate.gen.many.ledger import RepoOutcome
 
 CARD_MD = "CARD.md"

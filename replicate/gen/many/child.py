@@ -18,8 +18,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict
 
 from replicate import scratch
-from replicate.core.progress import NullProgress
-from replicate.core.records import Funnel
+from replicate.core import Funnel, NullProgress
 from replicate.errors import ReplicateError
 from replicate.gen.pipeline import GenOptions, mint
 

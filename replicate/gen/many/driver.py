@@ -13,11 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replicate.acquire import acquire
-from replicate.batch.difficulty import write_difficulty
-from replicate.batch.store import SPECS
+from replicate.batch import SPECS, write_difficulty
 from replicate.cache import cache_root, file_lock
-from replicate.core.ids import slug
-from replicate.core.progress import NullProgress, Progress
+from replicate.core import NullProgress, Progress, slug
 from replicate.errors import ReplicateError
 from replicate.executors import Executor
 from replicate.gen.many.card import BatchCard, build_card, write_card

@@ -19,8 +19,8 @@ from pathlib import Path
 from pydantic import ValidationError
 
 from replicate import scratch
-from replicate.batch.store import HIDDEN, REPOS
-from replicate.core.records import Funnel, HiddenTask
+from replicate.batch import HIDDEN, REPOS
+from replicate.core import Funnel, HiddenTask
 from replicate.gen.many.child import ChildJob, ChildResult
 from replicate.gen.many.ledger import RepoOutcome, Stage, Worker
 from replicate.gen.many.licence import find_licence

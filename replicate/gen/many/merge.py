@@ -10,10 +10,17 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from replicate.batch.difficulty import read_difficulty, write_difficulty
-from replicate.batch.manifest import MANIFEST, write_manifest
-from replicate.batch.store import HIDDEN, REPOS, SPECS, remove_task
-from replicate.core.records import HiddenTask, RepoRecord
+from replicate.batch import (
+    HIDDEN,
+    MANIFEST,
+    REPOS,
+    SPECS,
+    read_difficulty,
+    remove_task,
+    write_difficulty,
+    write_manifest,
+)
+from replicate.core import HiddenTask, RepoRecord
 from replicate.gen.ledger import carry_over
 
 

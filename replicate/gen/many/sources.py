@@ -8,8 +8,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate.acquire.pypi import is_pypi_spec, parse_pin
-from replicate.acquire.remote import is_remote_spec
+from replicate.acquire import is_pypi_spec, is_remote_spec, parse_pin
 from replicate.errors import ReplicateError
 
 _COMMENT = re.compile(r"(^|\s)#.*$")

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from replicate.agents.workspace import PROMPT_NAME, make_workspace, read_target
-from replicate.core.splice import MAX_CANDIDATE_BYTES as MAX_TARGET_BYTES
+from replicate.core import MAX_CANDIDATE_BYTES as MAX_TARGET_BYTES
 from replicate.grading.grader import original_source, stubbed_source
 from tests.integration.minted import CORE_PATH, Tiny
 

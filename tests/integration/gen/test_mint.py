@@ -17,10 +17,10 @@ from replicate.core.records import (
     Stratum,
     Strength,
 )
-from replicate.gen import mint
+from replicate.gen import target as mint
 from replicate.gen.golden import Golden
-from replicate.gen.mint import MIN_GENERATED, MIN_STRATUM, MIN_TRACED, _examples, settle_strata
 from replicate.gen.separate import NONE, Separating
+from replicate.gen.target import MIN_GENERATED, MIN_STRATUM, MIN_TRACED, _examples, settle_strata
 from replicate.grading.reward import DEFAULT_WEIGHTS
 from tests.integration.minted import SYMBOLS, Tiny
 

@@ -17,7 +17,7 @@ from replicate.gen.strength import (
     task_mutants,
     with_added,
 )
-from replicate.inputs.widen import Budget
+from replicate.inputs.widening import Budget
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from replicate.gen.survivors import pick_killers, reference_run, search
-from replicate.inputs.widen import Budget
+from replicate.inputs.widening import Budget
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny

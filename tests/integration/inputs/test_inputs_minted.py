@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from replicate.inputs.recipes import seed_call
 from replicate.values import plain
-from replicate.values.render import render
+from replicate.values.rendering import render
 from tests.integration.minted import Tiny
 
 

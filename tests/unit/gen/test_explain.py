@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from replicate.core.records import LedgerEntry
-from replicate.gen.explain import NoLedger, NoMatch, explain, find, outcomes, tally
 from replicate.gen.ledger import LEDGER, Ledger, LedgerKey
+from replicate.gen.reasons import NoLedger, NoMatch, explain, find, outcomes, tally
 
 KEY = LedgerKey("repo", "c0ffee", "grader/4", 0.5)
 TOO_FEW = "fewer than 3 deterministic inputs"

@@ -16,7 +16,7 @@ from replicate.gen import pipeline, publish
 from replicate.gen.audit import Leak
 from replicate.gen.funnel import FunnelCounter
 from replicate.gen.ledger import LEDGER, Ledger, LedgerKey, decided, read_entries
-from replicate.gen.mint import Dropped, Minted
+from replicate.gen.target import Dropped, Minted
 from replicate.harvest.collect import HarvestedCall, HarvestResult, TargetStats
 
 LEAK_REASON = "reference body visible to the agent in the standard library"

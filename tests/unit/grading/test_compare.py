@@ -24,7 +24,7 @@ from replicate.grading.compare import (
 from replicate.jail.calltime import CallClock, timed_frames
 from replicate.jail.frames import ParsedRun, collect_frames
 from replicate.jail.runner import EncodeLimits, encode
-from replicate.values.render import render, render_outcome
+from replicate.values.rendering import render, render_outcome
 
 SETTINGS = GradingSettings()
 NONCE = "n0nce"

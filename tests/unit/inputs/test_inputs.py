@@ -10,9 +10,9 @@ from typing import Any
 import pytest
 
 from replicate.core.records import CallInput, CallKind, Span, Target
-from replicate.inputs import widen as inputs
+from replicate.inputs import widening as inputs
 from replicate.inputs.recipes import recipe_b64, replacements, seed_call
-from replicate.inputs.widen import Budget, Seed, widen
+from replicate.inputs.widening import Budget, Seed, widen
 from replicate.jail.runner import _unpack
 from replicate.values import plain
 

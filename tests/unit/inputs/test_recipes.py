@@ -17,7 +17,7 @@ from replicate.inputs.recipes import (
     seed_call,
     with_replacements,
 )
-from replicate.inputs.widen import Budget, widen
+from replicate.inputs.widening import Budget, widen
 from replicate.jail.runner import _unpack
 from replicate.values import plain
 from tests.unit.inputs.test_inputs import SEEDS, Box, _target

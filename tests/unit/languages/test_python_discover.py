@@ -8,10 +8,10 @@ from pathlib import Path
 import attr
 import pytest
 
-from replicate.core.splice import splice, stub_source
 from replicate.errors import ReplicateError
 from replicate.languages.base import Extraction
 from replicate.languages.python import PythonLanguage
+from replicate.languages.python_splice import splice, stub_source
 
 
 def _copy_package(package_dir: Path, repo: Path) -> None:

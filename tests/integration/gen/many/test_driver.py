@@ -10,13 +10,13 @@ import pytest
 
 from replicate.batch.difficulty import read_difficulty
 from replicate.batch.store import Batch
-from replicate.gen.explain import outcomes
 from replicate.gen.ledger import read_entries
 from replicate.gen.many import ledger
 from replicate.gen.many.driver import ManyOptions, ManyReport, mint_many
 from replicate.gen.many.job import JobResult, RepoJob, pack, unpack
 from replicate.gen.many.ledger import LEDGER, RepoOutcome, read_ledger
 from replicate.gen.many.merge import merge_repo
+from replicate.gen.reasons import outcomes
 from tests.integration.minted import Tiny, make_git_repo
 from tests.unit.executors.fake import FakeExecutor
 

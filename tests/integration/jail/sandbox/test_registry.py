@@ -55,10 +55,15 @@ def test_missing_bwrap_is_unavailable_with_a_hint(
 def test_import_builds_and_imports_no_backend() -> None:
     code = (
         "import sys, replicate.jail.sandbox as s\n"
-        "print(sorted(m for m in sys.modules if m.startswith('replicate.jail.sandbox.')))"
+        "print(sorted(m for m in sys.modules if m.startswith('replicate.jail.sandbox.')))\n"
+        "print('docker' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
-    assert out.stdout.strip() == "['replicate.jail.sandbox.base']"
+    modules, docker = out.stdout.splitlines()
+    assert "replicate.jail.sandbox.base" in modules
+    backends = ("bwrap", "docker", "plain", "process", "spawn")
+    assert not [name for name in backends if f"'replicate.jail.sandbox.{name}'" in modules]
+    assert docker == "False"  # the docker SDK: only when the docker backend is built
 
 
 def test_public_api() -> None:

@@ -37,7 +37,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from replicate.core.records import CallInput, Provenance, Target
+from replicate.core import CallInput, Provenance, Target
 from replicate.inputs.mutate import Pool, boundaries, mutate, pool_of
 from replicate.inputs.recipes import (
     ctor_slot,
@@ -50,8 +50,7 @@ from replicate.inputs.recipes import (
 from replicate.inputs.relations import Relation, holds, infer_relations
 from replicate.inputs.signature import Slot, doctest_calls, doctest_literals, parse_signature
 from replicate.inputs.strategies import Strategy, draw, from_hint, from_shape, observe
-from replicate.values import plain
-from replicate.values.render import render
+from replicate.values import plain, render
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from typing import Any
 
 from replicate.core.records import Strength
 from replicate.gen.golden import GOLDEN_SETTINGS, _first_problem, _second_problem
-from replicate.gen.mint_detail import drops_detail, example, strength_detail
+from replicate.gen.target_detail import drops_detail, example, strength_detail
 
 
 def _returned(value: Any, *args: Any) -> dict[str, Any]:

@@ -8,7 +8,8 @@ from typing import Any
 import pytest
 
 from replicate.core.records import Target
-from replicate.core.splice import (
+from replicate.languages.python_extract import extract_targets, parse_tree
+from replicate.languages.python_splice import (
     SpliceError,
     dedent_code,
     is_whole_file,
@@ -16,7 +17,6 @@ from replicate.core.splice import (
     strip_fences,
     stub_source,
 )
-from replicate.languages.python_extract import extract_targets, parse_tree
 
 
 def _target(source: bytes, qualname: str) -> Target:

@@ -13,8 +13,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate.batch.store import HIDDEN, SPECS
-from replicate.core.records import LedgerEntry
+from replicate.batch import HIDDEN, SPECS
+from replicate.core import LedgerEntry
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.ledger import LEDGER, read_entries
 

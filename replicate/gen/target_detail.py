@@ -9,8 +9,8 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from replicate.core.records import GradingSettings, Strength
-from replicate.grading.compare import compare_outcome
+from replicate.core import GradingSettings, Strength
+from replicate.grading import compare_outcome
 
 Outcome = Mapping[str, Any]
 SHOWN = 100  # characters of one example

@@ -21,16 +21,16 @@ import functools
 import warnings
 from dataclasses import dataclass
 
-from replicate.core.parsing import PARSE_LOCK
-from replicate.core.records import Target
-from replicate.core.splice_text import dedent_code, leading_space, reindent, strip_fences
+from replicate.core import PARSE_LOCK, SpliceError, Target
+from replicate.languages.python_splice_text import (
+    dedent_code,
+    leading_space,
+    reindent,
+    strip_fences,
+)
 
 STUB_BODY = b"raise NotImplementedError"
 _FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
-
-# The largest candidate any entry point grades (a target file read back from a workspace, a file
-# given to `replicate grade`, a completion): bigger ones get reward 0 before anything parses them.
-MAX_CANDIDATE_BYTES = 2_000_000
 
 
 __all__ = [
@@ -43,14 +43,6 @@ __all__ = [
     "strip_fences",
     "stub_source",
 ]
-
-
-class SpliceError(ValueError):
-    """A candidate that cannot be put into the target file; `reason` is one line for a verdict."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
 
 
 def stub_source(source: bytes, target: Target) -> bytes:

@@ -33,10 +33,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from replicate import GRADER_VERSION
-from replicate.batch.store import LoadedTask, RepoSnapshot
-from replicate.core.ids import task_id
-from replicate.core.prompt import render_prompt
-from replicate.core.records import (
+from replicate.batch import LoadedTask, RepoSnapshot
+from replicate.core import (
     Baseline,
     CallInput,
     Example,
@@ -47,21 +45,20 @@ from replicate.core.records import (
     Target,
     TaskSpec,
     Validation,
+    render_prompt,
+    task_id,
 )
 from replicate.gen.baseline import baseline, overpaid, too_weak, weak_detail
 from replicate.gen.golden import Golden, golden, timing_settings
-from replicate.gen.mint_detail import drops_detail, strength_detail
 from replicate.gen.separate import separating
 from replicate.gen.strength import assess, rejected, with_added
 from replicate.gen.survivors import joined
-from replicate.grading.grader import Refusal, original_source, run_candidate
-from replicate.grading.reward import matches
-from replicate.harvest.collect import HarvestedCall
-from replicate.inputs.recipes import recipe_b64
-from replicate.inputs.widen import Budget
-from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
-from replicate.values.render import render_outcome
+from replicate.gen.target_detail import drops_detail, strength_detail
+from replicate.grading import Refusal, matches, original_source, run_candidate
+from replicate.harvest import HarvestedCall
+from replicate.inputs import Budget, recipe_b64
+from replicate.jail import RepoContext, Sandbox
+from replicate.values import render_outcome
 
 MIN_TRACED = 3
 TOO_FEW = f"fewer than {MIN_TRACED}"  # the reasons whose detail is what the harvest saw
