@@ -23,7 +23,7 @@ from replicate.batch import Batch, LoadedTask, difficulties
 from replicate.cache import cache_root
 from replicate.core import Difficulty
 from replicate.grading import grade_text
-from replicate.jail import context_for, get_sandbox
+from replicate.jail import Jail, context_for, get_sandbox
 
 BUCKETS = ((0.0, 0.3), (0.3, 0.5), (0.5, 0.8), (0.8, 1.01))
 
@@ -76,7 +76,9 @@ def main() -> None:
         body = pasted_body(task, measured.copy_of or "")
         if body is None:
             return measured.copy_ratio, 0.0
-        verdict = grade_text(task, paste(task, body), context_for(task.repo, cache_root()), sandbox)
+        verdict = grade_text(
+            task, paste(task, body), Jail(context_for(task.repo, cache_root()), sandbox)
+        )
         return measured.copy_ratio, verdict.reward or 0.0
 
     with ThreadPoolExecutor(max_workers=args.workers) as pool:

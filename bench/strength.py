@@ -53,7 +53,7 @@ from replicate.gen import (
 )
 from replicate.grading import node_ids, run_repo_tests
 from replicate.inputs import Budget
-from replicate.jail import RepoContext, Sandbox, context_for, get_sandbox
+from replicate.jail import Jail, RepoContext, Sandbox, context_for, get_sandbox
 
 LIBS = ("more-itertools==10.5.0", "boltons==24.1.0", "sortedcontainers==2.4.0")
 GIT = ("git", "-c", "safe.directory=*", "-c", "user.name=bench", "-c", "user.email=b@localhost")
@@ -165,7 +165,7 @@ def repo_kills(
     ids = node_ids(task.inputs)
     target = task.hidden.target
     started = time.monotonic()
-    pristine = run_repo_tests(ctx, target, None, ids, sandbox)
+    pristine = run_repo_tests(Jail(ctx, sandbox), target, None, ids)
     if pristine.passed == 0:
         return None, len(ids)
     # a mutant that makes a test loop fails it; no need to wait the default 300 s for that
@@ -174,7 +174,7 @@ def repo_kills(
     def killed(run: MutantRun) -> bool:
         if run.spliced is None:
             return True
-        outcome = run_repo_tests(ctx, target, run.spliced, ids, sandbox, timeout_s=limit)
+        outcome = run_repo_tests(Jail(ctx, sandbox), target, run.spliced, ids, timeout_s=limit)
         return outcome.timed_out or outcome.passed < pristine.passed
 
     with ThreadPoolExecutor(max_workers=workers) as threads:
@@ -200,7 +200,7 @@ def hunt(
         if not alive or tried >= limit or empty >= 2:
             break
         budget = Budget(widened=BATCH, edge=100 if batch == 0 else 0)
-        found = search(task, ctx, sandbox, reference, budget, f"bench-{batch}", start)
+        found = search(task, Jail(ctx, sandbox), reference, budget, f"bench-{batch}", start)
         start += 2 * (BATCH + 100)
         fresh: list[CallInput] = [i for i in found.inputs if i.pickle_b64 not in seen]
         fresh = fresh[: limit - tried]
@@ -210,7 +210,7 @@ def hunt(
             continue
         tried += len(fresh)
         mutants = [r.mutant for r in alive]
-        again = run_mutants(task, mutants, ctx, sandbox, fresh, found.expected, settings, 2)
+        again = run_mutants(task, mutants, Jail(ctx, sandbox), fresh, found.expected, settings, 2)
         alive = [r for r, a in zip(alive, again, strict=True) if not a.killed]
     return alive, tried
 
@@ -222,18 +222,18 @@ def measure(
     args: argparse.Namespace,
 ) -> TaskRow | str:
     started = time.monotonic()
-    reference = reference_run(task, ctx, sandbox)
+    reference = reference_run(task, Jail(ctx, sandbox))
     if isinstance(reference, str):
         return f"{task.id}: {reference}"
     settings = mutant_settings(task, reference.wall_s)
     found = task_mutants(task, args.mutants)
-    runs = run_mutants(task, found, ctx, sandbox, task.inputs, task.expected, settings, 2)
+    runs = run_mutants(task, found, Jail(ctx, sandbox), task.inputs, task.expected, settings, 2)
     runs = [r for r in runs if r.status != "infra"]
     repo_killed, tests = repo_kills(task, runs, ctx, sandbox, args.workers)
     survivors = [r for r in runs if not r.killed]
     alive, searched = hunt(task, survivors, reference, ctx, sandbox, args.search)
     equivalent = alive if searched >= EQUIVALENT_AFTER else []
-    gen = assess(task, ctx, sandbox, threshold=args.threshold, limit=args.mutants, workers=2)
+    gen = assess(task, Jail(ctx, sandbox), threshold=args.threshold, limit=args.mutants, workers=2)
     if isinstance(gen, str):
         return f"{task.id}: {gen}"
     killed_later = [r for r in survivors if r not in alive]

@@ -16,7 +16,7 @@ from replicate.grading import (
     size_problem,
     with_repo_tests,
 )
-from replicate.jail import context_for, get_sandbox, sandbox_names
+from replicate.jail import Jail, context_for, get_sandbox, sandbox_names
 
 NO_VERIFY_HELP = "trust the batch as it is: skip checking its files against its manifest"
 REPO_TESTS_HELP = (
@@ -50,9 +50,9 @@ def handle(args: argparse.Namespace) -> int:
         print(refused(task, too_big).model_dump_json(indent=2))
         return 0
     sandbox = get_sandbox(args.sandbox)
-    ctx = context_for(task.repo, cache_root())
-    verdict = grade_text(task, text, ctx, sandbox)
+    jail = Jail(context_for(task.repo, cache_root()), sandbox)
+    verdict = grade_text(task, text, jail)
     if args.repo_tests:
-        verdict = with_repo_tests(verdict, task, text, ctx, sandbox)
+        verdict = with_repo_tests(verdict, task, text, jail)
     print(verdict.model_dump_json(indent=2))
     return 3 if verdict.status == "infra_error" else 0

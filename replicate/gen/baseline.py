@@ -39,7 +39,7 @@ from replicate.grading import (
     score,
 )
 from replicate.inputs import parse_signature
-from replicate.jail import RepoContext, Sandbox, run_calls
+from replicate.jail import Jail
 from replicate.values import canonical, render
 
 Outcome = Mapping[str, Any]
@@ -144,40 +144,37 @@ def _replace(outcome: Outcome, change: Mapping[str, Any]) -> Outcome:
     return {**kept, **change}
 
 
-def _outcomes(
-    task: LoadedTask, source: bytes, ctx: RepoContext, sandbox: Sandbox
-) -> Mapping[int, Outcome] | str | None:
+def _outcomes(task: LoadedTask, source: bytes, jail: Jail) -> Mapping[int, Outcome] | str | None:
     """A program's outcomes; None when its module does not import; a str on infra trouble."""
     target = task.hidden.target
-    run = run_calls(ctx, target, task.inputs, sandbox, task.hidden.grading, override=source)
+    run = jail.run(target, task.inputs, task.hidden.grading, override=source)
     problem = run.infra_problem()
     if problem:
         return problem
     return None if run.parsed.import_error is not None else run.parsed.outcomes
 
 
-def baseline(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> Baseline | str:
+def baseline(task: LoadedTask, jail: Jail) -> Baseline | str:
     """The task's baseline, or why it could not be computed (an infrastructure problem)."""
-    outcomes = program_outcomes(task, ctx, sandbox)
+    outcomes = program_outcomes(task, jail)
     return outcomes if isinstance(outcomes, str) else summarise(task, outcomes)
 
 
 def program_outcomes(
     task: LoadedTask,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     common: Sequence[Outcome] | None = None,
 ) -> dict[str, Mapping[int, Outcome]] | str:
     """Each degenerate program's outcomes on the task's inputs (tables aside; constants from
     `common`, see `derived_outcomes`), or why they could not be had (infrastructure)."""
-    stub = _outcomes(task, with_body(task, STUB_BODY), ctx, sandbox)
+    stub = _outcomes(task, with_body(task, STUB_BODY), jail)
     if isinstance(stub, str):
         return stub
     outcomes: dict[str, Mapping[int, Outcome]] = {"raise NotImplementedError": stub or {}}
     outcomes.update(derived_outcomes(task, stub, common) if stub is not None else {})
     derived = derivable(task.hidden.target, stub)
     for program in programs_to_run(task.hidden.target, derived=derived):
-        found = _outcomes(task, with_body(task, program.body), ctx, sandbox)
+        found = _outcomes(task, with_body(task, program.body), jail)
         if isinstance(found, str):
             return found
         outcomes[program.name] = found or {}

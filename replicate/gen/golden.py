@@ -25,7 +25,7 @@ from replicate.core import CallInput, GradingSettings, Target
 from replicate.gen.target_detail import NOT_COMPARABLE, example
 from replicate.grading import DEFAULT_WEIGHTS, is_gradable, same_outcome
 from replicate.inputs import Budget, Seed, other_selves, render_call, widen
-from replicate.jail import JailRun, RepoContext, Sandbox, run_calls
+from replicate.jail import Jail, JailRun
 
 __all__ = ["GOLDEN_SETTINGS", "Golden", "golden", "render_call", "timing_settings"]
 
@@ -67,10 +67,9 @@ class Golden:
 
 
 def run_resuming(
-    ctx: RepoContext,
+    jail: Jail,
     target: Target,
     inputs: Sequence[CallInput],
-    sandbox: Sandbox,
     seed: int,
     clock_shift_days: int = 0,
     settings: GradingSettings = GOLDEN_SETTINGS,
@@ -86,11 +85,9 @@ def run_resuming(
     for _ in range(MAX_RESUMES):
         if not pending:
             break
-        run: JailRun = run_calls(
-            ctx,
+        run: JailRun = jail.run(
             target,
             pending,
-            sandbox,
             settings,
             hash_seed=seed,
             encode_inputs=True,
@@ -146,16 +143,15 @@ def _seeds(inputs: Sequence[CallInput], first: Mapping[int, Outcome]) -> list[Se
 
 
 def golden(
-    ctx: RepoContext,
+    jail: Jail,
     target: Target,
     inputs: Sequence[CallInput],
-    sandbox: Sandbox,
     budget: Budget | None = None,
     ctors: Sequence[bytes] = (),
 ) -> Golden:
     """Golden outcomes of the traced inputs and, with a `budget`, of generated ones (`ctors`:
     recorded class calls of a method's class, to build other `self`s from)."""
-    first, drops, infra = run_resuming(ctx, target, inputs, sandbox, seed=1)
+    first, drops, infra = run_resuming(jail, target, inputs, seed=1)
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
     traced = [i for i in inputs if _first_problem(first.get(i.index)) is None]
@@ -168,14 +164,12 @@ def golden(
     made = _Generated()
     if budget is not None and traced:
         start = max(i.index for i in inputs) + 1
-        made = _generate(ctx, target, traced, first, sandbox, budget, start, ctors)
+        made = _generate(jail, target, traced, first, budget, start, ctors)
         if made.infra:
             return Golden((), {}, 0, drops, 0.0, 0.0, made.infra)
         first = {**first, **made.outcomes}
     rerun = [*traced, *made.kept]
-    second, _, infra = run_resuming(
-        ctx, target, rerun, sandbox, seed=2, clock_shift_days=CLOCK_SHIFT_DAYS
-    )
+    second, _, infra = run_resuming(jail, target, rerun, seed=2, clock_shift_days=CLOCK_SHIFT_DAYS)
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
     slow_s = _slow_limit(traced, first, second)
@@ -218,11 +212,10 @@ class _Generated:
 
 
 def _generate(
-    ctx: RepoContext,
+    jail: Jail,
     target: Target,
     traced: Sequence[CallInput],
     first: Mapping[int, Outcome],
-    sandbox: Sandbox,
     budget: Budget,
     start: int,
     ctors: Sequence[bytes] = (),
@@ -232,7 +225,7 @@ def _generate(
     calls in `ctors`, which then seed the widening with the traced calls."""
     slow_s = SLOW_FIRST_RUN * _slow_limit(traced, first, first)
     others = other_selves(traced, ctors, start, budget.built_selves(budget.widened))
-    outcomes, _, infra = run_resuming(ctx, target, others, sandbox, 1, settings=WIDEN_SETTINGS)
+    outcomes, _, infra = run_resuming(jail, target, others, 1, settings=WIDEN_SETTINGS)
     if infra:
         return _Generated(infra=infra)
     kept, drops = screen(others, outcomes, slow_s)
@@ -243,7 +236,7 @@ def _generate(
         drops[f"input generation failed: {type(exc).__name__}"] += 1
         return _Generated(tuple(kept), outcomes, drops, bool(kept), len(others))
     made = widening.inputs
-    found, _, infra = run_resuming(ctx, target, made, sandbox, seed=1, settings=WIDEN_SETTINGS)
+    found, _, infra = run_resuming(jail, target, made, seed=1, settings=WIDEN_SETTINGS)
     widened, widen_drops = screen(made, found, slow_s)
     return _Generated(
         (*kept, *widened),

@@ -23,7 +23,7 @@ from replicate.gen.publish import NotStarted, Publisher
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
 from replicate.gen.target import TOO_FEW, Dropped, Minted, mint_target
 from replicate.harvest import HarvestResult, harvest_detail, run_harvest
-from replicate.jail import Sandbox, get_sandbox
+from replicate.jail import Jail, Sandbox, get_sandbox
 
 PYTEST_FALLBACKS = ("pytest<9", "pytest<8", "pytest<7")
 T = TypeVar("T")
@@ -116,7 +116,8 @@ def _harvest(
 ) -> tuple[HarvestResult, PreparedRepo]:
     """Run the tests; if the newest pytest cannot even load their configuration, try older ones."""
     show.stage("running the repository's tests to harvest inputs")
-    harvest = run_harvest(prepared.context, targets, sandbox, timeout_s=options.harvest_timeout_s)
+    jail = Jail(prepared.context, sandbox)
+    harvest = run_harvest(jail, targets, timeout_s=options.harvest_timeout_s)
     for constraint in PYTEST_FALLBACKS:
         if harvest.configured:
             break
@@ -125,7 +126,9 @@ def _harvest(
         except ReplicateError:
             break
         show.stage(f"running the tests again under {constraint}")
-        retry = run_harvest(older.context, targets, sandbox, timeout_s=options.harvest_timeout_s)
+        retry = run_harvest(
+            Jail(older.context, sandbox), targets, timeout_s=options.harvest_timeout_s
+        )
         if retry.configured or not harvest.configured:
             harvest, prepared = retry, older
     return harvest, prepared
@@ -253,12 +256,11 @@ def _mint_one(
     options: GenOptions,
 ) -> Minted | Dropped:
     result = mint_target(
-        prepared.context,
+        Jail(prepared.context, sandbox),
         prepared.snapshot,
         prepared.repo_dir,
         target,
         harvest.calls[target.symbol],
-        sandbox,
         min_kill_rate=options.min_kill_rate,
         ctors=class_calls(harvest, target),
     )

@@ -24,7 +24,7 @@ from replicate.gen.baseline import behind, program_outcomes, reaching_floor
 from replicate.gen.survivors import Search, confirmed, pick_killers, reference_run, search
 from replicate.grading import compare_outcome
 from replicate.inputs import Budget
-from replicate.jail import RepoContext, Sandbox
+from replicate.jail import Jail
 
 Outcome = Mapping[str, Any]
 SALT = "baseline"
@@ -45,29 +45,27 @@ class Separating:
 NONE = Separating((), {}, ())
 
 
-def separating(
-    task: LoadedTask, found: Baseline, ctx: RepoContext, sandbox: Sandbox
-) -> Separating | str:
+def separating(task: LoadedTask, found: Baseline, jail: Jail) -> Separating | str:
     """Inputs that pull the programs reaching the floor down; a str on infrastructure trouble."""
     weak = [behind(p.program) for p in reaching_floor(found)]
     if not weak:
         return NONE
-    reference = reference_run(task, ctx, sandbox)
+    reference = reference_run(task, jail)
     if isinstance(reference, str):
         return f"baseline search: reference run failed: {reference}"
     if not reference.seeds:
         return NONE
-    searched = search(task, ctx, sandbox, reference, SEARCH, salt=SALT)
+    searched = search(task, jail, reference, SEARCH, salt=SALT)
     if not searched.inputs:
         return NONE
     probe = _probe(task, searched)
-    outcomes = program_outcomes(probe, ctx, sandbox, common=list(task.expected.values()))
+    outcomes = program_outcomes(probe, jail, common=list(task.expected.values()))
     if isinstance(outcomes, str):
         return f"baseline search: {outcomes}"
     differing = [_wrong(probe, outcomes[name]) for name in dict.fromkeys(weak) if name in outcomes]
     order = [i.index for i in searched.inputs]
     chosen = pick_killers(differing, order, per_survivor=MAX_ADDED, limit=MAX_ADDED)
-    added = confirmed(task, ctx, sandbox, searched, chosen)
+    added = confirmed(task, jail, searched, chosen)
     return Separating(
         tuple(added),
         {i.index: searched.expected[i.index] for i in added},

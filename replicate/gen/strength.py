@@ -40,13 +40,11 @@ from replicate.gen.survivors import (
 from replicate.grading import compare_outcome, original_source, stubbed_source
 from replicate.inputs import Budget
 from replicate.jail import (
-    RepoContext,
-    Sandbox,
+    Jail,
     Until,
     WarmPool,
     WarmStart,
     is_result,
-    run_calls,
     wire,
 )
 
@@ -118,8 +116,7 @@ def mutant_settings(task: LoadedTask, reference_s: float) -> GradingSettings:
 def run_mutants(
     task: LoadedTask,
     found: Sequence[Mutant],
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     inputs: Sequence[CallInput],
     expected: Mapping[int, Outcome],
     settings: GradingSettings,
@@ -130,16 +127,15 @@ def run_mutants(
     where the sandbox can, `workers` at a time).  With `first_wrong`, a warm run ends at the
     mutant's first wrong answer (it is killed; `differing` holds the inputs seen wrong by then):
     a mutant that loops costs one call's limit instead of the run's."""
-    pool = None
+    sandbox, pool = jail.sandbox, None
     if isinstance(sandbox, WarmStart) and sandbox.isolated and found:
         # a spare: the next mutant never waits; none started beyond the mutants to grade
-        starts = len(found) if ctx.speedups else None
+        starts = len(found) if jail.ctx.speedups else None
         pool = WarmPool(sandbox, per_key=workers + 1, starts=starts)
     until = wrong_answer(expected, settings) if first_wrong else None
     try:
-        return _run_mutants(
-            task, found, ctx, sandbox, (inputs, expected, settings), workers, pool, until
-        )
+        job = (inputs, expected, settings)
+        return _run_mutants(task, found, jail.warm(pool), job, workers, until)
     finally:
         if pool is not None:
             pool.close()
@@ -160,11 +156,9 @@ def wrong_answer(expected: Mapping[int, Outcome], settings: GradingSettings) -> 
 def _run_mutants(
     task: LoadedTask,
     found: Sequence[Mutant],
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     job: tuple[Sequence[CallInput], Mapping[int, Outcome], GradingSettings],
     workers: int,
-    pool: WarmPool | None,
     until: Until | None,
 ) -> list[MutantRun]:
     inputs, expected, settings = job
@@ -175,17 +169,7 @@ def _run_mutants(
         mutant, spliced = pair
         if spliced is None:
             return MutantRun(mutant, "refused")
-        run = run_calls(
-            ctx,
-            target,
-            inputs,
-            sandbox,
-            settings,
-            override=spliced,
-            hash_seed=0,
-            pool=pool,
-            until=until,
-        )
+        run = jail.run(target, inputs, settings, override=spliced, hash_seed=0, until=until)
         if run.infra_problem():
             return MutantRun(mutant, "infra", spliced=spliced)
         if run.parsed.import_error is not None:
@@ -210,8 +194,7 @@ def _run_mutants(
 
 def assess(
     task: LoadedTask,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     *,
     threshold: float = 0.0,
     limit: int = MUTANTS,
@@ -221,13 +204,13 @@ def assess(
 ) -> Assessment | str:
     """Grade the reference's mutants on the task and search inputs that kill the survivors;
     a str when the infrastructure failed."""
-    reference = reference_run(task, ctx, sandbox)
+    reference = reference_run(task, jail)
     if isinstance(reference, str):
         return f"strength: reference run failed: {reference}"
     settings = mutant_settings(task, reference.wall_s)
     found = task_mutants(task, limit)
     runs = run_mutants(
-        task, found, ctx, sandbox, task.inputs, task.expected, settings, workers, first_wrong=True
+        task, found, jail, task.inputs, task.expected, settings, workers, first_wrong=True
     )
     graded = [r for r in runs if r.status != "infra"]
     alive = [r for r in graded if not r.killed]
@@ -235,11 +218,11 @@ def assess(
     searched = NOTHING
     hunted = list(alive)
     if alive and reference.seeds:
-        searched = search(task, ctx, sandbox, reference, budget)
-        hunted = _hunt(task, ctx, sandbox, alive, searched, settings, workers)
+        searched = search(task, jail, reference, budget)
+        hunted = _hunt(task, jail, alive, searched, settings, workers)
         order = [i.index for i in searched.inputs]
         chosen = pick_killers([r.differing for r in hunted], order, PER_SURVIVOR, max_added)
-        added = confirmed(task, ctx, sandbox, searched, chosen)
+        added = confirmed(task, jail, searched, chosen)
     survivors = [r.mutant for r in hunted if not r.differing]
     equivalent = len(survivors) if searched.inputs else 0
     killed_before = len(graded) - len(alive)
@@ -258,8 +241,7 @@ def assess(
 
 def _hunt(
     task: LoadedTask,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     alive: Sequence[MutantRun],
     searched: Search,
     settings: GradingSettings,
@@ -269,7 +251,7 @@ def _hunt(
         return [dataclasses.replace(r, differing=frozenset()) for r in alive]
     mutants_alive = [r.mutant for r in alive]
     args = (searched.inputs, searched.expected, settings, workers)
-    return run_mutants(task, mutants_alive, ctx, sandbox, *args)
+    return run_mutants(task, mutants_alive, jail, *args)
 
 
 def _still_alive(hunted: Sequence[MutantRun], added: Sequence[CallInput]) -> int:

@@ -30,7 +30,7 @@ from replicate.gen.golden import (
 )
 from replicate.grading import compare_outcome
 from replicate.inputs import Budget, Seed, seeds_among, widen
-from replicate.jail import RepoContext, Sandbox, run_calls
+from replicate.jail import Jail
 
 Outcome = Mapping[str, Any]
 SALT = "strength"
@@ -58,14 +58,12 @@ class Reference:
     slowest_s: float  # the slowest single call
 
 
-def reference_run(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> Reference | str:
+def reference_run(task: LoadedTask, jail: Jail) -> Reference | str:
     """Run the reference on the hidden inputs, reporting the arguments as the runner saw them
     (the traced ones become seeds); a str on infrastructure trouble."""
     target = task.hidden.target
     started = time.monotonic()
-    run = run_calls(
-        ctx, target, task.inputs, sandbox, task.hidden.grading, hash_seed=1, encode_inputs=True
-    )
+    run = jail.run(target, task.inputs, task.hidden.grading, hash_seed=1, encode_inputs=True)
     elapsed = time.monotonic() - started
     problem = run.infra_problem() or run.parsed.import_error
     if problem:
@@ -79,8 +77,7 @@ def reference_run(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> Refer
 
 def search(
     task: LoadedTask,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     reference: Reference,
     budget: Budget,
     salt: str = SALT,
@@ -95,12 +92,12 @@ def search(
     if not made:
         return NOTHING
     slow_s = max(SLOW_S, 3 * reference.slowest_s)
-    first, _, infra = run_resuming(ctx, target, made, sandbox, 1, settings=WIDEN_SETTINGS)
+    first, _, infra = run_resuming(jail, target, made, 1, settings=WIDEN_SETTINGS)
     fine, _ = screen(made, first, slow_s)
     if infra or not fine:
         return Search((), {}, {}, len(made))
     second, _, infra = run_resuming(
-        ctx, target, fine, sandbox, 2, CLOCK_SHIFT_DAYS, settings=WIDEN_SETTINGS
+        jail, target, fine, 2, CLOCK_SHIFT_DAYS, settings=WIDEN_SETTINGS
     )
     if infra:
         return Search((), {}, {}, len(made))
@@ -140,8 +137,7 @@ def pick_killers(
 
 def confirmed(
     task: LoadedTask,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     searched: Search,
     chosen: Sequence[int],
 ) -> list[CallInput]:
@@ -150,7 +146,7 @@ def confirmed(
     if not picked:
         return []
     target = task.hidden.target
-    run = run_calls(ctx, target, picked, sandbox, WIDEN_SETTINGS, hash_seed=0)
+    run = jail.run(target, picked, WIDEN_SETTINGS, hash_seed=0)
     got = run.parsed.outcomes
     return [
         i

@@ -57,7 +57,7 @@ from replicate.gen.target_detail import drops_detail, strength_detail
 from replicate.grading import Refusal, matches, original_source, run_candidate
 from replicate.harvest import HarvestedCall
 from replicate.inputs import Budget, recipe_b64
-from replicate.jail import RepoContext, Sandbox
+from replicate.jail import Jail
 from replicate.values import render_outcome
 
 MIN_TRACED = 3
@@ -235,12 +235,11 @@ def traced_input(index: int, call: HarvestedCall) -> CallInput:
 
 
 def mint_target(
-    ctx: RepoContext,
+    jail: Jail,
     repo: RepoSnapshot,
     repo_dir: str,
     target: Target,
     calls: Sequence[HarvestedCall],
-    sandbox: Sandbox,
     budget: Budget | None = BUDGET,
     min_kill_rate: float | None = None,
     ctors: Sequence[str] = (),
@@ -250,7 +249,7 @@ def mint_target(
     recorded class calls (pickled, base64) of a method's class, to build other `self`s from."""
     inputs = [traced_input(n, call) for n, call in enumerate(calls)]
     others = [base64.b64decode(c) for c in ctors] if target.kind == "method" else []
-    g = golden(ctx, target, inputs, sandbox, budget, others)
+    g = golden(jail, target, inputs, budget, others)
     if g.infra:  # "reference does not import: <the error>", "runner did not start...: ..."
         reason, _, why = g.infra.partition(": ")
         return Dropped("encodable", reason, why)
@@ -263,7 +262,7 @@ def mint_target(
         return short
     pending = Validation(reference_reward=-1.0, stub_reward=-1.0)
     task = _task(repo, repo_dir, target, g, pending)
-    flaky = _reference_misses(task, ctx, sandbox)
+    flaky = _reference_misses(task, jail)
     if isinstance(flaky, Dropped):
         return flaky
     if flaky:  # outcomes that differ under the grading hash seed: nondeterministic after all
@@ -274,7 +273,7 @@ def mint_target(
         task = _task(repo, repo_dir, target, g, pending)
     strength: Strength | None = None
     if min_kill_rate is not None:
-        assessed = assess(task, ctx, sandbox, threshold=min_kill_rate)
+        assessed = assess(task, jail, threshold=min_kill_rate)
         if isinstance(assessed, str):
             return Dropped("validated", assessed)
         unvouched = _unvouched(g, assessed.strength)
@@ -287,7 +286,7 @@ def mint_target(
         g = with_added(g, assessed)
         task = _task(repo, repo_dir, target, g, pending)
     rebuild = functools.partial(_task, repo, repo_dir, target, validation=pending)
-    floored = _under_the_floor(task, g, rebuild, ctx, sandbox)
+    floored = _under_the_floor(task, g, rebuild, jail)
     if isinstance(floored, Dropped):
         return floored
     g, found = floored
@@ -303,27 +302,26 @@ def _under_the_floor(
     task: LoadedTask,
     g: Golden,
     rebuild: Callable[[Golden], LoadedTask],
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
 ) -> tuple[Golden, Baseline] | Dropped:
     """The baseline, with the golden outputs it was computed on; when a degenerate program (a
     table of the visible calls included) reaches its floor, inputs that tell it apart are
     searched and added first (`replicate.gen.separate`; `rebuild` makes the task of golden
     outputs).  Dropped when the baseline stays at the floor, or a degenerate program would earn
     more than `MAX_DEGENERATE_REWARD` normalised."""
-    found = baseline(task, ctx, sandbox)
+    found = baseline(task, jail)
     if isinstance(found, str):
         return Dropped("validated", found)
     searched = ""
     if too_weak(found):
-        extra = separating(task, found, ctx, sandbox)
+        extra = separating(task, found, jail)
         if isinstance(extra, str):
             return Dropped("validated", extra)
         searched = _separated(len(extra.added))
         if extra.added:
             g = joined(g, extra.added, extra.expected, extra.times)
             task = rebuild(g)
-            found = baseline(task, ctx, sandbox)
+            found = baseline(task, jail)
             if isinstance(found, str):
                 return Dropped("validated", found)
     why = too_weak(found) or overpaid(found)
@@ -337,10 +335,10 @@ def _separated(added: int) -> str:
     return f"; {added} searched inputs that tell it apart added"
 
 
-def _reference_misses(task: LoadedTask, ctx: RepoContext, sandbox: Sandbox) -> set[int] | Dropped:
+def _reference_misses(task: LoadedTask, jail: Jail) -> set[int] | Dropped:
     """The hidden inputs the reference itself fails when graded as a candidate is (hash seed
     0), or why the task cannot stand: it cannot be graded, or it fails more than a few."""
-    found = run_candidate(task, original_source(task).decode("utf-8"), ctx, sandbox)
+    found = run_candidate(task, original_source(task).decode("utf-8"), jail)
     if isinstance(found, Refusal):
         why = f"graded as a candidate it scores {found.reward}: {found.reason}"
         return Dropped("validated", "reference cannot be graded", why)

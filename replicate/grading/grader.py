@@ -19,7 +19,7 @@ from replicate.core import MAX_CANDIDATE_BYTES, SpliceError, Verdict, VerdictSta
 from replicate.grading.reward import normalise, score
 from replicate.grading.shrink import shrink_counterexample
 from replicate.grading.stability import Outcome, flipped, rescued, unstable_reason
-from replicate.jail import JailRun, RepoContext, Sandbox, WarmPool, run_calls
+from replicate.jail import Jail, JailRun
 
 
 def size_problem(candidate: str) -> str | None:
@@ -87,11 +87,9 @@ class Refusal:
 def run_candidate(
     task: LoadedTask,
     candidate: str,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     *,
     hash_seed: int = 0,
-    pool: WarmPool | None = None,
 ) -> Attempt | Refusal:
     """Splice the candidate text into the stubbed file and run it on the hidden inputs."""
     target = task.hidden.target
@@ -105,29 +103,21 @@ def run_candidate(
     problem = _syntax_problem(spliced, target.path)
     if problem:
         return Refusal(0.0, "graded", problem)
-    return run_spliced(task, spliced, ctx, sandbox, hash_seed=hash_seed, pool=pool)
+    return run_spliced(task, spliced, jail, hash_seed=hash_seed)
 
 
 def run_spliced(
     task: LoadedTask,
     spliced: bytes,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     *,
     hash_seed: int = 0,
-    pool: WarmPool | None = None,
 ) -> Attempt | Refusal:
     """Run an already spliced target file on the hidden inputs (in a jail started ahead of time
-    when a warm `pool` is given and the sandbox can; see `run_calls`)."""
-    run = run_calls(
-        ctx,
-        task.hidden.target,
-        task.inputs,
-        sandbox,
-        task.hidden.grading,
-        override=spliced,
-        hash_seed=hash_seed,
-        pool=pool,
+    when `jail` has a warm pool and the sandbox can; see `run_calls`)."""
+    hidden = task.hidden
+    run = jail.run(
+        hidden.target, task.inputs, hidden.grading, override=spliced, hash_seed=hash_seed
     )
     infra = run.infra_problem()
     if infra:
@@ -141,15 +131,13 @@ def run_spliced(
 def _second_run(
     task: LoadedTask,
     found: Attempt,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     hash_seed: int,
-    pool: WarmPool | None,
 ) -> Refusal | Mapping[int, Outcome]:
     """Grade again (docs/design.md §4 and §5, item 17): a Refusal when passes come and go between
     the two runs, else the second run's outcomes (inputs that timed out in the first are scored
     on them)."""
-    again = run_spliced(task, found.spliced, ctx, sandbox, hash_seed=hash_seed, pool=pool)
+    again = run_spliced(task, found.spliced, jail, hash_seed=hash_seed)
     if isinstance(again, Refusal):
         if again.status == "infra_error":
             return again
@@ -169,12 +157,10 @@ def _second_run(
 def grade_text(
     task: LoadedTask,
     candidate: str,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     *,
     hash_seed: int = 0,
     shrink: bool = True,
-    pool: WarmPool | None = None,
 ) -> Verdict:
     """Grade candidate text (a whole target file or a bare definition) against the task.
 
@@ -183,11 +169,11 @@ def grade_text(
     the same hash seed; if some input passes in one run and fails in the other, it earns 0
     (`replicate.grading.stability`).  With `shrink`, a counterexample on a generated input is
     shrunk against the reference (`replicate.grading.shrink`, a few seconds at most).
-    With a warm `pool`, the candidate's runs use jails started ahead of time (`WarmPool`); the
-    verdict is the same, only the process start is off the critical path.
+    When `jail` has a warm pool, the candidate's runs use jails started ahead of time
+    (`WarmPool`); the verdict is the same, only the process start is off the critical path.
     """
     started = time.monotonic()
-    found = run_candidate(task, candidate, ctx, sandbox, hash_seed=hash_seed, pool=pool)
+    found = run_candidate(task, candidate, jail, hash_seed=hash_seed)
     if isinstance(found, Refusal):
         verdict = _verdict(task, started, found.reward, found.status, found.reason)
         return verdict.model_copy(update={"raw_reward": found.reward})
@@ -196,7 +182,7 @@ def grade_text(
     result = score(task.inputs, task.expected, run.parsed.outcomes, settings)
     base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
     if normalise(result.reward, base) > 0:
-        again = _second_run(task, found, ctx, sandbox, hash_seed, pool)
+        again = _second_run(task, found, jail, hash_seed)
         if isinstance(again, Refusal):
             verdict = _verdict(task, started, again.reward, again.status, again.reason)
             raw = None if again.reward is None else round(result.reward, 6)
@@ -207,7 +193,7 @@ def grade_text(
     example = result.counterexample
     if shrink and example is not None and result.first_mismatch is not None:
         example = shrink_counterexample(
-            task, result.first_mismatch, example, found.spliced, ctx, sandbox
+            task, result.first_mismatch, example, found.spliced, jail.cold()
         )
     verdict = _verdict(task, started, reward, "graded", reason)
     return verdict.model_copy(

@@ -18,7 +18,7 @@ from replicate import confined
 from replicate.batch import LoadedTask
 from replicate.core import CallInput, RepoTestsCount, SpliceError, Target, Verdict
 from replicate.grading.grader import stubbed_source
-from replicate.jail import JAIL_ENV, Limits, Mount, RepoContext, Sandbox, SandboxRequest
+from replicate.jail import JAIL_ENV, Jail, Limits, Mount, SandboxRequest
 from replicate.scratch import temporary_dir
 
 MAX_NODE_IDS = 200
@@ -39,16 +39,16 @@ def node_ids(inputs: Iterable[CallInput]) -> tuple[str, ...]:
 
 
 def run_repo_tests(
-    ctx: RepoContext,
+    jail: Jail,
     target: Target,
     candidate: bytes | None,
     ids: Sequence[str],
-    sandbox: Sandbox,
     timeout_s: float = 300.0,
 ) -> RepoTestsOutcome:
     """Run the selected tests with the candidate file in place (None: the pristine file)."""
     if not ids:
         return RepoTestsOutcome(0, 0, 0)
+    ctx = jail.ctx
     with temporary_dir("replicate-repotests-") as scratch_name:
         scratch = Path(scratch_name)
         work = scratch / "work"
@@ -66,7 +66,7 @@ def run_repo_tests(
             mounts=(*ctx.mounts(), Mount.same(str(scratch), writable=True)),
             limits=Limits(memory_mb=4096, pids=512, output_bytes=100_000),
         )
-        result = sandbox.run(request)
+        result = jail.sandbox.run(request)
         passed, failed = _counts(report)
     selected = len(ids)
     if result.timed_out or passed + failed == 0:
@@ -74,9 +74,7 @@ def run_repo_tests(
     return RepoTestsOutcome(selected, passed, max(failed, selected - passed))
 
 
-def candidate_repo_tests(
-    task: LoadedTask, candidate: str, ctx: RepoContext, sandbox: Sandbox
-) -> RepoTestsCount | None:
+def candidate_repo_tests(task: LoadedTask, candidate: str, jail: Jail) -> RepoTestsCount | None:
     """The task's repo tests on the candidate text spliced as grading splices it (None when it
     does not splice: the verdict already says why)."""
     target = task.hidden.target
@@ -85,7 +83,7 @@ def candidate_repo_tests(
     except SpliceError:
         return None
     ids = node_ids(task.inputs)
-    found = run_repo_tests(ctx, target, spliced, ids, sandbox, GRADE_TIMEOUT_S)
+    found = run_repo_tests(jail, target, spliced, ids, GRADE_TIMEOUT_S)
     return RepoTestsCount(
         selected=found.selected,
         passed=found.passed,
@@ -94,14 +92,12 @@ def candidate_repo_tests(
     )
 
 
-def with_repo_tests(
-    verdict: Verdict, task: LoadedTask, candidate: str, ctx: RepoContext, sandbox: Sandbox
-) -> Verdict:
+def with_repo_tests(verdict: Verdict, task: LoadedTask, candidate: str, jail: Jail) -> Verdict:
     """`verdict` with the repo tests' count of the candidate beside it (a graded verdict only:
     a violation or an infrastructure error has nothing the tests could add)."""
     if verdict.status != "graded":
         return verdict
-    found = candidate_repo_tests(task, candidate, ctx, sandbox)
+    found = candidate_repo_tests(task, candidate, jail)
     return verdict.model_copy(update={"repo_tests": found})
 
 

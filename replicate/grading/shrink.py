@@ -24,7 +24,7 @@ from replicate.core import CallInput, Counterexample
 from replicate.grading.compare import compare_outcome, is_gradable
 from replicate.grading.reward import counterexample
 from replicate.inputs import Slot, render_call, with_replacements
-from replicate.jail import JailRun, RepoContext, Sandbox, run_calls
+from replicate.jail import Jail, JailRun
 from replicate.values import Items, plain
 
 ROUNDS = 4
@@ -150,8 +150,7 @@ def shrink_counterexample(
     item: CallInput,
     example: Counterexample,
     spliced: bytes,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
     budget_s: float = BUDGET_S,
 ) -> Counterexample:
     """A simpler counterexample than `example` (on generated `item`), or `example` itself."""
@@ -165,7 +164,7 @@ def shrink_counterexample(
             break
         batch = [with_replacements(item, p, n) for n, p in enumerate(proposals(current))]
         inputs = [b for b in batch if b is not None]
-        found = _first_failing(task, inputs, spliced, ctx, sandbox)
+        found = _first_failing(task, inputs, spliced, jail)
         if found is None:
             break
         index, shrunk = found
@@ -180,16 +179,15 @@ def _first_failing(
     task: LoadedTask,
     inputs: Sequence[CallInput],
     spliced: bytes,
-    ctx: RepoContext,
-    sandbox: Sandbox,
+    jail: Jail,
 ) -> tuple[int, Counterexample] | None:
     if not inputs:
         return None
     settings = task.hidden.grading
     target = task.hidden.target
     with ThreadPoolExecutor(max_workers=2) as pool:
-        ref_job = pool.submit(run_calls, ctx, target, inputs, sandbox, settings, encode_inputs=True)
-        got_job = pool.submit(run_calls, ctx, target, inputs, sandbox, settings, override=spliced)
+        ref_job = pool.submit(jail.run, target, inputs, settings, encode_inputs=True)
+        got_job = pool.submit(jail.run, target, inputs, settings, override=spliced)
         reference: JailRun = ref_job.result()
         candidate: JailRun = got_job.result()
     if reference.infra_problem() or candidate.infra_problem():

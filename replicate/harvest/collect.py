@@ -22,10 +22,10 @@ from replicate.harvest import plugin as harvest_plugin
 from replicate.harvest import rebuild as harvest_rebuild
 from replicate.jail import (
     JAIL_ENV,
+    Jail,
     Limits,
     Mount,
     RepoContext,
-    Sandbox,
     SandboxRequest,
     module_file,
 )
@@ -147,9 +147,8 @@ def _argv(
 
 
 def run_harvest(
-    ctx: RepoContext,
+    jail: Jail,
     targets: Mapping[str, Target],
-    sandbox: Sandbox,
     *,
     timeout_s: float = 900.0,
     budget: HarvestBudget = HarvestBudget(),
@@ -157,25 +156,25 @@ def run_harvest(
     """Run the repository's tests once (again without its addopts if pytest refuses them)."""
     with temporary_dir("replicate-harvest-") as scratch_name:
         scratch = Path(scratch_name)
-        result = _attempt(ctx, targets, sandbox, scratch, timeout_s, budget, False)
+        result = _attempt(jail, targets, scratch, timeout_s, budget, False)
         if result.exit_code in (3, 4) and not result.calls and not result.timed_out:
             shutil.rmtree(scratch / "work")
             (scratch / "harvest.jsonl").unlink(missing_ok=True)
-            retry = _attempt(ctx, targets, sandbox, scratch, timeout_s, budget, True)
+            retry = _attempt(jail, targets, scratch, timeout_s, budget, True)
             note = "pytest refused the repository's addopts; ran again without them"
             return HarvestResult(**{**retry.__dict__, "notes": (*retry.notes, note)})
         return result
 
 
 def _attempt(
-    ctx: RepoContext,
+    jail: Jail,
     targets: Mapping[str, Target],
-    sandbox: Sandbox,
     scratch: Path,
     timeout_s: float,
     budget: HarvestBudget,
     drop_addopts: bool,
 ) -> HarvestResult:
+    ctx = jail.ctx
     work = scratch / "work"
     shutil.copytree(ctx.tree, work, symlinks=True)
     plugin_dir = scratch / "plugin"
@@ -206,7 +205,7 @@ def _attempt(
         mounts=(*ctx.mounts(), Mount.same(str(scratch), writable=True)),
         limits=Limits(memory_mb=4096, pids=512, file_size_mb=2048, output_bytes=200_000),
     )
-    result = sandbox.run(request)
+    result = jail.sandbox.run(request)
     parsed = _parse(out, work)
     tail = (result.stdout + result.stderr).decode("utf-8", "replace").strip().splitlines()[-5:]
     return HarvestResult(

@@ -20,7 +20,7 @@ from replicate.cache import cache_root
 from replicate.core import Verdict
 from replicate.errors import ReplicateError
 from replicate.grading import grade_text
-from replicate.jail import RepoContext, Sandbox, WarmPool, WarmStart, context_for, get_sandbox
+from replicate.jail import Jail, RepoContext, Sandbox, WarmPool, WarmStart, context_for, get_sandbox
 
 TASKS_ENV = "REPLICATE_TASKS"
 
@@ -141,7 +141,7 @@ class Grader:
             ctx = self.context(task)
         except ReplicateError as exc:
             return infra_verdict(task_id, f"cannot grade: {exc}")
-        return grade_text(task, candidate, ctx, self.sandbox, pool=self.pool)
+        return grade_text(task, candidate, Jail(ctx, self.sandbox, self.pool))
 
     def close(self) -> None:
         if self.pool is not None:

@@ -11,6 +11,7 @@ from replicate.jail.byvalue import module_file
 from replicate.jail.calls import JAIL_ENV, JailRun, RepoContext, Until, prewarm, run_calls
 from replicate.jail.context import context_for
 from replicate.jail.frames import is_result
+from replicate.jail.jail import Jail
 from replicate.jail.sandbox import get_sandbox, sandbox_names
 from replicate.jail.sandbox.base import (
     Limits,
@@ -31,6 +32,7 @@ __all__ = [
     "CTOR_RECIPE_TAG",
     "JAIL_ENV",
     "RECIPE_TAG",
+    "Jail",
     "JailRun",
     "Limits",
     "Mount",

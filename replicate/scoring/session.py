@@ -31,7 +31,7 @@ from replicate.cache import cache_root
 from replicate.core import Band, NullProgress, Progress, ResultRow, Verdict, VerdictStatus
 from replicate.executors import get_executor
 from replicate.grading import grade_text, with_repo_tests
-from replicate.jail import RepoContext, Sandbox, WarmPool, WarmStart, context_for, prewarm
+from replicate.jail import Jail, RepoContext, Sandbox, WarmPool, WarmStart, context_for
 from replicate.scoring.results import (
     DONE_STATUSES,
     ResultLog,
@@ -244,10 +244,9 @@ def _attempt(
     try:
         task = batch.load(ident)
         ctx = contexts.get(task)
-        pool = pools.get(task)
-        if pool is not None:  # the grade's jails start while the agent works
-            hidden = task.hidden
-            prewarm(ctx, hidden.target, task.inputs, hidden.grading, pool)
+        jail = Jail(ctx, options.agent.sandbox, pools.get(task))
+        hidden = task.hidden  # the grade's jails start while the agent works
+        jail.prewarm(hidden.target, task.inputs, hidden.grading)
         release_stale(workspace)
         if workspace.exists():
             shutil.rmtree(workspace)
@@ -261,7 +260,7 @@ def _attempt(
         if outcome.infra_error:
             verdict = _verdict(ident, None, "infra_error", f"agent: {outcome.infra_error}")
         else:
-            verdict = _grade_read(task, read, ctx, options, sample, pool)
+            verdict = _grade_read(task, read, jail, options, sample)
     except Exception as exc:  # noqa: BLE001 - our failure: recorded as infra_error, run goes on
         verdict = _verdict(
             ident, None, "infra_error", f"harness error: {type(exc).__name__}: {exc}"
@@ -317,10 +316,9 @@ def _reason(verdict: Verdict, agent: AgentOutcome) -> str:
 def _grade_read(
     task: LoadedTask,
     read: TargetRead,
-    ctx: RepoContext,
+    jail: Jail,
     options: RunOptions,
     sample: int,
-    pool: WarmPool | None,
 ) -> Verdict:
     if read.violation:
         return _verdict(task.id, 0.0, "violation", read.violation)
@@ -328,9 +326,9 @@ def _grade_read(
         return _verdict(task.id, 0.0, "graded", read.problem or "target file unreadable")
     confined.write_bytes(options.out, f"candidates/{task.id}/{sample}.py", read.text.encode())
     _save_diff(options.out, task, sample, read.text)
-    verdict = grade_text(task, read.text, ctx, options.agent.sandbox, pool=pool)
+    verdict = grade_text(task, read.text, jail)
     if options.repo_tests:
-        verdict = with_repo_tests(verdict, task, read.text, ctx, options.agent.sandbox)
+        verdict = with_repo_tests(verdict, task, read.text, jail)
     return verdict
 
 

@@ -18,6 +18,7 @@ import pytest
 from replicate.batch.store import Batch
 from replicate.cache import cache_root
 from replicate.grading.grader import grade_text
+from replicate.jail import Jail
 from replicate.jail.context import context_for
 from replicate.jail.sandbox import get_sandbox
 from tests.e2e.alternatives import more_itertools as more_itertools_alternatives
@@ -65,7 +66,7 @@ def test_correct_alternative_scores_one(
     generated = [i for i in task.inputs if i.provenance != "traced"]
     assert len(generated) >= MIN_GENERATED, f"{symbol}: {len(generated)} generated inputs"
     ctx = context_for(task.repo, cache_root())
-    verdict = grade_text(task, ALTERNATIVES[which][symbol], ctx, get_sandbox("local"))
+    verdict = grade_text(task, ALTERNATIVES[which][symbol], Jail(ctx, get_sandbox("local")))
     print(json.dumps({"alternative": symbol, "reward": verdict.reward, "inputs": len(task.inputs)}))
     assert verdict.status == "graded", verdict.reason
     assert verdict.reward == 1.0, (verdict.reason, verdict.counterexample)

@@ -12,6 +12,7 @@ from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.records import ResultRow, Verdict
 from replicate.grading.grader import grade_text, original_source
+from replicate.jail import Jail
 from replicate.jail.byvalue import needs_module
 from replicate.jail.calls import RepoContext
 from replicate.jail.context import context_for
@@ -88,7 +89,7 @@ def _grade_all(batch: Batch, ids: list[str]) -> Iterator[Verdict]:
 
     def one(task: LoadedTask) -> Verdict:
         text = original_source(task).decode("utf-8")
-        return grade_text(task, text, contexts[task.hidden.repo_dir], sandbox)
+        return grade_text(task, text, Jail(contexts[task.hidden.repo_dir], sandbox))
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         yield from pool.map(one, tasks)

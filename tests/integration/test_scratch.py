@@ -26,6 +26,7 @@ from replicate.batch.store import Batch
 from replicate.cache import cache_root
 from replicate import scratch
 from replicate.jail.context import context_for
+from replicate.jail import Jail
 from replicate.jail.sandbox import get_sandbox
 from replicate.grading.grader import grade_text, original_source
 
@@ -33,7 +34,7 @@ scratch.install_signal_cleanup()
 task = Batch.open(sys.argv[1]).load(sys.argv[2])
 ctx = context_for(task.repo, cache_root())
 slow = original_source(task).decode() + "\\nimport time\\ntime.sleep(120)\\n"
-grade_text(task, slow, ctx, get_sandbox("local"))
+grade_text(task, slow, Jail(ctx, get_sandbox("local")))
 """
 
 
@@ -112,6 +113,7 @@ import sys
 from pathlib import Path
 from replicate import scratch
 from replicate.agents.protocol import AgentConfig
+from replicate.jail import Jail
 from replicate.jail.sandbox import get_sandbox
 from replicate.scoring.session import RunOptions, run_batch
 

@@ -19,6 +19,7 @@ from replicate.gen.baseline import (
 )
 from replicate.grading.grader import grade_text, stubbed_source
 from replicate.grading.reward import normalise, score
+from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
@@ -217,5 +218,5 @@ def test_minted_baselines_make_degenerate_programs_score_zero(
         assert baseline.raw_reward == max(p.raw_reward for p in baseline.programs)
         for body in ("return None", f"return {first}", "raise ValueError"):
             source = with_body(task, body).decode()
-            verdict = grade_text(task, source, tiny_ctx, local_sandbox, shrink=False)
+            verdict = grade_text(task, source, Jail(tiny_ctx, local_sandbox), shrink=False)
             assert verdict.reward == 0.0, (symbol, body, verdict.raw_reward, baseline)

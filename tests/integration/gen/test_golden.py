@@ -212,13 +212,13 @@ def test_minted_inputs_carry_rendered_calls_and_strata(tiny: Tiny) -> None:
 
 
 class _Runs:
-    """Stands for `run_calls`: each call answers the next scripted (outcome indices, timed out)."""
+    """Stands for a `Jail`: each run answers the next scripted (outcome indices, timed out)."""
 
     def __init__(self, script: list[tuple[list[int], bool]]) -> None:
         self.script = script
         self.asked: list[list[int]] = []
 
-    def __call__(self, ctx: Any, target: Any, inputs: Any, *args: Any, **kwargs: Any) -> JailRun:
+    def run(self, target: Any, inputs: Any, *args: Any, **kwargs: Any) -> JailRun:
         self.asked.append([i.index for i in inputs])
         done, timed_out = self.script.pop(0)
         outcomes = {i: _returned(_int(i), t=0.0) for i in done}
@@ -226,15 +226,12 @@ class _Runs:
         return JailRun(parsed, SandboxResult(None if timed_out else 0, timed_out, 1.0))
 
 
-def test_a_run_out_of_time_partway_goes_on_without_dropping(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
+def test_a_run_out_of_time_partway_goes_on_without_dropping() -> None:
     items = [_item(n, "traced") for n in range(5)]
     # time runs out after 0 and 1 (a busy machine): go on from 2; then 2 is stuck (no progress
     # before the limit): drop it; then 3 crashes the process (no time out): drop it too
     runs = _Runs([([0, 1], True), ([], True), ([], False), ([4], False)])
-    monkeypatch.setattr(golden, "run_calls", runs)
-    outcomes, drops, infra = run_resuming(None, None, items, None, seed=1)  # type: ignore[arg-type]
+    outcomes, drops, infra = run_resuming(runs, None, items, seed=1)  # type: ignore[arg-type]
     assert infra is None and sorted(outcomes) == [0, 1, 4]
     assert runs.asked == [[0, 1, 2, 3, 4], [2, 3, 4], [3, 4], [4]]
     assert drops == Counter({"reference hangs or crashes the process": 2})

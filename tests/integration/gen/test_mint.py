@@ -124,7 +124,7 @@ def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
         results = iter([_baseline(1.0), _baseline(after)])
         monkeypatch.setattr(mint, "baseline", lambda *_: next(results))
         monkeypatch.setattr(mint, "separating", lambda *_: found)
-        return mint._under_the_floor(task, g, rebuild, None, None)  # type: ignore[arg-type]
+        return mint._under_the_floor(task, g, rebuild, None)  # type: ignore[arg-type]
 
     kept = run(0.3)
     assert isinstance(kept, tuple)
@@ -139,7 +139,7 @@ def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
     )
     monkeypatch.setattr(mint, "separating", lambda *_: NONE)
     monkeypatch.setattr(mint, "baseline", lambda *_: _baseline(1.0))
-    none_found = mint._under_the_floor(task, g, rebuild, None, None)  # type: ignore[arg-type]
+    none_found = mint._under_the_floor(task, g, rebuild, None)  # type: ignore[arg-type]
     assert isinstance(none_found, mint.Dropped)
     assert none_found.detail.endswith(
         "scores 1.00, at or above the floor 0.5; no searched input tells it apart"

@@ -9,6 +9,7 @@ from replicate.batch.store import LoadedTask
 from replicate.gen.baseline import baseline, overpaid, too_weak
 from replicate.gen.separate import MAX_ADDED, NONE, Separating, separating
 from replicate.grading.grader import grade_text
+from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
@@ -34,7 +35,7 @@ def test_inputs_the_table_cannot_answer_bring_the_baseline_under_the_floor(
     tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
 ) -> None:
     task = _only_visible(tiny.task("tinypkg.core.clamp"))
-    found = baseline(task, tiny_ctx, local_sandbox)
+    found = baseline(task, Jail(tiny_ctx, local_sandbox))
     assert not isinstance(found, str)
     # Without the search: the table of the visible calls answers every hidden input, and
     # the candidate that memorised the tests earns the reference's raw reward.
@@ -42,19 +43,21 @@ def test_inputs_the_table_cannot_answer_bring_the_baseline_under_the_floor(
     assert too_weak(found) == (
         "a degenerate program (the visible calls, else raise) scores 0.5 or more"
     )
-    extra = separating(task, found, tiny_ctx, local_sandbox)
+    extra = separating(task, found, Jail(tiny_ctx, local_sandbox))
     assert not isinstance(extra, str)
     assert 0 < len(extra.added) <= MAX_ADDED
     assert not any(i.visible for i in extra.added)
     assert all(i.provenance != "traced" for i in extra.added)
     widened = _with(task, extra)
-    again = baseline(widened, tiny_ctx, local_sandbox)
+    again = baseline(widened, Jail(tiny_ctx, local_sandbox))
     assert not isinstance(again, str)
     assert too_weak(again) is None and overpaid(again) is None
     assert again.raw_reward < found.raw_reward
     memorised = widened.hidden.model_copy(update={"baseline": again})
     graded = dataclasses.replace(widened, hidden=memorised)
-    verdict = grade_text(graded, _table_candidate(task), tiny_ctx, local_sandbox, shrink=False)
+    verdict = grade_text(
+        graded, _table_candidate(task), Jail(tiny_ctx, local_sandbox), shrink=False
+    )
     assert verdict.reward == 0.0, verdict
 
 
@@ -74,4 +77,4 @@ def test_nothing_is_searched_for_a_task_under_the_floor(
 ) -> None:
     task = tiny.task("tinypkg.core.clamp")
     assert task.hidden.baseline is not None and too_weak(task.hidden.baseline) is None
-    assert separating(task, task.hidden.baseline, tiny_ctx, local_sandbox) == NONE
+    assert separating(task, task.hidden.baseline, Jail(tiny_ctx, local_sandbox)) == NONE

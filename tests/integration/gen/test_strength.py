@@ -18,6 +18,7 @@ from replicate.gen.strength import (
     with_added,
 )
 from replicate.inputs.widening import Budget
+from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
@@ -39,13 +40,13 @@ def test_a_weak_task_kills_few_mutants_and_the_minted_one_most(
 ) -> None:
     task = tiny.task("tinypkg.core.clamp")
     weak = _only(task, {"clamp(5, 0, 10)"})  # never below low nor above high
-    found = assess(weak, tiny_ctx, local_sandbox, budget=NO_SEARCH, workers=2)
+    found = assess(weak, Jail(tiny_ctx, local_sandbox), budget=NO_SEARCH, workers=2)
     assert not isinstance(found, str)
     assert found.strength.mutants >= 8
     assert found.strength.kill_rate < 0.5
     assert found.strength.added_inputs == 0
     assert rejected(found.strength, 0.5) is not None
-    full = assess(task, tiny_ctx, local_sandbox, budget=NO_SEARCH, workers=2)
+    full = assess(task, Jail(tiny_ctx, local_sandbox), budget=NO_SEARCH, workers=2)
     assert not isinstance(full, str)
     assert full.strength.mutants == found.strength.mutants
     # clamp's only survivors: `value < low` -> `<=` and `value > high` -> `>=` (equivalent)
@@ -57,7 +58,9 @@ def test_the_search_finds_inputs_that_kill_survivors(
     tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
 ) -> None:
     weak = _only(tiny.task("tinypkg.core.clamp"), {"clamp(5, 0, 10)"})
-    found = assess(weak, tiny_ctx, local_sandbox, budget=Budget(widened=60, edge=20), workers=2)
+    found = assess(
+        weak, Jail(tiny_ctx, local_sandbox), budget=Budget(widened=60, edge=20), workers=2
+    )
     assert not isinstance(found, str)
     strength = found.strength
     assert strength.killed_before < 0.5 * strength.mutants
@@ -73,7 +76,12 @@ def test_the_search_finds_inputs_that_kill_survivors(
     survivors = [r.mutant for r in found.runs if not r.killed]
     settings = mutant_settings(stronger, 1.0)
     again = run_mutants(
-        stronger, survivors, tiny_ctx, local_sandbox, stronger.inputs, stronger.expected, settings
+        stronger,
+        survivors,
+        Jail(tiny_ctx, local_sandbox),
+        stronger.inputs,
+        stronger.expected,
+        settings,
     )
     assert sum(r.killed for r in again) == strength.killed - strength.killed_before
     assert all(found.added_expected[i.index]["status"] == "returned" for i in found.added)
@@ -84,7 +92,7 @@ def test_mutants_of_a_method_are_graded(
 ) -> None:
     task = tiny.task("tinypkg.core.Counter.add")
     assert task_mutants(task)
-    found = assess(task, tiny_ctx, local_sandbox, budget=NO_SEARCH)
+    found = assess(task, Jail(tiny_ctx, local_sandbox), budget=NO_SEARCH)
     assert not isinstance(found, str)
     assert found.strength.mutants >= 3 and found.strength.kill_rate == 1.0
 

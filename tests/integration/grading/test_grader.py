@@ -17,6 +17,7 @@ from replicate.grading.grader import (
     stubbed_source,
 )
 from replicate.grading.reward import DEFAULT_WEIGHTS, normalise, raw_reward, score
+from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from tests.integration.minted import SYMBOLS, Tiny
@@ -25,7 +26,7 @@ CLAMP = "tinypkg.core.clamp"
 
 
 def _grade(tiny: Tiny, ctx: RepoContext, sandbox: Sandbox, symbol: str, text: str) -> Verdict:
-    return grade_text(tiny.task(symbol), text, ctx, sandbox)
+    return grade_text(tiny.task(symbol), text, Jail(ctx, sandbox))
 
 
 def _original(tiny: Tiny, symbol: str = CLAMP) -> str:
@@ -37,13 +38,13 @@ def test_original_scores_one_and_stub_zero(
     tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox, symbol: str
 ) -> None:
     task = tiny.task(symbol)
-    right = grade_text(task, original_source(task).decode(), tiny_ctx, local_sandbox)
+    right = grade_text(task, original_source(task).decode(), Jail(tiny_ctx, local_sandbox))
     assert (right.reward, right.status) == (1.0, "graded"), right.reason
     assert right.reason == f"all {len(task.inputs)} hidden inputs match"
     assert right.counterexample is None and right.task_id == task.id
     assert right.grader_version == GRADER_VERSION
     assert sum(c.matched for c in right.counts) == len(task.inputs)
-    stub = grade_text(task, stubbed_source(task).decode(), tiny_ctx, local_sandbox)
+    stub = grade_text(task, stubbed_source(task).decode(), Jail(tiny_ctx, local_sandbox))
     assert (stub.reward, stub.status) == (0.0, "graded")
     assert stub.counterexample is not None and "NotImplementedError" in stub.counterexample.got
 
@@ -181,7 +182,7 @@ def test_candidate_sleeping_forever(
     task = dataclasses.replace(full, inputs=full.inputs[:2])  # two calls are enough, and faster
     text = "import time\n\ndef clamp(value, low, high):\n    while True:\n        time.sleep(60)\n"
     started = time.monotonic()
-    verdict = grade_text(task, text, tiny_ctx, local_sandbox)
+    verdict = grade_text(task, text, Jail(tiny_ctx, local_sandbox))
     took = time.monotonic() - started
     assert (verdict.reward, verdict.status) == (0.0, "graded")
     assert verdict.reason == "2 of 2 hidden inputs differ"
@@ -201,7 +202,7 @@ def test_candidate_ignoring_alarms_is_stopped_by_the_total_limit(
         "    signal.signal(signal.SIGALRM, signal.SIG_IGN)\n    while True:\n        pass\n"
     )
     started = time.monotonic()
-    verdict = grade_text(short, text, tiny_ctx, local_sandbox)
+    verdict = grade_text(short, text, Jail(tiny_ctx, local_sandbox))
     assert time.monotonic() - started < 2.0 + 5
     assert (verdict.reward, verdict.status) == (0.0, "graded")
 
@@ -224,7 +225,7 @@ class _BrokenSandbox:
 
 def test_infra_error_when_the_sandbox_cannot_start(tiny: Tiny, tiny_ctx: RepoContext) -> None:
     sandbox = _BrokenSandbox()
-    verdict = grade_text(tiny.task(CLAMP), _original(tiny), tiny_ctx, sandbox)
+    verdict = grade_text(tiny.task(CLAMP), _original(tiny), Jail(tiny_ctx, sandbox))
     assert verdict.status == "infra_error" and verdict.reward is None
     assert "bwrap: cannot start" in verdict.reason
     request = sandbox.requests[0]
@@ -235,7 +236,7 @@ def test_infra_error_when_the_sandbox_cannot_start(tiny: Tiny, tiny_ctx: RepoCon
 def test_the_candidate_never_sees_expected_outputs(tiny: Tiny, tiny_ctx: RepoContext) -> None:
     sandbox = _BrokenSandbox()
     task = tiny.task("tinypkg.core.parse_int")
-    grade_text(task, _original(tiny, "tinypkg.core.parse_int"), tiny_ctx, sandbox)
+    grade_text(task, _original(tiny, "tinypkg.core.parse_int"), Jail(tiny_ctx, sandbox))
     request = sandbox.requests[0]
     assert b"not an integer" not in request.stdin  # expected messages stay on the trusted side
     mounted = {m.source for m in request.mounts}
@@ -257,7 +258,7 @@ def test_a_coin_flip_earns_nothing(
 ) -> None:
     """Catalogue 17: random answers win passes on one run (positive control), not a reward."""
     task = tiny.task(CLAMP)
-    found = run_candidate(task, COIN_FLIP, tiny_ctx, local_sandbox)
+    found = run_candidate(task, COIN_FLIP, Jail(tiny_ctx, local_sandbox))
     assert not isinstance(found, Refusal)
     once = score(task.inputs, task.expected, found.run.parsed.outcomes, task.hidden.grading)
     baseline = task.hidden.baseline

@@ -7,6 +7,7 @@ from pathlib import Path
 from replicate.core.records import Verdict
 from replicate.grading.grader import original_source, stubbed_source
 from replicate.grading.repo_tests import node_ids, run_repo_tests, with_repo_tests
+from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny, run_cli
@@ -19,9 +20,9 @@ def test_selected_tests_pass_on_the_original_and_fail_on_the_stub(
     ids = node_ids(task.inputs)
     assert ids and all("::" in i for i in ids)
     target = task.hidden.target
-    original = run_repo_tests(tiny_ctx, target, original_source(task), ids, local_sandbox)
+    original = run_repo_tests(Jail(tiny_ctx, local_sandbox), target, original_source(task), ids)
     assert original.selected == len(ids) and original.passed == len(ids) and original.failed == 0
-    stub = run_repo_tests(tiny_ctx, target, stubbed_source(task), ids, local_sandbox)
+    stub = run_repo_tests(Jail(tiny_ctx, local_sandbox), target, stubbed_source(task), ids)
     assert stub.passed == 0 and stub.failed == len(ids)
 
 
@@ -30,13 +31,13 @@ def test_a_broken_candidate_fails_every_selected_test(
 ) -> None:
     task = tiny.task("tinypkg.core.clamp")
     ids = node_ids(task.inputs)
-    broken = run_repo_tests(tiny_ctx, task.hidden.target, b"def (:\n", ids, local_sandbox)
+    broken = run_repo_tests(Jail(tiny_ctx, local_sandbox), task.hidden.target, b"def (:\n", ids)
     assert broken.passed == 0 and broken.failed == len(ids)
 
 
 def test_no_origins_no_run(tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox) -> None:
     task = tiny.task("tinypkg.core.clamp")
-    assert run_repo_tests(tiny_ctx, task.hidden.target, None, (), local_sandbox).selected == 0
+    assert run_repo_tests(Jail(tiny_ctx, local_sandbox), task.hidden.target, None, ()).selected == 0
 
 
 def test_grade_reports_the_repo_tests_beside_the_reward(tiny: Tiny, tmp_path: Path) -> None:
@@ -71,8 +72,8 @@ def test_only_a_graded_verdict_gets_the_tests_run(
     right = original_source(task).decode()
     base = {"task_id": task.id, "grader_version": "g", "reason": ""}
     violation = Verdict(reward=0.0, status="violation", **base)
-    assert with_repo_tests(violation, task, right, tiny_ctx, local_sandbox) is violation
+    assert with_repo_tests(violation, task, right, Jail(tiny_ctx, local_sandbox)) is violation
     graded = Verdict(reward=1.0, status="graded", **base)
-    counted = with_repo_tests(graded, task, right, tiny_ctx, local_sandbox)
+    counted = with_repo_tests(graded, task, right, Jail(tiny_ctx, local_sandbox))
     assert counted.repo_tests is not None and counted.repo_tests.passed > 0
     assert counted.reward == 1.0 and counted.status == "graded"

@@ -8,6 +8,7 @@ import pytest
 
 from replicate.grading.grader import grade_text
 from replicate.grading.shrink import proposals, simpler
+from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
 from replicate.values import plain
@@ -67,7 +68,7 @@ def test_counterexample_on_a_generated_input_is_shrunk(
     tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox
 ) -> None:
     task = tiny.task(CLAMP)
-    verdict = grade_text(task, BIG_WRONG, tiny_ctx, local_sandbox)
+    verdict = grade_text(task, BIG_WRONG, Jail(tiny_ctx, local_sandbox))
     example = verdict.counterexample
     assert verdict.status == "graded" and 0.0 < (verdict.raw_reward or 0.0) < 1.0
     assert example is not None and example.stratum != "traced"
@@ -75,7 +76,7 @@ def test_counterexample_on_a_generated_input_is_shrunk(
     shrunk = int(example.call.split("(")[1].split(",")[0])
     assert 1000 < shrunk < 2147483647  # still failing, and simpler
     assert example.expected != example.got
-    plain_verdict = grade_text(task, BIG_WRONG, tiny_ctx, local_sandbox, shrink=False)
+    plain_verdict = grade_text(task, BIG_WRONG, Jail(tiny_ctx, local_sandbox), shrink=False)
     assert plain_verdict.counterexample is not None
     assert plain_verdict.counterexample.shrunk_from is None
     assert plain_verdict.reward == verdict.reward  # feedback only: the reward does not move

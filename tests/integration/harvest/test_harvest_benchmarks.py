@@ -16,6 +16,7 @@ from replicate.core.progress import NullProgress
 from replicate.gen.prepare import PreparedRepo, prepare_repo
 from replicate.harvest.collect import HarvestBudget, HarvestResult, run_harvest
 from replicate.harvest.detail import harvest_detail
+from replicate.jail import Jail
 from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import make_git_repo
 
@@ -40,7 +41,7 @@ def prepared(tmp_path_factory: pytest.TempPathFactory) -> PreparedRepo:
 
 def _harvest(prepared: PreparedRepo, sandbox: Sandbox, budget: HarvestBudget) -> HarvestResult:
     targets = {t.symbol: t for t in prepared.extraction.targets}
-    return run_harvest(prepared.context, targets, sandbox, timeout_s=300, budget=budget)
+    return run_harvest(Jail(prepared.context, sandbox), targets, timeout_s=300, budget=budget)
 
 
 @pytest.fixture(scope="module")

@@ -11,6 +11,7 @@ import pytest
 from replicate.grading.grader import grade_text
 from replicate.integrations import openrlhf, trl, verl
 from replicate.integrations.grading import TASKS_ENV, completion_text, grader_for
+from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
 from tests.integration.integrations.rows import candidates, export_rows
@@ -94,7 +95,7 @@ def test_rewards_equal_grade_text(
     wrong = "```python\ndef clamp(value, low, high):\n    return min(value, high)\n```"
     row = next(r for r in rows if r["extra_info"]["symbol"] == SYMBOLS[0])
     for text in (wrong, "def clamp(:", "no code at all"):
-        direct = grade_text(tiny.batch.load(row["task_id"]), text, tiny_ctx, local_sandbox)
+        direct = grade_text(tiny.batch.load(row["task_id"]), text, Jail(tiny_ctx, local_sandbox))
         got = verl.compute_score(row["data_source"], text, row["task_id"], row["extra_info"])
         assert got["score"] == direct.reward
 

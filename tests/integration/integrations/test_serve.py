@@ -10,6 +10,7 @@ import pytest
 
 from replicate.cli.serve import _loopback, exposure_warning
 from replicate.grading.grader import grade_text
+from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
 from tests.integration.integrations.load import rss_mb, storm
@@ -68,7 +69,7 @@ def test_rewards_equal_grade_text(
 ) -> None:
     task = tiny.task(CLAMP)
     texts = [*candidates(task).values(), WRONG, MALFORMED]
-    direct = [grade_text(task, text, tiny_ctx, local_sandbox) for text in texts]
+    direct = [grade_text(task, text, Jail(tiny_ctx, local_sandbox)) for text in texts]
     verdicts = [_post(server, "/grade", {"task_id": task.id, "candidate": t}) for t in texts]
     assert all(r.status_code == 200 for r in verdicts)
     assert [r.json()["reward"] for r in verdicts] == [v.reward for v in direct]
@@ -115,7 +116,9 @@ def test_two_hundred_in_flight_all_graded_right_once_and_memory_flat(
     right = candidates(task)
     kinds = {"right": right["bare_def"], "fenced": right["fenced_def"], "stub": right["stub"]}
     kinds |= {"partly": WRONG, "malformed": MALFORMED}
-    direct = {k: grade_text(task, t, tiny_ctx, local_sandbox).reward for k, t in kinds.items()}
+    direct = {
+        k: grade_text(task, t, Jail(tiny_ctx, local_sandbox)).reward for k, t in kinds.items()
+    }
     assert [direct[k] for k in ("right", "fenced", "stub", "malformed")] == [1.0, 1.0, 0.0, 0.0]
     assert 0.0 < (direct["partly"] or 0.0) < 1.0
     memory = []

@@ -13,6 +13,7 @@ from replicate.jail.calls import RepoContext, run_calls
 from replicate.jail.sandbox import get_sandbox
 from replicate.jail.sandbox.base import Sandbox, SandboxResult, WarmStart
 from replicate.jail.warm import WarmPool
+from replicate.scratch import owner_token
 from tests.integration.minted import Tiny
 
 # Remembers state in a module global and in a file: a fresh jail per candidate shows neither.
@@ -62,11 +63,13 @@ def test_warm_runs_give_the_cold_results_and_never_share_a_jail(
 
 
 def _warm_jails() -> list[str]:
+    """This process's warm jails (another process's, a gen beside the tests say, do not count)."""
+    mine = f"replicate-warm-{owner_token()}-".encode()
     found = []
     for pid in filter(str.isdigit, os.listdir("/proc")):
         try:
             with open(f"/proc/{pid}/cmdline", "rb") as handle:
-                if b"replicate-warm-" in handle.read():
+                if mine in handle.read():
                     found.append(pid)
         except OSError:
             continue

@@ -102,7 +102,7 @@ def test_a_function_has_no_parent() -> None:
     assert stdlib_parents(ORIGINAL.encode(), target) == []
 
 
-REEXPORTED = '''
+REEXPORTED = """
 from collections.abc import MutableSequence
 
 
@@ -122,7 +122,7 @@ class Items(MutableSequence):
                 return i
             i += 1
         raise ValueError
-'''
+"""
 
 
 def test_a_parent_the_stdlib_re_exports_is_followed_to_its_source() -> None:

@@ -154,8 +154,6 @@ def test_nothing_to_generate_from() -> None:
     assert widen(_target(), raising, 3, Budget()).inputs == ()
 
 
-
-
 def test_boundary_values_stay_edge_cases_when_a_widened_draw_hits_them() -> None:
     target = _target(signature="def double(n):").model_copy(
         update={"qualname": "double", "docstring": None}
@@ -169,8 +167,6 @@ def test_boundary_values_stay_edge_cases_when_a_widened_draw_hits_them() -> None
     assert not set(by_provenance["edge"]) & set(by_provenance["widened"])
     assert len(by_provenance["widened"]) >= 10
     assert [i.provenance for i in made.inputs][:1] == ["widened"]  # widened are indexed first
-
-
 
 
 def test_a_parameters_default_is_an_edge_case_when_no_call_passed_it() -> None:

@@ -1,0 +1,77 @@
+"""A repository's code, ready to run in isolation: what every stage that runs code is handed.
+
+Running a program on a target's inputs needs three things that travel together: the repository's
+context (its pristine tree, import roots and environment: `RepoContext`), the sandbox backend,
+and, where jails are started ahead of their job, the warm pool they come from. `Jail` holds the
+three; `Jail.run` is `run_calls` with them filled in.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from replicate.core import CallInput, GradingSettings, Target
+from replicate.jail.calls import JailRun, RepoContext, Until, prewarm, run_calls
+from replicate.jail.sandbox.base import Sandbox
+from replicate.jail.warm import WarmPool
+
+
+@dataclass(frozen=True)
+class Jail:
+    """One repository's context and sandbox, and the warm pool its candidates' jails come from
+    (None: every run starts its own jail)."""
+
+    ctx: RepoContext
+    sandbox: Sandbox
+    pool: WarmPool | None = None
+
+    def run(
+        self,
+        target: Target,
+        inputs: Sequence[CallInput],
+        settings: GradingSettings,
+        *,
+        override: bytes | None = None,
+        hash_seed: int = 0,
+        encode_inputs: bool = False,
+        clock_shift_days: int = 0,
+        until: Until | None = None,
+    ) -> JailRun:
+        """Call `target` on every input in a jail (`run_calls`); `override` replaces its file.
+        A candidate's run (`override` given) takes a warm jail from the pool when there is one."""
+        return run_calls(
+            self.ctx,
+            target,
+            inputs,
+            self.sandbox,
+            settings,
+            override=override,
+            hash_seed=hash_seed,
+            encode_inputs=encode_inputs,
+            clock_shift_days=clock_shift_days,
+            pool=self.pool,
+            until=until,
+        )
+
+    def prewarm(
+        self,
+        target: Target,
+        inputs: Sequence[CallInput],
+        settings: GradingSettings,
+        *,
+        hash_seed: int = 0,
+    ) -> None:
+        """Start the warm jails a later candidate run of `target` on `inputs` will take (nothing
+        without a pool)."""
+        if self.pool is not None:
+            prewarm(self.ctx, target, inputs, settings, self.pool, hash_seed=hash_seed)
+
+    def cold(self) -> Jail:
+        """The same repository and sandbox, every run in a jail of its own."""
+        return dataclasses.replace(self, pool=None)
+
+    def warm(self, pool: WarmPool | None) -> Jail:
+        """The same repository and sandbox, candidates' runs taking jails from `pool`."""
+        return dataclasses.replace(self, pool=pool)
