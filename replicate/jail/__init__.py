@@ -22,13 +22,11 @@ from replicate.jail.sandbox.base import (
     WarmStart,
 )
 from replicate.jail.sandbox.cgroup import sweep_cgroups
-from replicate.jail.sandbox.docker_image import BASE_IMAGE
 from replicate.jail.sandbox.system import system_view
 from replicate.jail.warm import Slot, WarmPool
 from replicate.jail.wire import CTOR_RECIPE_TAG, RECIPE_TAG
 
 __all__ = [
-    "BASE_IMAGE",
     "CTOR_RECIPE_TAG",
     "JAIL_ENV",
     "RECIPE_TAG",

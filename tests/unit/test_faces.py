@@ -15,6 +15,8 @@ LOADED_WHEN_CHOSEN = {
     "replicate.cli.main",  # the console script's entry point
     "replicate.integrations.inspect_task",  # imports inspect_ai; a trainer imports it by path
     "replicate.agents.llm_agent",  # imports openai
+    # also a script (`python -m ...`): the face importing it first would make runpy warn
+    "replicate.jail.sandbox.docker_image",
     "replicate.executors.local",
     "replicate.executors.ray_cluster",  # imports ray
 }
