@@ -31,7 +31,9 @@ in one write with the next ``call`` frame | ``done``.  An outcome is
 ``returned`` (value) or ``raised`` (exc: type, msg), both with ``args``/``kwargs`` after the call
 and ``t``; or ``timeout``; or ``load_error`` (msg).  Values are encoded by exact type without
 calling the objects' own methods; the trusted side parses and compares them
-(``replicate.grading.compare``).
+(``replicate.grading.compare``).  The one exception: a function the call returns whose name does
+not verify is called on probes drawn from the input (`Probes`), inside the call's time window,
+and encoded by what they gave (``wire.PROBED``).
 
 Before any candidate code is imported, this module takes a private copy of the builtins (its
 functions look names up there, not in ``builtins``) and captures every library function it needs
@@ -409,7 +411,7 @@ _MAX_VISITS = 64
 
 
 class _Encoder:
-    def __init__(self, limits: EncodeLimits, probes: _Probes | None = None) -> None:
+    def __init__(self, limits: EncodeLimits, probes: Probes | None = None) -> None:
         self.limits = limits
         self.probes = probes  # set while encoding a returned value: its functions are probed
         self.budget = limits.max_bytes
@@ -481,7 +483,7 @@ class _Encoder:
             return {"t": "opaque", "type": type_name(t)}
         return {"t": "obj", "type": type_name(t), "fields": state}
 
-    def probed(self, fn: Callable[..., Any], probes: _Probes, d: int) -> Tagged:
+    def probed(self, fn: Callable[..., Any], probes: Probes, d: int) -> Tagged:
         """`fn` by its outcome on each of the input's probes; what those return is encoded as
         usual, a function among it not probed again."""
         probes.left -= 1
@@ -717,7 +719,7 @@ _SUB_BASES: dict[int, tuple[type, _CompoundFn]] = _table(
 )
 
 
-def encode(value: Any, limits: EncodeLimits | None = None, probes: _Probes | None = None) -> Tagged:
+def encode(value: Any, limits: EncodeLimits | None = None, probes: Probes | None = None) -> Tagged:
     """The tagged encoding of one value; `toolarge` past the size budget, `opaque` on failure.
     With `probes` (a call's returned value), a function without a verified name is probed."""
     try:
@@ -782,7 +784,7 @@ def _fixed_probe_values() -> list[Any]:
     return [0, "a", None, [1, 2], 1, "", -1, (1,), 2.5, "abc", {}, True]
 
 
-class _Probes:
+class Probes:
     """The arguments a returned function is probed with, drawn from one input alone: the plain
     values among the call's own arguments (copied before the call), then `_fixed_probe_values`;
     the same in the reference's run and a candidate's, whatever the hash seed."""
@@ -1031,7 +1033,7 @@ def _call(
             before["kwargs_in"] = {k: encode(v, lim) for k, v in _dict_items(shown["kwargs"])}
             if "ctor_in" in shown:
                 before["ctor_in"] = shown["ctor_in"]
-        probes = _Probes(args, kwargs)  # drawn before the call can change its arguments
+        probes = Probes(args, kwargs)  # drawn before the call can change its arguments
         try:
             if _RANDOM_STATE:
                 _SET_RANDOM_STATE(_RANDOM_STATE[0])

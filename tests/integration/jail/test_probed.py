@@ -28,8 +28,7 @@ MAKER = (
     "    return key, [lambda y: (label, y)]\n"
 )
 SAME = (  # written differently, behaves the same on every probe
-    "def make(n, label='k'):\n"
-    "    return (lambda x: x * n), [lambda z: (label, z)]\n"
+    "def make(n, label='k'):\n    return (lambda x: x * n), [lambda z: (label, z)]\n"
 )
 DIFFERS = (  # differs on the string probes only
     "def make(n, label='k'):\n"
@@ -132,7 +131,7 @@ def test_patched_builtins_do_not_change_the_probes(tmp_path: Path) -> None:
         "builtins.isinstance = lambda *a: True\n"
         "builtins.sorted = lambda *a, **k: []\n"
         "builtins.any = lambda *a: True\n"
-        "builtins.min = lambda *a, **k: 0\n"
+        "builtins.range = lambda *a: iter(())\n"
     )
     assert _reward(expected, _graded(tmp_path, patches + MAKER, "cand_patch")) == 1.0
 
