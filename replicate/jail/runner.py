@@ -127,6 +127,8 @@ _function_code = types.FunctionType.__dict__["__code__"].__get__
 _function_defaults = types.FunctionType.__dict__["__defaults__"].__get__
 _code_argcount = types.CodeType.__dict__["co_argcount"].__get__
 _code_flags = types.CodeType.__dict__["co_flags"].__get__
+_Partial = functools.partial
+_FunctionType = types.FunctionType
 _partial_func = functools.partial.__dict__["func"].__get__
 _partial_args = functools.partial.__dict__["args"].__get__
 _type_basicsize = type.__dict__["__basicsize__"].__get__
@@ -863,16 +865,16 @@ def _fresh(call: list[Any]) -> list[Any]:
 def _unnamed_function(x: Any) -> bool:
     """Whether `x` is a Python function (or a partial of one) whose name does not verify."""
     fn = x
-    while _type(fn) is functools.partial:
+    while _type(fn) is _Partial:
         fn = _partial_func(fn)
-    return _type(fn) is types.FunctionType and _callable_name(fn).startswith(_UNVERIFIED)
+    return _type(fn) is _FunctionType and _callable_name(fn).startswith(_UNVERIFIED)
 
 
 def _arity(fn: Any) -> int:
     """How many positional arguments a probe passes: the required ones (a partial's bound ones
     taken off), at most `_MAX_PROBE_ARITY`; one if it takes any at all, else none."""
     bound = 0
-    while _type(fn) is functools.partial:
+    while _type(fn) is _Partial:
         bound += len(_partial_args(fn))
         fn = _partial_func(fn)
     code = _function_code(fn)

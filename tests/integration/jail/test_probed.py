@@ -6,8 +6,6 @@ The runner runs as the jail runs it (`run_runner`); outcomes are scored as gradi
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,7 +15,7 @@ from replicate.grading.compare import compare_outcome, is_gradable, same_outcome
 from replicate.grading.reward import score
 from replicate.jail import wire
 from replicate.jail.runner import encode
-from tests.integration.jail.test_runner import _blob, run_runner
+from tests.integration.jail.test_runner import _blob, printed_under_seeds, run_runner
 
 SETTINGS = GradingSettings()
 
@@ -96,15 +94,7 @@ def test_the_probes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     source = "def make(words, n=0):\n    return lambda x: (x in words, len(words) + n)\n"
     words = {f"w{i}" for i in range(12)}
     seeds = ("1", "2")
-    shown = "print(list({'w%d' % i for i in range(12)}))"
-    orders = [
-        subprocess.run(
-            [sys.executable, "-P", "-s", "-S", "-c", shown],
-            capture_output=True,
-            env={"PYTHONHASHSEED": seed},
-        ).stdout
-        for seed in seeds
-    ]
+    orders = printed_under_seeds("print(list({'w%d' % i for i in range(12)}))", seeds)
     assert orders[0] != orders[1]  # the seeds really change the set's iteration order
     runs = [
         run_runner(
@@ -123,10 +113,11 @@ def test_the_probes_do_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
     assert same_outcome(runs[0], runs[1]) and is_gradable(runs[0], SETTINGS)
 
 
-def test_patched_builtins_do_not_change_the_probes(tmp_path: Path) -> None:
+def test_patched_builtins_and_types_do_not_change_the_probes(tmp_path: Path) -> None:
     expected = _graded(tmp_path, MAKER, "ref_patch")
     patches = (
-        "import builtins\n"
+        "import builtins, functools, types\n"
+        "functools.partial = types.FunctionType = type(len)\n"
         "builtins.len = lambda x: 0\n"
         "builtins.isinstance = lambda *a: True\n"
         "builtins.sorted = lambda *a, **k: []\n"
