@@ -9,8 +9,10 @@ Equivalence of tagged values (see ``replicate/jail/runner.py`` for the encoding)
 agree (bool is not int, list is not tuple, a subclass is not its base); floats are equal when both
 are NaN, exactly equal with the same sign of zero, or within the task's declared tolerance; dicts
 and Counters are unordered mappings, OrderedDicts ordered; objects compare by verified type name and
-fields; locks (``lock``, ``rlock``) by whether they are held; ``opaque``, ``deep``, ``toolarge`` and
-any ``<unverified>`` name never match, not even themselves.
+fields; locks (``lock``, ``rlock``) by whether they are held; a returned function probed by the
+runner (``probed``) by every probe, each its arguments and then the value it returned or the
+exception it raised; ``opaque``, ``deep``, ``toolarge`` and any ``<unverified>`` name never match,
+not even themselves.
 """
 
 from __future__ import annotations
@@ -22,7 +24,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.core import GradingSettings
-from replicate.values import UNVERIFIED, render, render_exception, render_outcome
+from replicate.jail import PROBE, PROBED
+from replicate.values import UNVERIFIED, render, render_call, render_exception, render_outcome
 
 __all__ = [
     "Mismatch",
@@ -269,6 +272,18 @@ def _raised(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) ->
     return None if _same_exception(e, g, settings) else (path, _WHOLE, None)
 
 
+def _probes(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+    """A probed function's calls, in order: the first that differs is named by its arguments,
+    `return(0, 'a')`, so a counterexample shows what the returned function was called with."""
+    if type(g) is not list or type(e) is not list or len(g) != len(e):
+        return path, _WHOLE, None
+    for e_probe, g_probe in zip(e, g, strict=True):
+        found = _diff(e_probe, g_probe, path + render_call(e_probe), settings, depth)
+        if found is not None:
+            return found
+    return None
+
+
 _CHECKS: dict[str, _FieldCheck] = {
     "eq": _eq,
     "name": _name,
@@ -280,6 +295,7 @@ _CHECKS: dict[str, _FieldCheck] = {
     "map": _mapping,
     "fields": _fields,
     "raised": _raised,
+    "probes": _probes,
 }
 _V_EQ: Sequence[tuple[str, str]] = (("v", "eq"),)
 _V_NODES: Sequence[tuple[str, str]] = (("v", "nodes"),)
@@ -312,4 +328,6 @@ _SPEC: dict[str, Sequence[tuple[str, str]]] = {
     "obj": (("type", "name"), ("fields", "fields")),
     **{tag: (("held", "eq"),) for tag in ("lock", "rlock")},  # _thread.lock, _thread.RLock
     "exc": (("type", "name"), ("args", "node"), ("fields", "fields")),
+    PROBED: (("v", "probes"),),
+    PROBE: (("args", "nodes"), ("v", "node"), ("raised", "raised")),  # "v" or "raised"
 }

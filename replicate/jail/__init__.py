@@ -24,11 +24,13 @@ from replicate.jail.sandbox.base import (
 from replicate.jail.sandbox.cgroup import sweep_cgroups
 from replicate.jail.sandbox.system import system_view
 from replicate.jail.warm import Slot, WarmPool
-from replicate.jail.wire import CTOR_RECIPE_TAG, RECIPE_TAG
+from replicate.jail.wire import CTOR_RECIPE_TAG, PROBE, PROBED, RECIPE_TAG
 
 __all__ = [
     "CTOR_RECIPE_TAG",
     "JAIL_ENV",
+    "PROBE",
+    "PROBED",
     "RECIPE_TAG",
     "Jail",
     "JailRun",

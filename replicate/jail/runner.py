@@ -31,7 +31,9 @@ in one write with the next ``call`` frame | ``done``.  An outcome is
 ``returned`` (value) or ``raised`` (exc: type, msg), both with ``args``/``kwargs`` after the call
 and ``t``; or ``timeout``; or ``load_error`` (msg).  Values are encoded by exact type without
 calling the objects' own methods; the trusted side parses and compares them
-(``replicate.grading.compare``).
+(``replicate.grading.compare``).  The one exception: a function the call returns whose name does
+not verify is called on probes drawn from the input (`Probes`), inside the call's time window,
+and encoded by what they gave (``wire.PROBED``).
 
 Before any candidate code is imported, this module takes a private copy of the builtins (its
 functions look names up there, not in ``builtins``) and captures every library function it needs
@@ -121,6 +123,14 @@ _type_module = type.__dict__["__module__"].__get__
 _type_qualname = type.__dict__["__qualname__"].__get__
 _function_module = types.FunctionType.__dict__["__module__"].__get__
 _function_qualname = types.FunctionType.__dict__["__qualname__"].__get__
+_function_code = types.FunctionType.__dict__["__code__"].__get__
+_function_defaults = types.FunctionType.__dict__["__defaults__"].__get__
+_code_argcount = types.CodeType.__dict__["co_argcount"].__get__
+_code_flags = types.CodeType.__dict__["co_flags"].__get__
+_Partial = functools.partial
+_FunctionType = types.FunctionType
+_partial_func = functools.partial.__dict__["func"].__get__
+_partial_args = functools.partial.__dict__["args"].__get__
 _type_basicsize = type.__dict__["__basicsize__"].__get__
 _type_itemsize = type.__dict__["__itemsize__"].__get__
 _type_dictoffset = type.__dict__["__dictoffset__"].__get__
@@ -403,8 +413,9 @@ _MAX_VISITS = 64
 
 
 class _Encoder:
-    def __init__(self, limits: EncodeLimits) -> None:
+    def __init__(self, limits: EncodeLimits, probes: Probes | None = None) -> None:
         self.limits = limits
+        self.probes = probes  # set while encoding a returned value: its functions are probed
         self.budget = limits.max_bytes
         self.path: set[int] = set()
         self.visits: dict[int, int] = {}
@@ -444,6 +455,8 @@ class _Encoder:
             self.path.discard(_id(x))
 
     def compound(self, x: Any, t: type, d: int) -> Tagged:
+        if self.probes is not None and self.probes.left > 0 and _unnamed_function(x):
+            return self.probed(x, self.probes, d)
         if _is_in(t, _COMPOUNDS):
             return _COMPOUNDS[_id(t)][1](self, x, d)
         if _issubclass(t, type):
@@ -471,6 +484,31 @@ class _Encoder:
         if state is None:
             return {"t": "opaque", "type": type_name(t)}
         return {"t": "obj", "type": type_name(t), "fields": state}
+
+    def probed(self, fn: Callable[..., Any], probes: Probes, d: int) -> Tagged:
+        """`fn` by its outcome on each of the input's probes; what those return is encoded as
+        usual, a function among it not probed again."""
+        probes.left -= 1
+        self.probes = None
+        try:
+            return {"t": _PROBED, "v": [self.probe(fn, call, d) for call in probes.calls(fn)]}
+        finally:
+            self.probes = probes
+
+    def probe(self, fn: Callable[..., Any], call: list[Any], d: int) -> Tagged:
+        args = _fresh(call)  # copies of its own: no probe sees what another changed
+        shown = self.seq(args, d)
+        try:
+            if _RANDOM_STATE:
+                _SET_RANDOM_STATE(_RANDOM_STATE[0])
+            value = fn(*args)
+            if _type(value) is _CoroutineType:
+                value = _drive(value)
+        except BaseException as exc:
+            if _type(exc) is _Timeout:
+                raise
+            return {"t": _PROBE, "args": shown, "raised": exception_record(exc)}
+        return {"t": _PROBE, "args": shown, "v": self.enc(value, d)}
 
     def fields(self, x: Any, lay: _Layout, d: int) -> Tagged | None:
         """Set slots and the instance `__dict__`, by name; None when the object has neither."""
@@ -683,10 +721,11 @@ _SUB_BASES: dict[int, tuple[type, _CompoundFn]] = _table(
 )
 
 
-def encode(value: Any, limits: EncodeLimits | None = None) -> Tagged:
-    """The tagged encoding of one value; `toolarge` past the size budget, `opaque` on failure."""
+def encode(value: Any, limits: EncodeLimits | None = None, probes: Probes | None = None) -> Tagged:
+    """The tagged encoding of one value; `toolarge` past the size budget, `opaque` on failure.
+    With `probes` (a call's returned value), a function without a verified name is probed."""
     try:
-        return _Encoder(limits or EncodeLimits()).enc(value, 0)
+        return _Encoder(limits or EncodeLimits(), probes).enc(value, 0)
     except _TooLarge:
         return {"t": "toolarge"}
     except BaseException as exc:
@@ -731,6 +770,120 @@ _FUNCTION_TYPES = _table(
         types.MethodWrapperType: None,
     }
 )
+
+
+# ---------------------------------------------------------------- a returned function, probed
+
+_PROBED, _PROBE = wire.PROBED, wire.PROBE
+_MAX_PROBES, _MAX_PROBED = wire.MAX_PROBES, wire.MAX_PROBED
+_FROM_INPUT = 4  # probe values taken from the call's own arguments, before the fixed ones
+_MAX_PROBE_ARITY = 3
+_CO_VARARGS = 0x04  # inspect.CO_VARARGS, without importing inspect
+
+
+def _fixed_probe_values() -> list[Any]:
+    """Plain values every probe set ends with, in an order that mixes their types."""
+    return [0, "a", None, [1, 2], 1, "", -1, (1,), 2.5, "abc", {}, True]
+
+
+class Probes:
+    """The arguments a returned function is probed with, drawn from one input alone: the plain
+    values among the call's own arguments (copied before the call), then `_fixed_probe_values`;
+    the same in the reference's run and a candidate's, whatever the hash seed."""
+
+    __slots__ = ("left", "taken")
+
+    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.left = _MAX_PROBED
+        self.taken: list[Any] = []
+        for value in [*args, *[v for _, v in _dict_items(kwargs)]]:
+            copy = _plain_copy(value, 0)
+            if copy is not _MISSING and len(self.taken) < _FROM_INPUT:
+                self.taken.append(copy)
+
+    def calls(self, fn: Callable[..., Any]) -> list[list[Any]]:
+        """Up to `_MAX_PROBES` argument lists of `fn`'s arity (one empty list for arity 0)."""
+        values: list[Any] = []
+        seen: set[str] = set()
+        for value in [*self.taken, *_fixed_probe_values()]:
+            key = _dumps(encode(value))
+            if key not in seen:
+                seen.add(key)
+                values.append(value)
+        arity = _arity(fn)
+        if arity == 0:
+            return [[]]
+        values = values[:_MAX_PROBES]
+        return [_alike(values, k, arity) for k in range(len(values))]
+
+
+def _alike(values: list[Any], k: int, arity: int) -> list[Any]:
+    """`values[k]` and, for a function of more arguments, the next values of its exact type
+    (`values[k]` again where there are too few): a comparator gets (0, 1), ('a', '')..."""
+    first = values[k]
+    later = values[k + 1 :] + values[:k]
+    same = [value for value in later if _type(value) is _type(first)]
+    return [first] + [same[j] if j < len(same) else first for j in range(arity - 1)]
+
+
+def _plain_copy(x: Any, depth: int) -> Any:
+    """A copy of `x` if it is a small plain value (exact builtin types, no candidate code run),
+    else `_MISSING`."""
+    t = _type(x)
+    if x is None or t is bool or t is float:
+        return x
+    if t is int:
+        return x if -10_000 <= x <= 10_000 else _MISSING
+    if t is str or t is bytes:
+        return x if len(x) <= 200 else _MISSING
+    if depth >= 2 or not (t is list or t is tuple or t is dict or t is set or t is frozenset):
+        return _MISSING
+    if len(x) > 16:
+        return _MISSING
+    if t is dict:
+        pairs = [(_plain_copy(k, 3), _plain_copy(v, depth + 1)) for k, v in _dict_items(x)]
+        if any(k is _MISSING or v is _MISSING for k, v in pairs):
+            return _MISSING
+        return dict(pairs)
+    items = [_plain_copy(item, depth + 1) for item in _COPY_ITER[_id(t)](x)]
+    return _MISSING if any(item is _MISSING for item in items) else t(items)
+
+
+_COPY_ITER: dict[int, Callable[[Any], Iterator[Any]]] = {
+    _id(list): list.__iter__,
+    _id(tuple): tuple.__iter__,
+    _id(set): set.__iter__,
+    _id(frozenset): frozenset.__iter__,
+}
+
+
+def _fresh(call: list[Any]) -> list[Any]:
+    """Copies of a probe's arguments (plain values), so no probe sees another's changes."""
+    return [_plain_copy(value, 0) for value in call]
+
+
+def _unnamed_function(x: Any) -> bool:
+    """Whether `x` is a Python function (or a partial of one) whose name does not verify."""
+    fn = x
+    while _type(fn) is _Partial:
+        fn = _partial_func(fn)
+    return _type(fn) is _FunctionType and _callable_name(fn).startswith(_UNVERIFIED)
+
+
+def _arity(fn: Any) -> int:
+    """How many positional arguments a probe passes: the required ones (a partial's bound ones
+    taken off), at most `_MAX_PROBE_ARITY`; one if it takes any at all, else none."""
+    bound = 0
+    while _type(fn) is _Partial:
+        bound += len(_partial_args(fn))
+        fn = _partial_func(fn)
+    code = _function_code(fn)
+    defaults = _function_defaults(fn)
+    takes = _code_argcount(code) - bound
+    required = takes - (len(defaults) if _type(defaults) is tuple else 0)
+    if required > 0:
+        return min(required, _MAX_PROBE_ARITY)
+    return 1 if takes > 0 or _code_flags(code) & _CO_VARARGS else 0
 
 
 # ---------------------------------------------------------------- JSON out
@@ -882,13 +1035,14 @@ def _call(
             before["kwargs_in"] = {k: encode(v, lim) for k, v in _dict_items(shown["kwargs"])}
             if "ctor_in" in shown:
                 before["ctor_in"] = shown["ctor_in"]
+        probes = Probes(args, kwargs)  # drawn before the call can change its arguments
         try:
             if _RANDOM_STATE:
                 _SET_RANDOM_STATE(_RANDOM_STATE[0])
             value = fn(*args, **kwargs)
             if _type(value) is _CoroutineType:
                 value = _drive(value)
-            out: dict[str, Any] = {"status": _RETURNED, "value": encode(value, lim)}
+            out: dict[str, Any] = {"status": _RETURNED, "value": encode(value, lim, probes)}
         except BaseException as exc:
             if _type(exc) is _Timeout:
                 raise

@@ -45,6 +45,16 @@ STATUSES = frozenset({RETURNED, RAISED, TIMEOUT, LOAD_ERROR, RUNNER_ERROR})
 
 Tagged = dict[str, Any]  # {"t": tag, ...}: one value, encoded by exact type
 
+# A returned function whose name does not verify (a closure, a lambda, a partial of one), encoded
+# by what it does: {"t": PROBED, "v": [probe, ...]}, each probe one call of it on arguments the
+# runner draws from the input alone, {"t": PROBE, "args": [Tagged, ...], "v": Tagged} when it
+# returned (a function it returns is not probed again) or {"t": PROBE, "args": [...], "raised":
+# ExceptionRecord}.  Equal when every probe is; a timeout in a probe is the call's timeout.
+PROBED = "probed"
+PROBE = "probe"
+MAX_PROBES = 12  # calls of one returned function
+MAX_PROBED = 8  # returned functions probed in one returned value; the rest stay unverified refs
+
 
 class ExceptionRecord(TypedDict):
     type: str  # the exception class's verified qualified name

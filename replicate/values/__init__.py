@@ -6,13 +6,20 @@
 from __future__ import annotations
 
 from replicate.values.plain import Items, canonical
-from replicate.values.rendering import UNVERIFIED, render, render_exception, render_outcome
+from replicate.values.rendering import (
+    UNVERIFIED,
+    render,
+    render_call,
+    render_exception,
+    render_outcome,
+)
 
 __all__ = [
     "UNVERIFIED",
     "Items",
     "canonical",
     "render",
+    "render_call",
     "render_exception",
     "render_outcome",
 ]

@@ -67,6 +67,14 @@ def render_exception(exc: Any, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def render_call(probe: Any, limit: int = 80) -> str:
+    """`(0, 'a')`: the arguments a probe of a returned function called it with."""
+    args = probe.get("args") if isinstance(probe, Mapping) else None
+    if type(args) is not list:
+        return "(<malformed>)"
+    return "(" + ", ".join(render(arg, limit) for arg in args) + ")"
+
+
 def short_name(name: Any) -> str:
     """`ValueError` for `builtins.ValueError`, `Cls` for `pkg.mod.Cls`; lookalikes stay marked."""
     if not isinstance(name, str):
@@ -183,6 +191,14 @@ def _labelled(label: str, *keys: str) -> Callable[[Any, _Out], None]:
     return draw
 
 
+def _probe(node: Any, out: _Out) -> None:
+    """What one probe of a returned function gave (its arguments are in the path)."""
+    if "raised" in node:
+        out.add("raise " + render_exception(node["raised"]))
+    else:
+        _node(node["v"], out)
+
+
 def _defaultdict(node: Any, out: _Out) -> None:
     out.add("defaultdict(")
     _node(node["factory"], out)
@@ -231,6 +247,7 @@ _SIMPLE: dict[str, Callable[[Any], str]] = {
     "toolarge": lambda n: "<too large>",
     "lock": lambda n: _lock(n, "_thread.lock"),
     "rlock": lambda n: _lock(n, "_thread.RLock"),
+    "probed": lambda n: f"<function: {len(n['v'])} probes>",
 }
 _COMPOSITE: dict[str, Callable[[Any, _Out], None]] = {
     "list": lambda n, out: _seq(n["v"], out, "[", "]"),
@@ -256,4 +273,5 @@ _COMPOSITE: dict[str, Callable[[Any, _Out], None]] = {
     "sub": _sub,
     "obj": _fields,
     "exc": _exc,
+    "probe": _probe,
 }

@@ -124,6 +124,18 @@ def run_runner(
     return Run(parsed, proc.stdout, proc.stderr, proc.returncode, nonce)
 
 
+def printed_under_seeds(code: str, seeds: Sequence[str]) -> list[bytes]:
+    """What `code` prints under each hash seed: shows the seeds really change an order."""
+    return [
+        subprocess.run(
+            [sys.executable, "-P", "-s", "-S", "-c", code],
+            capture_output=True,
+            env={"PYTHONHASHSEED": seed},
+        ).stdout
+        for seed in seeds
+    ]
+
+
 def _load(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, name: str, source: str) -> Any:
     """Import the candidate module in this process too, so its instances can be pickled."""
     (tmp_path / f"{name}.py").write_text(source)
@@ -481,15 +493,7 @@ def test_set_order_does_not_depend_on_the_hash_seed(tmp_path: Path) -> None:
         )
         for seed in ("1", "2")
     ]
-    probe = "print(list({'w%d' % i for i in range(40)}))"
-    orders = [
-        subprocess.run(
-            [sys.executable, "-P", "-s", "-S", "-c", probe],
-            capture_output=True,
-            env={"PYTHONHASHSEED": seed},
-        ).stdout
-        for seed in ("1", "2")
-    ]
+    orders = printed_under_seeds("print(list({'w%d' % i for i in range(40)}))", ("1", "2"))
     assert orders[0] != orders[1]  # the seeds really change iteration order
     a, b = runs[0].outcome(0), runs[1].outcome(0)
     assert same_outcome(a, b)

@@ -21,10 +21,11 @@ from replicate.grading.compare import (
     is_gradable,
     same_outcome,
 )
+from replicate.jail import wire
 from replicate.jail.calltime import CallClock, timed_frames
 from replicate.jail.frames import ParsedRun, collect_frames
-from replicate.jail.runner import EncodeLimits, encode
-from replicate.values.rendering import render, render_outcome
+from replicate.jail.runner import EncodeLimits, Probes, encode
+from replicate.values.rendering import render, render_call, render_outcome
 
 SETTINGS = GradingSettings()
 NONCE = "n0nce"
@@ -291,7 +292,9 @@ json_values = st.recursive(
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=3), inner),
     max_leaves=20,
 )
-tags = st.sampled_from(["int", "list", "dict", "obj", "sub", "iter", "float", "exc", "odict"])
+tags = st.sampled_from(
+    ["int", "list", "dict", "obj", "sub", "iter", "float", "exc", "odict", wire.PROBED, wire.PROBE]
+)
 nodes = st.recursive(
     st.fixed_dictionaries({"t": tags, "v": json_values}),
     lambda inner: st.fixed_dictionaries(
@@ -381,3 +384,42 @@ def test_locks_compare_by_exact_type_and_whether_held() -> None:
     for forged in ({"t": "lock", "held": 1}, {"t": "lock"}, {"t": "lock", "held": False, "x": 1}):
         got = {**returned(free), "value": forged}
         assert compare_outcome(returned(free), got, SETTINGS) is not None
+
+
+# ---------------------------------------------------------------- returned functions, probed
+
+
+def probed(fn: Any, *args: Any) -> dict[str, Any]:
+    """The outcome of a call on `args` that returned `fn`, probed as the runner probes it."""
+    value = encode(fn, probes=Probes(args, {}))
+    return {"status": "returned", "value": value, "args": [encode(a) for a in args], "kwargs": {}}
+
+
+def test_returned_functions_compare_by_every_probe() -> None:
+    def times(n: int) -> Any:
+        return lambda x: x * n
+
+    expected = probed(times(3), 3)
+    assert expected["value"]["t"] == wire.PROBED and is_gradable(expected, SETTINGS)
+    assert render(expected["value"]) == f"<function: {wire.MAX_PROBES} probes>"
+    assert compare_outcome(expected, probed(lambda y: 3 * y, 3), SETTINGS) is None
+    assert compare_outcome(expected, probed(times(4), 3), SETTINGS) == Mismatch(
+        "value", "return(3)", "9", "12"
+    )
+    first = expected["value"]["v"][0]
+    assert render_call(first) == "(3)" and render(first) == "9"
+    no_none = probed(lambda x: 0 if x is None else x * 3, 3)
+    found = compare_outcome(expected, no_none, SETTINGS)
+    assert found is not None and (found.path, found.got) == ("return(None)", "0")
+    assert found.expected.startswith("raise TypeError(")
+    fewer = {**expected, "value": {**expected["value"], "v": expected["value"]["v"][:-1]}}
+    assert compare_outcome(expected, fewer, SETTINGS) is not None
+    assert compare_outcome(expected, probed(times, 3), SETTINGS) is not None  # a named function
+    assert compare_outcome(expected, returned(9, 3), SETTINGS) is not None
+
+
+def test_a_function_a_probe_returns_is_not_probed_again() -> None:
+    outcome = probed(lambda x: lambda: x, 1)
+    inner = outcome["value"]["v"][0]["v"]
+    assert inner["t"] == "ref" and inner["v"].startswith("<unverified>")
+    assert not is_gradable(outcome, SETTINGS)
