@@ -381,3 +381,24 @@ def test_locks_compare_by_exact_type_and_whether_held() -> None:
     for forged in ({"t": "lock", "held": 1}, {"t": "lock"}, {"t": "lock", "held": False, "x": 1}):
         got = {**returned(free), "value": forged}
         assert compare_outcome(returned(free), got, SETTINGS) is not None
+
+
+class _Viewed:
+    """Like sortedcontainers' SortedSet: the instance keeps methods of its own set as attributes."""
+
+    def __init__(self, items: set[int]) -> None:
+        self._set = items
+        self.isdisjoint = items.isdisjoint
+        self.issubset = items.issubset
+
+
+def test_builtin_methods_bound_to_an_object_compare_by_that_object() -> None:
+    # before, `self._set.isdisjoint` had no name to verify: `<unverified>`, which never matches,
+    # so every method of such a class was dropped as "outcome not comparable"
+    encoded = encode(_Viewed({1, 2}))
+    assert "<unverified>" not in json.dumps(encoded)
+    assert encoded["fields"]["isdisjoint"]["func"] == {"t": "ref", "v": "builtins.set.isdisjoint"}
+    assert differ(_Viewed({1, 2}), _Viewed({2, 1})) is None
+    assert differ(_Viewed({1, 2}), _Viewed({1, 3})) is not None
+    assert differ({1}.isdisjoint, {1}.issubset) is not None  # the same object, another method
+    assert encode(len) == {"t": "ref", "v": "builtins.len"}  # a module's function keeps its name
