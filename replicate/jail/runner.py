@@ -282,7 +282,7 @@ def _verified(obj: object, module: object, qualname: object) -> str:
         return _UNVERIFIED + "?"
     claimed = module + "." + qualname
     found = _resolve(module, qualname)
-    if found is obj or (_type(found) is staticmethod and found.__func__ is obj):
+    if found is obj or (_is_in(_type(found), _METHOD_WRAPPERS) and found.__func__ is obj):
         return claimed
     return _UNVERIFIED + claimed
 
@@ -751,6 +751,8 @@ def _builtin_str(t: type) -> Callable[[BaseException], str]:
 
 
 _PLAIN = _table({str: None, int: None, float: None, bool: None})
+# a class's static and class methods: its dict holds the wrapper, whose `__func__` is the function
+_METHOD_WRAPPERS = _table({staticmethod: None, classmethod: None})
 _FUNCTION_TYPES = _table(
     {
         types.FunctionType: None,

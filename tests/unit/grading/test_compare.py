@@ -392,6 +392,26 @@ class _Viewed:
         self.issubset = items.issubset
 
 
+class _Escaper:
+    """Like markupsafe's EscapeFormatter: keeps a class's classmethod, bound to the class."""
+
+    def __init__(self) -> None:
+        self.escape = _Escaper.make
+
+    @classmethod
+    def make(cls, text: str) -> str:
+        return text
+
+
+def test_a_classmethod_kept_in_state_has_its_name() -> None:
+    # before, the classmethod's function did not verify (its class's dict holds the classmethod
+    # wrapper, not the function): `<unverified>`, so the outcome was not comparable
+    encoded = encode(_Escaper())
+    func = encoded["fields"]["escape"]["func"]
+    assert func == {"t": "ref", "v": f"{__name__}._Escaper.make"}
+    assert differ(_Escaper(), _Escaper()) is None
+
+
 def test_builtin_methods_bound_to_an_object_compare_by_that_object() -> None:
     # before, `self._set.isdisjoint` had no name to verify: `<unverified>`, which never matches,
     # so every method of such a class was dropped as "outcome not comparable"
