@@ -282,7 +282,9 @@ def _verified(obj: object, module: object, qualname: object) -> str:
         return _UNVERIFIED + "?"
     claimed = module + "." + qualname
     found = _resolve(module, qualname)
-    if found is obj or (_is_in(_type(found), _METHOD_WRAPPERS) and found.__func__ is obj):
+    if found is obj:
+        return claimed
+    if _is_in(_type(found), _METHOD_WRAPPERS) and found.__func__ is obj:  # type: ignore[attr-defined]
         return claimed
     return _UNVERIFIED + claimed
 
