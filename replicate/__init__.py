@@ -9,6 +9,10 @@ __version__ = "0.1.0"
 # /3: a method's `self` is varied through the class call that built it (recipe/2 inputs).
 # /4: a baseline of 1 pays 0 (it paid the raw reward); the tables of the visible calls hold only
 #     the calls made from test code or a doctest, and count against the floor at gen time.
-GRADER_VERSION = "replicate-grader/4"
+# /5: outcomes name more callables (a returned closure by its probes, a builtin method bound to
+#     an object, a class's classmethod) and widening varies the defaulted parameters a call
+#     leaves out, so a target a /4 gen dropped may mint now (a resumed gen tries it again).
+#     Expected outcomes of /4 tasks grade as before: none held what is named differently now.
+GRADER_VERSION = "replicate-grader/5"
 
 __all__ = ["GRADER_VERSION", "__version__"]

@@ -9,6 +9,7 @@ classmethod's `cls` is not passed), a str for a keyword argument.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import textwrap
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +39,7 @@ class Parameter:
     annotation: ast.expr | None
     kind: str  # positional, vararg, keyword, varkw
     default: ast.expr | None = None
+    posonly: bool = False  # before `/`: never passed by keyword
 
     def literal_default(self) -> tuple[bool, Any]:
         """`(True, value)` when the default is a plain literal (None, a bool, number, string)."""
@@ -104,6 +106,10 @@ def parse_signature(target: Target) -> Signature | None:
     defaults: list[ast.expr | None] = [None] * (len(named) - len(spec.defaults))
     defaults += spec.defaults
     positional = [_param(a, "positional", d) for a, d in zip(named, defaults, strict=True)]
+    positional = [
+        dataclasses.replace(p, posonly=True) if n < len(spec.posonlyargs) else p
+        for n, p in enumerate(positional)
+    ]
     if target.kind == "classmethod":
         positional = positional[1:]
     keyword = zip(spec.kwonlyargs, spec.kw_defaults, strict=True)

@@ -48,7 +48,13 @@ from replicate.inputs.recipes import (
     seed_size,
 )
 from replicate.inputs.relations import Relation, holds, infer_relations
-from replicate.inputs.signature import Slot, doctest_calls, doctest_literals, parse_signature
+from replicate.inputs.signature import (
+    Signature,
+    Slot,
+    doctest_calls,
+    doctest_literals,
+    parse_signature,
+)
 from replicate.inputs.strategies import Strategy, draw, from_hint, from_shape, observe
 from replicate.values import plain, render
 
@@ -140,13 +146,15 @@ def widen(
     """Generated inputs for `target`, indexed from `first_index` (widened first, then edge);
     another `salt` draws other inputs from the same seeds (the strength check's search)."""
     usable = [s for s in seeds if s.returned and seed_size(s.item) <= budget.max_seed_bytes]
-    values = [plain_slots(s, target.kind) for s in usable]
+    given = [plain_slots(s, target.kind) for s in usable]
+    signature = parse_signature(target)
+    values = [{**v, **left_out(s, signature)} for s, v in zip(usable, given, strict=True)]
     calls = [(s, v) for s, v in zip(usable, values, strict=True) if v]
     if not calls:
         return Widening((), generatable=False)
     rng = random.Random(task_seed(target, salt))
-    relations = infer_relations([v for _, v in calls])
-    keys = _Keys()
+    relations = infer_relations([v for v in given if v])
+    keys = _Keys(signature)
     seen = {keys.of(s, {}) for s in seeds}
     # Boundary values first: a widened draw that happens to hit one does not take it from them.
     picks = _Picks(relations, keys, seen, budget)
@@ -154,6 +162,22 @@ def widen(
     widened = picks.take(_widened(target, calls, rng, salt), budget.widened)
     made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
     return Widening(tuple(made), generatable=True)
+
+
+def left_out(seed: Seed, signature: Signature | None) -> dict[Slot, Any]:
+    """The parameters with a plain literal default that the seed call leaves out, by keyword,
+    at their default: a call that leaves out `maxsplit=-1` is widened over `maxsplit` too (a
+    method the tests call only as `text.split()` has no other slot to vary)."""
+    if signature is None:
+        return {}
+    passed = len(seed.args)
+    params = [p for n, p in enumerate(signature.positional) if n >= passed and not p.posonly]
+    found: dict[Slot, Any] = {}
+    for param in (*params, *signature.keyword):
+        plain_default, value = param.literal_default()
+        if plain_default and param.name not in seed.kwargs:
+            found[param.name] = value
+    return found
 
 
 def _encodes(patch: Mapping[Slot, Any]) -> bool:
@@ -363,16 +387,21 @@ def _edges(
 
 
 class _Keys:
-    """A call's identity: the canonical encoding of its arguments.  A seed's own arguments are
+    """A call's identity: the canonical encoding of its arguments, a parameter it leaves out at
+    its default (`left_out`) the same as passing the default.  A seed's own arguments are
     canonicalised once, not per generated call (a method's `self` can be a large structure)."""
 
-    def __init__(self) -> None:
+    def __init__(self, signature: Signature | None = None) -> None:
         self.seeds: dict[int, tuple[Seed, dict[Slot, str]]] = {}
+        self.signature = signature
 
     def of(self, seed: Seed, patch: Mapping[Slot, Any]) -> str:
         entry = self.seeds.get(id(seed))
         if entry is None or entry[0] is not seed:
-            entry = (seed, {slot: plain.canonical(n) for slot, n in seed.encoded().items()})
+            base = {slot: plain.canonical(n) for slot, n in seed.encoded().items()}
+            defaults = left_out(seed, self.signature).items()
+            base.update({slot: plain.canonical_of(v) for slot, v in defaults})
+            entry = (seed, base)
             self.seeds[id(seed)] = entry
         base = entry[1]
         named = {

@@ -135,6 +135,10 @@ _type_basicsize = type.__dict__["__basicsize__"].__get__
 _type_itemsize = type.__dict__["__itemsize__"].__get__
 _type_dictoffset = type.__dict__["__dictoffset__"].__get__
 _type_weakrefoffset = type.__dict__["__weakrefoffset__"].__get__
+_builtin_self = types.BuiltinFunctionType.__dict__["__self__"].__get__
+_builtin_name = types.BuiltinFunctionType.__dict__["__name__"].__get__
+_builtin_eq = types.BuiltinFunctionType.__eq__
+_descriptor_get = types.MethodDescriptorType.__get__
 _ModuleType = types.ModuleType
 _module_dict: Callable[[Any], dict[str, Any]] = vars(types.ModuleType)["__dict__"].__get__
 _GetSet = types.GetSetDescriptorType
@@ -288,7 +292,9 @@ def _verified(obj: object, module: object, qualname: object) -> str:
         return _UNVERIFIED + "?"
     claimed = module + "." + qualname
     found = _resolve(module, qualname)
-    if found is obj or (_type(found) is staticmethod and found.__func__ is obj):
+    if found is obj:
+        return claimed
+    if _is_in(_type(found), _METHOD_WRAPPERS) and found.__func__ is obj:  # type: ignore[attr-defined]
         return claimed
     return _UNVERIFIED + claimed
 
@@ -312,6 +318,28 @@ def _callable_name(fn: Any) -> str:
         module = _type_module(owner)
     name = _verified(fn, module, getattr(fn, "__qualname__", None))
     return name if not name.startswith(_UNVERIFIED) else _alias(fn, module) or name
+
+
+def _bound_builtin(e: _Encoder, fn: Any, d: int) -> Tagged | None:
+    """A builtin method bound to an object (`self.isdisjoint = self._set.isdisjoint`, kept in an
+    instance's state) as a bound method: the object, and the type's method it is (checked: bound
+    to the object, that method gives `fn` back). None for a module's function (`len`): it has a
+    name of its own."""
+    owner = _builtin_self(fn)
+    if owner is None or _issubclass(_type(owner), _ModuleType):
+        return None
+    name = _builtin_name(fn)
+    for klass in _type_mro(_type(owner)):
+        method = _proxy_get(_type_dict(klass), name, None)
+        if method is not None:
+            break
+    else:
+        return None
+    if _type(method) is not types.MethodDescriptorType:
+        return None
+    if _builtin_eq(_descriptor_get(method, owner), fn) is not True:
+        return None
+    return {"t": "boundmethod", "self": e.enc(owner, d), "func": e.enc(method, d)}
 
 
 _ALIASES: dict[int, tuple[object, str | None]] = {}
@@ -461,6 +489,10 @@ class _Encoder:
             return _COMPOUNDS[_id(t)][1](self, x, d)
         if _issubclass(t, type):
             return {"t": "ref", "v": type_name(x)}
+        if t is types.BuiltinFunctionType:
+            bound = _bound_builtin(self, x, d)
+            if bound is not None:
+                return bound
         if _is_in(t, _FUNCTION_TYPES):
             return {"t": "ref", "v": _callable_name(x)}
         name = type_name(t)
@@ -760,6 +792,8 @@ def _builtin_str(t: type) -> Callable[[BaseException], str]:
 
 
 _PLAIN = _table({str: None, int: None, float: None, bool: None})
+# a class's static and class methods: its dict holds the wrapper, whose `__func__` is the function
+_METHOD_WRAPPERS = _table({staticmethod: None, classmethod: None})
 _FUNCTION_TYPES = _table(
     {
         types.FunctionType: None,

@@ -423,3 +423,44 @@ def test_a_function_a_probe_returns_is_not_probed_again() -> None:
     inner = outcome["value"]["v"][0]["v"]
     assert inner["t"] == "ref" and inner["v"].startswith("<unverified>")
     assert not is_gradable(outcome, SETTINGS)
+
+
+class _Viewed:
+    """Like sortedcontainers' SortedSet: the instance keeps methods of its own set as attributes."""
+
+    def __init__(self, items: set[int]) -> None:
+        self._set = items
+        self.isdisjoint = items.isdisjoint
+        self.issubset = items.issubset
+
+
+class _Escaper:
+    """Like markupsafe's EscapeFormatter: keeps a class's classmethod, bound to the class."""
+
+    def __init__(self) -> None:
+        self.escape = _Escaper.make
+
+    @classmethod
+    def make(cls, text: str) -> str:
+        return text
+
+
+def test_a_classmethod_kept_in_state_has_its_name() -> None:
+    # before, the classmethod's function did not verify (its class's dict holds the classmethod
+    # wrapper, not the function): `<unverified>`, so the outcome was not comparable
+    encoded = encode(_Escaper())
+    func = encoded["fields"]["escape"]["func"]
+    assert func == {"t": "ref", "v": f"{__name__}._Escaper.make"}
+    assert differ(_Escaper(), _Escaper()) is None
+
+
+def test_builtin_methods_bound_to_an_object_compare_by_that_object() -> None:
+    # before, `self._set.isdisjoint` had no name to verify: `<unverified>`, which never matches,
+    # so every method of such a class was dropped as "outcome not comparable"
+    encoded = encode(_Viewed({1, 2}))
+    assert "<unverified>" not in json.dumps(encoded)
+    assert encoded["fields"]["isdisjoint"]["func"] == {"t": "ref", "v": "builtins.set.isdisjoint"}
+    assert differ(_Viewed({1, 2}), _Viewed({2, 1})) is None
+    assert differ(_Viewed({1, 2}), _Viewed({1, 3})) is not None
+    assert differ({1}.isdisjoint, {1}.issubset) is not None  # the same object, another method
+    assert encode(len) == {"t": "ref", "v": "builtins.len"}  # a module's function keeps its name

@@ -189,3 +189,24 @@ def test_a_draw_without_a_plain_encoding_is_left_out() -> None:
         replacements({0: 1j})
     assert not inputs._encodes({0: 1j, 1: 2})
     assert inputs._encodes({0: 1.5, "key": [1, "a"]})
+
+
+def test_parameters_a_call_leaves_out_are_widened_by_keyword() -> None:
+    # the tests call only `text.split()`: `self` is never varied and no argument was passed, so
+    # before, nothing could be generated; the defaulted parameters left out are slots too
+    me = {"t": "obj", "type": "tests.Box", "fields": {}}
+    seeds = [_seed(n, (Box(),), [me]) for n in range(3)]
+    target = _target("method", "    def split(self, sep=None, maxsplit=-1, /, *, strict=False):")
+    made = widen(target, seeds, 3, Budget(widened=30, edge=10))
+    assert made.generatable and made.inputs
+    calls = [_unpack(base64.b64decode(i.pickle_b64)) for i in made.inputs]
+    assert all(len(args) == 1 and type(args[0]) is Box for args, _ in calls)
+    assert {name for _, kwargs in calls for name in kwargs} == {"strict"}  # `/`: not by keyword
+    assert [kwargs for _, kwargs in calls] == [{"strict": True}]  # the default is the seed's call
+    loose = target.model_copy(update={"signature": "    def split(self, sep=None, maxsplit=-1):"})
+    calls = [
+        _unpack(base64.b64decode(i.pickle_b64)) for i in widen(loose, seeds, 3, Budget()).inputs
+    ]
+    assert {name for _, kwargs in calls for name in kwargs} <= {"sep", "maxsplit"}
+    assert len({kwargs.get("maxsplit") for _, kwargs in calls}) > 3
+    assert {"maxsplit": -1} not in [kwargs for _, kwargs in calls]  # the seed's call again
