@@ -22,6 +22,7 @@ from replicate.core.records import ResultRow, Verdict
 from replicate.gen.baseline import CONSTANT, VISIBLE, floor
 from replicate.grading.grader import grade_text
 from replicate.grading.reward import MAX_DEGENERATE_REWARD, normalise
+from replicate.jail import Jail
 from replicate.jail.context import context_for
 from replicate.jail.sandbox import get_sandbox
 from tests.e2e.conftest import REPO_ROOT, Minted, replicate
@@ -128,12 +129,11 @@ def test_no_degenerate_program_earns_on_any_task(batch_dir: Path) -> None:
 
 
 def _grade_many(task: LoadedTask, text: str, seeds: list[int]) -> list[Verdict]:
-    ctx = context_for(task.repo, cache_root())
-    sandbox = get_sandbox("local")
+    jail = Jail(context_for(task.repo, cache_root()), get_sandbox("local"))
     with ThreadPoolExecutor(max_workers=2) as pool:
         # shrinking only shapes the feedback, never the reward; it is left out for speed
         jobs = [
-            pool.submit(grade_text, task, text, ctx, sandbox, hash_seed=seed, shrink=False)
+            pool.submit(grade_text, task, text, jail, hash_seed=seed, shrink=False)
             for seed in seeds
         ]
         return [job.result() for job in jobs]
