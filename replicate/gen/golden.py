@@ -132,14 +132,26 @@ def generated_problem(outcome: Outcome | None, slow_s: float) -> str | None:
         return "reference blows up (recursion, memory)"
     if float(outcome.get("t", 0.0)) > slow_s:
         return "reference too slow"
-    if len(json.dumps(strip_inputs(outcome))) > BULKY_BYTES:
+    if _bulky(outcome):
         return "outcome too large for a generated input"
     return None
 
 
+def _bulky(outcome: Outcome) -> bool:
+    return len(json.dumps(strip_inputs(outcome))) > BULKY_BYTES
+
+
 def _seeds(inputs: Sequence[CallInput], first: Mapping[int, Outcome]) -> list[Seed]:
-    found = [Seed.of(i, first[i.index]) for i in inputs if not _first_problem(first.get(i.index))]
+    found = [seed_of(i, first[i.index]) for i in inputs if not _first_problem(first.get(i.index))]
     return [seed for seed in found if seed is not None]
+
+
+def seed_of(item: CallInput, outcome: Outcome) -> Seed | None:
+    """The seed an input's reference outcome makes, unless that outcome is too large for a
+    generated input: calls varied from it answer as largely and are dropped, each after its runs
+    (an infinite iterator the tests pass, consumed to the item cap, made every varied call cost
+    the cap's worth, in golden runs, mutants and the survivor search alike)."""
+    return None if _bulky(outcome) else Seed.of(item, outcome)
 
 
 def golden(

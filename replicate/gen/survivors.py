@@ -27,6 +27,7 @@ from replicate.gen.golden import (
     keep,
     run_resuming,
     screen,
+    seed_of,
 )
 from replicate.grading import compare_outcome
 from replicate.inputs import Budget, Seed, seeds_among, widen
@@ -69,7 +70,7 @@ def reference_run(task: LoadedTask, jail: Jail) -> Reference | str:
     if problem:
         return problem
     outcomes = run.parsed.outcomes
-    found = [Seed.of(i, outcomes[i.index]) for i in seeds_among(task.inputs) if i.index in outcomes]
+    found = [seed_of(i, outcomes[i.index]) for i in seeds_among(task.inputs) if i.index in outcomes]
     seeds = [seed for seed in found if seed is not None]
     slowest = max((float(o.get("t", 0.0)) for o in outcomes.values()), default=0.0)
     return Reference(tuple(seeds), elapsed, slowest)

@@ -10,6 +10,7 @@ import pytest
 from replicate.core.records import CallInput, CallKind, Provenance, Span, Target
 from replicate.gen import golden
 from replicate.gen.golden import (
+    BULKY_BYTES,
     GOLDEN_SETTINGS,
     _first_problem,
     _second_problem,
@@ -18,6 +19,7 @@ from replicate.gen.golden import (
     keep,
     render_call,
     run_resuming,
+    seed_of,
     timing_settings,
 )
 from replicate.jail.calls import JailRun
@@ -235,3 +237,12 @@ def test_a_run_out_of_time_partway_goes_on_without_dropping() -> None:
     assert infra is None and sorted(outcomes) == [0, 1, 4]
     assert runs.asked == [[0, 1, 2, 3, 4], [2, 3, 4], [3, 4], [4]]
     assert drops == Counter({"reference hangs or crashes the process": 2})
+
+
+def test_an_input_whose_outcome_is_too_large_is_no_seed() -> None:
+    # more-itertools' tests pass repeat_each an endless cycle(): its outcome is the item cap's
+    # worth, and so was every call varied from it; as a seed it cost minutes and gave nothing
+    small = _returned({"t": "list", "v": [_int(1)]}, args_in=[_int(1)])
+    endless = {"t": "list", "v": [_int(n) for n in range(BULKY_BYTES // 10)]}
+    assert seed_of(_item(0, "traced"), small) is not None
+    assert seed_of(_item(1, "traced"), _returned(endless, args_in=[_int(1)])) is None
