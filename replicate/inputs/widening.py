@@ -158,8 +158,8 @@ def widen(
     seen = {keys.of(s, {}) for s in seeds}
     # Boundary values first: a widened draw that happens to hit one does not take it from them.
     picks = _Picks(relations, keys, seen, budget)
-    edge = picks.take(_edges(calls, _defaults(target)), budget.edge)
-    widened = picks.take(_widened(target, calls, rng, salt), budget.widened)
+    edge = picks.take(_edges(calls, _defaults(signature)), budget.edge)
+    widened = picks.take(_widened(target, signature, calls, rng, salt), budget.widened)
     made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
     return Widening(tuple(made), generatable=True)
 
@@ -263,10 +263,14 @@ def _builds_self(call: _Call) -> bool:
 
 
 def _widened(
-    target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]], rng: random.Random, salt: str
+    target: Target,
+    signature: Signature | None,
+    calls: Sequence[tuple[Seed, dict[Slot, Any]]],
+    rng: random.Random,
+    salt: str,
 ) -> Iterator[_Call]:
     yield from _doctest_calls(target, calls)
-    drawn = _drawn(target, calls, salt)
+    drawn = _drawn(target, signature, calls, salt)
     pool = pool_of([*(v for _, vs in calls for v in vs.values()), *doctest_literals(target)])
     share = Budget().self_share
     for n in itertools.count():
@@ -289,10 +293,12 @@ def _slots_to_vary(values: Mapping[Slot, Any], rng: random.Random, share: float)
 
 
 def _drawn(
-    target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]], salt: str
+    target: Target,
+    signature: Signature | None,
+    calls: Sequence[tuple[Seed, dict[Slot, Any]]],
+    salt: str,
 ) -> dict[Slot, list[Any]]:
     """Per slot, values hypothesis drew from the slot's observed shape (and type hint)."""
-    signature = parse_signature(target)
     slots = sorted({slot for _, values in calls for slot in values}, key=str)
     drawn: dict[Slot, list[Any]] = {}
     for slot in slots:
@@ -342,9 +348,8 @@ def _doctest_calls(
                 break
 
 
-def _defaults(target: Target) -> dict[Slot, Any]:
+def _defaults(signature: Signature | None) -> dict[Slot, Any]:
     """The plain literal defaults of the target's parameters, by slot (position and name)."""
-    signature = parse_signature(target)
     if signature is None:
         return {}
     found: dict[Slot, Any] = {}

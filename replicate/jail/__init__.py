@@ -8,7 +8,7 @@ warm pool (`warm`), and reads its frames back on the trusted side (`frames`, `ca
 from __future__ import annotations
 
 from replicate.jail.byvalue import module_file
-from replicate.jail.calls import JAIL_ENV, JailRun, RepoContext, Until, prewarm, run_calls
+from replicate.jail.calls import JAIL_ENV, JailRun, RepoContext, Until, run_calls
 from replicate.jail.context import context_for
 from replicate.jail.frames import is_result
 from replicate.jail.jail import Jail
@@ -48,7 +48,6 @@ __all__ = [
     "get_sandbox",
     "is_result",
     "module_file",
-    "prewarm",
     "run_calls",
     "sandbox_names",
     "sweep_cgroups",
