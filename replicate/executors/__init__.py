@@ -1,5 +1,6 @@
 """Executors by name: where the many pieces of a large job run (`local` threads, or `ray` tasks
-on a cluster). A new executor is one module with an `Executor` and one line here."""
+on a cluster). A new executor is one module with an `Executor` and one line here.  `waiting`:
+how the main thread waits on worker threads without holding back a SIGINT/SIGTERM handler."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from collections.abc import Callable
 
 from replicate.errors import ReplicateError
 from replicate.executors.base import Executor
+from replicate.executors.waiting import first_done, map_in_order, result_of
 
 
 def _local(parallel: int, address: str | None) -> Executor:
@@ -42,4 +44,12 @@ def get_executor(name: str, *, parallel: int = 1, address: str | None = None) ->
     return factory(parallel, address)
 
 
-__all__ = ["EXECUTORS", "Executor", "executor_names", "get_executor"]
+__all__ = [
+    "EXECUTORS",
+    "Executor",
+    "executor_names",
+    "first_done",
+    "get_executor",
+    "map_in_order",
+    "result_of",
+]

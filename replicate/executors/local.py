@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from typing import TypeVar
 
 from replicate.executors.base import Executor
+from replicate.executors.waiting import first_done
 
 T = TypeVar("T")
 R = TypeVar("R")
@@ -27,7 +28,7 @@ class LocalExecutor(Executor):
             pending: set[Future[R]] = {pool.submit(work, item) for item in items}
             try:
                 while pending:
-                    done, pending = wait(pending, return_when=FIRST_COMPLETED)
+                    done, pending = first_done(pending)
                     for future in done:
                         yield future.result()
             finally:

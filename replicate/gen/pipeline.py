@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ThreadPoolExecutor, wait
+from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import closing
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -15,6 +15,7 @@ from replicate.batch import minting, write_difficulty, write_manifest, write_rep
 from replicate.cache import cache_root
 from replicate.core import Funnel, LedgerEntry, NullProgress, Progress, Target
 from replicate.errors import ReplicateError
+from replicate.executors import first_done
 from replicate.gen.audit import LeakAudit, visible_roots
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.ledger import Ledger, LedgerKey, decided
@@ -242,7 +243,7 @@ def _in_order(
                 taken += 1
                 yield futures[taken - 1].result()
             if taken < len(items):
-                busy = wait(busy, return_when=FIRST_COMPLETED).not_done
+                busy = first_done(busy)[1]
     finally:
         for future in futures[taken:]:
             future.cancel()

@@ -26,6 +26,7 @@ from typing import Any
 
 from replicate.batch import LoadedTask
 from replicate.core import CallInput, GradingSettings, SpliceError, Strength
+from replicate.executors import map_in_order
 from replicate.gen.golden import Golden
 from replicate.gen.mutants import Mutant, mutants
 from replicate.gen.survivors import (
@@ -186,7 +187,7 @@ def _run_mutants(
     if workers <= 1:
         return [one(pair) for pair in pairs]
     with ThreadPoolExecutor(max_workers=workers) as threads:
-        return list(threads.map(one, pairs))
+        return list(map_in_order(threads, one, pairs))
 
 
 # ---------------------------------------------------------------- assess

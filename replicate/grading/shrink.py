@@ -21,6 +21,7 @@ from typing import Any
 
 from replicate.batch import LoadedTask
 from replicate.core import CallInput, Counterexample
+from replicate.executors import result_of
 from replicate.grading.compare import compare_outcome, is_gradable
 from replicate.grading.reward import counterexample
 from replicate.inputs import Slot, render_call, with_replacements
@@ -188,8 +189,8 @@ def _first_failing(
     with ThreadPoolExecutor(max_workers=2) as pool:
         ref_job = pool.submit(jail.run, target, inputs, settings, encode_inputs=True)
         got_job = pool.submit(jail.run, target, inputs, settings, override=spliced)
-        reference: JailRun = ref_job.result()
-        candidate: JailRun = got_job.result()
+        reference: JailRun = result_of(ref_job)
+        candidate: JailRun = result_of(got_job)
     if reference.infra_problem() or candidate.infra_problem():
         return None
     for n, item in enumerate(inputs):

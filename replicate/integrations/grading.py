@@ -19,6 +19,7 @@ from replicate.batch import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core import Verdict
 from replicate.errors import ReplicateError
+from replicate.executors import map_in_order
 from replicate.grading import grade_text
 from replicate.jail import Jail, RepoContext, Sandbox, WarmPool, WarmStart, context_for, get_sandbox
 
@@ -185,4 +186,4 @@ def grade_many(items: Sequence[tuple[Path, str, str]]) -> list[Verdict]:
 
     workers = max(1, min(len(items), os.cpu_count() or 1))
     with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="replicate-reward") as pool:
-        return list(pool.map(one, items))
+        return list(map_in_order(pool, one, items))

@@ -29,7 +29,7 @@ from replicate.agents import (
 from replicate.batch import Batch, LoadedTask, choose
 from replicate.cache import cache_root
 from replicate.core import Band, NullProgress, Progress, ResultRow, Verdict, VerdictStatus
-from replicate.executors import get_executor
+from replicate.executors import get_executor, map_in_order
 from replicate.grading import grade_text, with_repo_tests
 from replicate.jail import Jail, RepoContext, Sandbox, WarmPool, WarmStart, context_for
 from replicate.scoring.results import (
@@ -189,7 +189,7 @@ def _run_all(
 
     try:
         with ThreadPoolExecutor(max_workers=max(1, options.workers)) as workers:
-            return {(r.task_id, r.sample): r for r in workers.map(one, todo)}
+            return {(r.task_id, r.sample): r for r in map_in_order(workers, one, todo)}
     finally:
         pools.close()  # also on Ctrl-C: no started jail outlives the run
 
