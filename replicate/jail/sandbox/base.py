@@ -19,6 +19,10 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 CHANNEL_FD = 3
+# The longest a supervisor sleeps in one `select`: a SIGINT/SIGTERM whose Python handler is
+# pending in the main thread (the signal landed just before the wait, or another thread took
+# it) runs by then instead of at the run's deadline (see `replicate.executors.waiting`).
+WAIT_SLICE_S = 0.5
 Arrival = tuple[int, float]  # (bytes of the channel received so far, host monotonic time)
 
 

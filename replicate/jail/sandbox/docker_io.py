@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from replicate.errors import InfraError
 from replicate.jail.sandbox.arrivals import Arrival, ArrivalLog
+from replicate.jail.sandbox.base import WAIT_SLICE_S
 from replicate.scratch import make_dir, remove_dir
 
 IO_DIR = "/.sandbox-io"
@@ -116,7 +117,8 @@ class IoDir:
                     raise InfraError("the docker sandbox's container survived a kill")
                 if stop_at is not None and now >= stop_at:
                     break
-                for key, _ in sel.select(max((stop_at or deadline) - now, 0.0)):
+                wait = min((stop_at or deadline) - now, WAIT_SLICE_S)
+                for key, _ in sel.select(max(wait, 0.0)):
                     if key.data is None:
                         sel.unregister(ended_fd)
                         self.release()

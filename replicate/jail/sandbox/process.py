@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 
 from replicate.errors import InfraError
 from replicate.jail.sandbox.arrivals import ArrivalLog
-from replicate.jail.sandbox.base import Limits, SandboxResult, StopWhen
+from replicate.jail.sandbox.base import WAIT_SLICE_S, Limits, SandboxResult, StopWhen
 from replicate.jail.sandbox.cgroup import Cgroup
 from replicate.jail.sandbox.spawn import spawn
 
@@ -295,7 +295,7 @@ class _Supervisor:
             self._end()
         if self.stop_at is not None and now >= self.stop_at:
             return False
-        wait = (self.stop_at or self.deadline) - now
+        wait = min((self.stop_at or self.deadline) - now, WAIT_SLICE_S)
         if self.pidfd < 0 and self.ended is None:
             wait = min(wait, 0.02)  # no pidfd: poll for the leader's exit
         events = self.sel.select(max(wait, 0.0))
