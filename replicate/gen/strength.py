@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.batch import LoadedTask
-from replicate.core import CallInput, GradingSettings, SpliceError, Strength
+from replicate.core import CallInput, GradingSettings, Span, SpliceError, Strength
 from replicate.executors import map_in_order
 from replicate.gen.golden import Golden
 from replicate.gen.mutants import Mutant, mutants
@@ -87,9 +87,18 @@ class Assessment:
 
 def reference_definition(task: LoadedTask) -> str:
     """The target's whole (decorated) definition, dedented."""
-    span = task.hidden.target.def_span
-    text = original_source(task)[span.start_byte : span.end_byte].decode("utf-8")
-    return textwrap.dedent(text)
+    return definition_text(original_source(task), task.hidden.target.def_span)
+
+
+def definition_text(source: bytes, span: Span) -> str:
+    """The definition at `span` of `source`, dedented.  The span of a decorated method starts at
+    its `@`, past the line's indentation, so the text is taken from the start of that line
+    (cut there, the decorator sat at column 0 and the `def` below it indented: the text did not
+    parse, and such a target was graded against no mutants at all)."""
+    line_start = source.rfind(b"\n", 0, span.start_byte) + 1
+    lead = source[line_start : span.start_byte]
+    start = line_start if not lead.strip(b" \t") else span.start_byte
+    return textwrap.dedent(source[start : span.end_byte].decode("utf-8"))
 
 
 def task_mutants(task: LoadedTask, limit: int = MUTANTS, seed: int = 0) -> list[Mutant]:
