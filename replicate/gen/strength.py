@@ -92,13 +92,17 @@ def reference_definition(task: LoadedTask) -> str:
 
 def definition_text(source: bytes, span: Span) -> str:
     """The definition at `span` of `source`, dedented.  The span of a decorated method starts at
-    its `@`, past the line's indentation, so the text is taken from the start of that line
-    (cut there, the decorator sat at column 0 and the `def` below it indented: the text did not
-    parse, and such a target was graded against no mutants at all)."""
-    line_start = source.rfind(b"\n", 0, span.start_byte) + 1
-    lead = source[line_start : span.start_byte]
-    start = line_start if not lead.strip(b" \t") else span.start_byte
-    return textwrap.dedent(source[start : span.end_byte].decode("utf-8"))
+    its `@`, past the line's indentation: that line gets its indentation back (cut at the `@`,
+    the decorator sat at column 0 and the `def` below it indented, the text did not parse, and
+    such a target was graded against no mutants at all).  An undecorated one starts at `def`,
+    at column 0, and its body parses as it stands."""
+    text = source[span.start_byte : span.end_byte].decode("utf-8")
+    if not text.startswith("@"):
+        return textwrap.dedent(text)
+    lead = source[source.rfind(b"\n", 0, span.start_byte) + 1 : span.start_byte]
+    if lead.strip(b" \t"):
+        return textwrap.dedent(text)
+    return textwrap.dedent(lead.decode("utf-8") + text)
 
 
 def task_mutants(task: LoadedTask, limit: int = MUTANTS, seed: int = 0) -> list[Mutant]:
