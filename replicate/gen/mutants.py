@@ -3,7 +3,13 @@
 A mutant is the target's own definition with one small change inside its body: an operator swapped,
 a comparison flipped, a constant nudged, a condition negated or removed, a statement deleted, a
 return value replaced. Each mutant is a bare definition, so it goes through the same splicing and
-grading as any candidate. Mutation libraries (mutmut, cosmic-ray) mutate whole files or projects
+grading as any candidate.
+
+A body of one short line (`return [self.__class__(v) for v in super().split(sep, maxsplit)]`)
+gives those operators two sites or fewer, too few for a kill rate to say anything.  Such a body
+(`extra=True`, asked for when the standard operators give fewer than `FEW`) also gets the call
+operators: a call replaced by its first argument (PIT's "argument propagation") and a call's
+last argument dropped. Mutation libraries (mutmut, cosmic-ray) mutate whole files or projects
 and run test suites; the need here is one function, in place, graded by our own grader, so this is
 a small mutator over the `ast` tree.
 """
@@ -106,6 +112,37 @@ def _return_none(node: ast.AST) -> str | None:
 
 
 EDITS: tuple[Edit, ...] = (_swap_op, _nudge_constant, _negate_condition, _return_none)
+FEW = 3  # fewer standard mutants than this: the call operators join them
+
+
+def _propagate_argument(node: ast.AST) -> str | None:
+    """The first field of `node` holding a call with a plain first argument gets that argument
+    instead of the call (`self.__class__(v)` -> `v`)."""
+    for name, value in ast.iter_fields(node):
+        if (
+            isinstance(value, ast.Call)
+            and value.args
+            and not isinstance(value.args[0], ast.Starred)
+        ):
+            setattr(node, name, value.args[0])
+            return "call -> its first argument"
+    return None
+
+
+def _drop_argument(node: ast.AST) -> str | None:
+    """A call's last keyword argument, or else its last positional one, left out."""
+    if not isinstance(node, ast.Call):
+        return None
+    if node.keywords and node.keywords[-1].arg is not None:
+        node.keywords = node.keywords[:-1]
+        return "drop keyword argument"
+    if node.args and not isinstance(node.args[-1], ast.Starred):
+        node.args = node.args[:-1]
+        return "drop argument"
+    return None
+
+
+CALL_EDITS: tuple[Edit, ...] = (_propagate_argument, _drop_argument)
 
 
 def _statement_lists(func: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[list[ast.stmt]]:
@@ -137,13 +174,15 @@ def _messages(func: ast.FunctionDef | ast.AsyncFunctionDef) -> set[int]:
     return found
 
 
-def _sites(func: ast.FunctionDef | ast.AsyncFunctionDef) -> list[tuple[str, int, int]]:
+def _sites(
+    func: ast.FunctionDef | ast.AsyncFunctionDef, edits: tuple[Edit, ...]
+) -> list[tuple[str, int, int]]:
     """(kind, node position in a walk of the body, edit number) for every applicable mutation."""
     sites: list[tuple[str, int, int]] = []
     body_nodes = _body_nodes(func)
     messages = _messages(func)
     for position, node in enumerate(body_nodes):
-        for number, edit in enumerate(EDITS):
+        for number, edit in enumerate(edits):
             if edit is _nudge_constant and id(node) in messages and _is_str(node):
                 continue
             if edit(copy.deepcopy(node)) is not None:
@@ -166,7 +205,11 @@ def _is_docstring(stmt: ast.stmt) -> bool:
     )
 
 
-def _apply(func: ast.FunctionDef | ast.AsyncFunctionDef, site: tuple[str, int, int]) -> str | None:
+def _apply(
+    func: ast.FunctionDef | ast.AsyncFunctionDef,
+    site: tuple[str, int, int],
+    edits: tuple[Edit, ...],
+) -> str | None:
     kind, a, b = site
     if kind == "delete":
         stmts = list(_statement_lists(func))[a]
@@ -174,21 +217,25 @@ def _apply(func: ast.FunctionDef | ast.AsyncFunctionDef, site: tuple[str, int, i
             return None
         stmts[b] = ast.Pass()
         return "delete statement"
-    return EDITS[b](_body_nodes(func)[a])
+    return edits[b](_body_nodes(func)[a])
 
 
-def mutants(definition: str, limit: int = 30, seed: int = 0) -> list[Mutant]:
-    """Up to `limit` distinct mutants of one function definition (source text of the def)."""
+def mutants(
+    definition: str, limit: int = 30, seed: int = 0, *, extra: bool = False
+) -> list[Mutant]:
+    """Up to `limit` distinct mutants of one function definition (source text of the def);
+    `extra`: the call operators too (see the module docstring)."""
     tree = parse(definition)
     func = next(n for n in tree.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef))
     original = ast.unparse(func)
-    sites = _sites(func)
+    edits = EDITS + CALL_EDITS if extra else EDITS
+    sites = _sites(func, edits)
     random.Random(seed).shuffle(sites)
     found: list[Mutant] = []
     seen = {original}
     for site in sites:
         clone = copy.deepcopy(func)
-        operator = _apply(clone, site)
+        operator = _apply(clone, site, edits)
         if operator is None:
             continue
         ast.fix_missing_locations(clone)

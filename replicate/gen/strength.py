@@ -28,7 +28,7 @@ from replicate.batch import LoadedTask
 from replicate.core import CallInput, GradingSettings, Span, SpliceError, Strength
 from replicate.executors import map_in_order
 from replicate.gen.golden import Golden
-from replicate.gen.mutants import Mutant, mutants
+from replicate.gen.mutants import FEW, Mutant, mutants
 from replicate.gen.survivors import (
     NOTHING,
     Search,
@@ -107,9 +107,13 @@ def definition_text(source: bytes, span: Span) -> str:
 
 def task_mutants(task: LoadedTask, limit: int = MUTANTS, seed: int = 0) -> list[Mutant]:
     try:
-        return mutants(reference_definition(task), limit=limit, seed=seed)
+        definition = reference_definition(task)
+        found = mutants(definition, limit=limit, seed=seed)
+        if len(found) < FEW:  # a one-line body: the call operators join in
+            found = mutants(definition, limit=limit, seed=seed, extra=True)
     except (SyntaxError, StopIteration, ValueError):
         return []
+    return found
 
 
 def spliced_mutant(task: LoadedTask, mutant: Mutant) -> bytes | None:

@@ -50,6 +50,7 @@ from replicate.core import (
 )
 from replicate.gen.baseline import baseline, overpaid, too_weak, weak_detail
 from replicate.gen.golden import Golden, golden, timing_settings
+from replicate.gen.mutants import FEW
 from replicate.gen.separate import separating
 from replicate.gen.strength import assess, rejected, with_added
 from replicate.gen.survivors import joined
@@ -66,7 +67,7 @@ MIN_GENERATED = 5
 TOO_FEW_GENERATED = f"fewer than {MIN_GENERATED} generated inputs survive"
 MIN_STRATUM = 3
 MIN_SPARSE_GENERATED = 20  # generated inputs standing in for the traced calls the tests lack
-MIN_SPARSE_MUTANTS = 3  # mutants graded on a sparse task, so its kill rate says something
+MIN_SPARSE_MUTANTS = FEW  # mutants graded on a sparse task, so its kill rate says something
 SPARSE = "fewer than 3 traced calls, generated inputs"  # a sparse task's strength drop reason
 EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many traced survive
 EXAMPLES = 2

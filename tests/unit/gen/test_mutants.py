@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import ast
 
-from replicate.gen.mutants import mutants
+from replicate.gen.mutants import FEW, mutants
+
+CALL_OPERATORS = {"call -> its first argument", "drop argument", "drop keyword argument"}
 
 SOURCE = '''def pick(xs, n=2):
     """Even items above n, plus one."""
@@ -78,3 +80,25 @@ def test_exception_messages_are_not_mutated() -> None:
         if mutant.operator != "delete statement":
             assert "'three'" in mutant.text and "f'negative: {x}'" in mutant.text
     assert {m.operator for m in found} >= {"swap Lt->LtE", "constant 0->1", "constant 3->4"}
+
+
+ONE_LINE = """def split(self, sep=None, maxsplit=-1):
+    return [self.__class__(v) for v in super().split(sep, maxsplit)]
+"""
+
+
+def test_a_one_line_body_gets_the_call_operators_only_when_asked() -> None:
+    standard = mutants(ONE_LINE)
+    assert len(standard) < FEW  # why the call operators exist: two sites are too few to measure
+    assert not {m.operator for m in standard} & CALL_OPERATORS
+    extra = {m.text.splitlines()[1].strip() for m in mutants(ONE_LINE, extra=True)}
+    assert {m.text.splitlines()[1].strip() for m in standard} < extra
+    assert "return [v for v in super().split(sep, maxsplit)]" in extra  # the call's argument
+    assert "return [self.__class__(v) for v in super().split(sep)]" in extra  # one fewer
+    assert "return [self.__class__() for v in super().split(sep, maxsplit)]" in extra
+
+
+def test_the_call_operators_leave_starred_and_spread_arguments_alone() -> None:
+    text = "def f(xs, kw):\n    return g(*xs, **kw)\n"
+    operators = {m.operator for m in mutants(text, extra=True)}
+    assert not operators & CALL_OPERATORS
