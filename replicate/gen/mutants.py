@@ -3,15 +3,15 @@
 A mutant is the target's own definition with one small change inside its body: an operator swapped,
 a comparison flipped, a constant nudged, a condition negated or removed, a statement deleted, a
 return value replaced. Each mutant is a bare definition, so it goes through the same splicing and
-grading as any candidate.
+grading as any candidate. Mutation libraries (mutmut, cosmic-ray) mutate whole files or projects
+and run test suites; the need here is one function, in place, graded by our own grader, so this is
+a small mutator over the `ast` tree.
 
 A body of one short line (`return [self.__class__(v) for v in super().split(sep, maxsplit)]`)
 gives those operators two sites or fewer, too few for a kill rate to say anything.  Such a body
 (`extra=True`, asked for when the standard operators give fewer than `FEW`) also gets the call
 operators: a call replaced by its first argument (PIT's "argument propagation") and a call's
-last argument dropped. Mutation libraries (mutmut, cosmic-ray) mutate whole files or projects
-and run test suites; the need here is one function, in place, graded by our own grader, so this is
-a small mutator over the `ast` tree.
+last argument dropped.
 """
 
 from __future__ import annotations
