@@ -68,3 +68,11 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
             terminalreporter.write_line(
                 f"{layer:<12} {COUNTS[layer]:>5} tests  {SPENT[layer]:>7.0f} s"
             )
+
+
+@pytest.fixture
+def sigusr1_interrupts() -> Generator[None, None, None]:
+    """SIGUSR1 raises `tests.interrupts.Interrupted` in the main thread during the test."""
+    from tests.interrupts import installed
+
+    yield from installed()

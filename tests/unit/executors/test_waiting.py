@@ -6,35 +6,20 @@ SIGTERM meant for the process: Python's flag is set, but the main thread's lock 
 
 from __future__ import annotations
 
-import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import Future, ThreadPoolExecutor
 
 import pytest
 
 from replicate.executors import first_done, map_in_order, result_of
-
-
-class Interrupted(Exception):
-    pass
-
-
-def _raise(signum: int, frame: object) -> None:
-    raise Interrupted
-
-
-@pytest.fixture
-def handler() -> Iterator[None]:
-    previous = signal.signal(signal.SIGUSR1, _raise)
-    yield
-    signal.signal(signal.SIGUSR1, previous)
+from tests.interrupts import Interrupted, signal_this_thread
 
 
 def _signalled_work(release: threading.Event, work_s: float) -> str:
     time.sleep(0.3)  # the main thread is blocked in its wait by now
-    signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)  # taken by this thread, not main
+    signal_this_thread()  # taken by this thread, not main
     release.wait(work_s)
     return "done"
 
@@ -55,7 +40,7 @@ def _work_done_when_interrupted(wait_for: Callable[[Future[str]], object], work_
     raise AssertionError("the handler never ran")
 
 
-def test_a_plain_wait_holds_the_handler_back_until_the_work_ends(handler: None) -> None:
+def test_a_plain_wait_holds_the_handler_back_until_the_work_ends(sigusr1_interrupts: None) -> None:
     """The positive control: `Future.result()` sleeps through the signal."""
     assert _work_done_when_interrupted(lambda future: future.result(), work_s=1.0)
 
@@ -70,7 +55,7 @@ def test_a_plain_wait_holds_the_handler_back_until_the_work_ends(handler: None) 
     ids=["result_of", "first_done", "map_in_order"],
 )
 def test_a_sliced_wait_lets_the_handler_run_while_the_work_goes_on(
-    handler: None, wait_for: Callable[[Future[str]], object]
+    sigusr1_interrupts: None, wait_for: Callable[[Future[str]], object]
 ) -> None:
     assert not _work_done_when_interrupted(wait_for, work_s=60.0)
 

@@ -9,36 +9,20 @@ handler ran before that.
 from __future__ import annotations
 
 import os
-import signal
 import threading
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
 from replicate.jail.sandbox import SandboxRequest, get_sandbox, process
-
-
-class Interrupted(Exception):
-    pass
-
-
-def _raise(signum: int, frame: object) -> None:
-    raise Interrupted
-
-
-@pytest.fixture
-def handler() -> Iterator[None]:
-    previous = signal.signal(signal.SIGUSR1, _raise)
-    yield
-    signal.signal(signal.SIGUSR1, previous)
+from tests.interrupts import Interrupted, signal_this_thread
 
 
 def _signal_from_a_helper_thread() -> None:
     def send() -> None:
         time.sleep(0.5)  # the main thread is in its supervisor's `select` by now
-        signal.pthread_kill(threading.get_ident(), signal.SIGUSR1)
+        signal_this_thread()
 
     threading.Thread(target=send, daemon=True).start()
 
@@ -62,7 +46,7 @@ def _ended_before_the_handler_ran(tmp_path: Path, run_s: float) -> bool:
 
 
 def test_one_long_select_holds_the_handler_back_until_the_process_ends(
-    handler: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    sigusr1_interrupts: None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The positive control: one `select` up to the deadline sleeps through the signal."""
     monkeypatch.setattr(process, "WAIT_SLICE_S", 120.0)
@@ -70,6 +54,6 @@ def test_one_long_select_holds_the_handler_back_until_the_process_ends(
 
 
 def test_a_sliced_select_lets_the_handler_run_while_the_process_runs(
-    handler: None, tmp_path: Path
+    sigusr1_interrupts: None, tmp_path: Path
 ) -> None:
     assert not _ended_before_the_handler_ran(tmp_path, run_s=60)
