@@ -97,12 +97,10 @@ def definition_text(source: bytes, span: Span) -> str:
     such a target was graded against no mutants at all).  An undecorated one starts at `def`,
     at column 0, and its body parses as it stands."""
     text = source[span.start_byte : span.end_byte].decode("utf-8")
-    if not text.startswith("@"):
-        return textwrap.dedent(text)
     lead = source[source.rfind(b"\n", 0, span.start_byte) + 1 : span.start_byte]
-    if lead.strip(b" \t"):
-        return textwrap.dedent(text)
-    return textwrap.dedent(lead.decode("utf-8") + text)
+    if text.startswith("@") and not lead.strip(b" \t"):
+        text = lead.decode("utf-8") + text
+    return textwrap.dedent(text)
 
 
 def task_mutants(task: LoadedTask, limit: int = MUTANTS, seed: int = 0) -> list[Mutant]:
