@@ -42,6 +42,7 @@ from replicate.grading import compare_outcome, original_source, stubbed_source
 from replicate.inputs import Budget
 from replicate.jail import (
     Jail,
+    JailRun,
     Until,
     WarmPool,
     WarmStart,
@@ -180,12 +181,19 @@ def _run_mutants(
     inputs, expected, settings = job
     target = task.hidden.target
     texts = [spliced_mutant(task, m) for m in found]
+    ours = [text for text in texts if text is not None]
+    # a series ends a mutant's run at its first timeout, as `until` would (a timeout is wrong)
+    in_series = iter(
+        jail.run_series(target, inputs, settings, ours, workers=workers, until_timeout=True)
+    )
+    series = [None if text is None else next(in_series) for text in texts]
 
-    def one(pair: tuple[Mutant, bytes | None]) -> MutantRun:
-        mutant, spliced = pair
+    def one(item: tuple[Mutant, bytes | None, JailRun | None]) -> MutantRun:
+        mutant, spliced, run = item
         if spliced is None:
             return MutantRun(mutant, "refused")
-        run = jail.run(target, inputs, settings, override=spliced, hash_seed=0, until=until)
+        if run is None:
+            run = jail.run(target, inputs, settings, override=spliced, hash_seed=0, until=until)
         if run.infra_problem():
             return MutantRun(mutant, "infra", spliced=spliced)
         if run.parsed.import_error is not None:
@@ -198,11 +206,11 @@ def _run_mutants(
         )
         return MutantRun(mutant, "killed" if differing else "survived", differing, spliced)
 
-    pairs = list(zip(found, texts, strict=True))
-    if workers <= 1:
-        return [one(pair) for pair in pairs]
+    items = list(zip(found, texts, series, strict=True))
+    if workers <= 1 or all(run is not None for run in series):
+        return [one(item) for item in items]
     with ThreadPoolExecutor(max_workers=workers) as threads:
-        return list(map_in_order(threads, one, pairs))
+        return list(map_in_order(threads, one, items))
 
 
 # ---------------------------------------------------------------- assess

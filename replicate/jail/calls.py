@@ -147,11 +147,16 @@ class JailRun:
         return f"runner did not start in the sandbox: {detail}"
 
 
-def _job(
-    target: Target, inputs: Sequence[CallInput], settings: GradingSettings, encode_inputs: bool
+def job_line(
+    target: Target,
+    inputs: Sequence[CallInput],
+    settings: GradingSettings,
+    encode_inputs: bool,
+    series: wire.Series | None = None,
 ) -> bytes:
     """The first line of the runner's stdin; the run's nonce follows it (see runner.main), so a
-    warm jail can take and parse its job before the candidate and the nonce exist."""
+    warm jail can take and parse its job before the candidate and the nonce exist.  With
+    `series`, the runner reads nothing after it (`replicate.jail.series`)."""
     job: wire.Job = {
         "module": target.module,
         "qualname": target.qualname,
@@ -165,6 +170,8 @@ def _job(
         "encode_inputs": encode_inputs,
         "by_value": needs_module(item.pickle_b64 for item in inputs),
     }
+    if series is not None:
+        job["series"] = series
     return json.dumps(job).encode() + b"\n"
 
 
@@ -180,8 +187,9 @@ def _setup(ctx: RepoContext, tree: Path, bytecode: Path | None) -> str:
 
 
 @dataclass(frozen=True)
-class _Run:
-    """What one jailed run is, apart from its inputs and the candidate's bytes."""
+class RunPlan:
+    """What one jailed run is, apart from its inputs and the candidate's bytes (or the
+    programs of a series)."""
 
     ctx: RepoContext
     target: Target
@@ -252,31 +260,31 @@ def run_calls(
     (the inputs after it get no outcome).  Elsewhere `until` is ignored: every input runs.
     """
     nonce = secrets.token_hex(16)
-    run = _Run(ctx, target, settings, hash_seed, clock_shift_days)
+    run = RunPlan(ctx, target, settings, hash_seed, clock_shift_days)
     if pool is not None and override is not None and sandbox.isolated:
         slot = pool.take(*_warm_job(run, inputs, encode_inputs))
         try:
             live = LiveFrames(nonce, _clock(inputs, settings))
             stop = _stop_when(live, until)
             result = slot.run(override, nonce.encode(), settings.total_timeout_s, stop)
-            return _finished(result, nonce, inputs, settings, live)
+            return finished_run(result, nonce, inputs, settings, live)
         finally:
             slot.replace()
     with temporary_dir("replicate-jail-") as scratch:
         tree, mounts = _view(ctx, target, Path(scratch), override, sandbox.isolated)
         bytecode = ctx.bytecode(tree, target)
-        stdin = _job(target, inputs, settings, encode_inputs) + nonce.encode()
+        stdin = job_line(target, inputs, settings, encode_inputs) + nonce.encode()
         result = sandbox.run(run.request(tree, mounts, bytecode, stdin))
-    return _finished(result, nonce, inputs, settings)
+    return finished_run(result, nonce, inputs, settings)
 
 
 def _warm_job(
-    run: _Run, inputs: Sequence[CallInput], encode_inputs: bool
+    run: RunPlan, inputs: Sequence[CallInput], encode_inputs: bool
 ) -> tuple[tuple[object, ...], RequestFor]:
     """The key of a warm jail for this run and how to start one, given its candidate file."""
     ctx, target = run.ctx, run.target
     bytecode = ctx.bytecode(ctx.tree, target)
-    job = _job(target, inputs, run.settings, encode_inputs)
+    job = job_line(target, inputs, run.settings, encode_inputs)
     inside = str(ctx.tree / target.path)
     base = [*ctx.mounts(), Mount.same(str(ctx.tree))]
 
@@ -297,7 +305,7 @@ def prewarm(
 ) -> None:
     """Start (in the background) the warm jails a later `run_calls(..., pool=pool)` of a
     candidate for this target will take, so the process start is off the grade's path."""
-    run = _Run(ctx, target, settings, hash_seed, 0)
+    run = RunPlan(ctx, target, settings, hash_seed, 0)
     pool.fill(*_warm_job(run, inputs, False))
 
 
@@ -318,7 +326,7 @@ def _stop_when(live: LiveFrames, until: Until | None) -> StopWhen:
     return stop
 
 
-def _finished(
+def finished_run(
     result: SandboxResult,
     nonce: str,
     inputs: Sequence[CallInput],

@@ -3,7 +3,8 @@
 Running a program on a target's inputs needs three things that travel together: the repository's
 context (its pristine tree, import roots and environment: `RepoContext`), the sandbox backend,
 and, where jails are started ahead of their job, the warm pool they come from. `Jail` holds the
-three; `Jail.run` is `run_calls` with them filled in.
+three; `Jail.run` is `run_calls` with them filled in, `Jail.run_series` runs several programs of
+our own in one jail (`series`).
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from replicate.core import CallInput, GradingSettings, Target
 from replicate.jail.calls import JailRun, RepoContext, Until, prewarm, run_calls
 from replicate.jail.sandbox.base import Sandbox
+from replicate.jail.series import forks_series, run_series_parallel
 from replicate.jail.warm import WarmPool
 
 
@@ -53,6 +55,33 @@ class Jail:
             clock_shift_days=clock_shift_days,
             pool=self.pool,
             until=until,
+        )
+
+    def run_series(
+        self,
+        target: Target,
+        inputs: Sequence[CallInput],
+        settings: GradingSettings,
+        programs: Sequence[bytes],
+        *,
+        workers: int = 1,
+        until_timeout: bool = False,
+    ) -> list[JailRun | None]:
+        """Each of our own programs (mutants: never a candidate) run on `inputs` in a series,
+        one jail per worker forking a child per program (`replicate.jail.series`); None for a
+        program to run alone: all of them where the sandbox runs no series (not bubblewrap, or
+        `--cold`).  `until_timeout`: a program's run ends at its first timeout."""
+        if not forks_series(self.sandbox, self.ctx):
+            return [None] * len(programs)
+        return run_series_parallel(
+            self.ctx,
+            target,
+            inputs,
+            self.sandbox,
+            settings,
+            programs,
+            workers=workers,
+            until_timeout=until_timeout,
         )
 
     def prewarm(

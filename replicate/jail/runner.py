@@ -63,6 +63,7 @@ import pathlib
 import pickle
 import random
 import re
+import select
 import signal
 import site
 import sys
@@ -199,7 +200,7 @@ _RESULT = wire.RESULT
 _RETURNED, _RAISED, _TIMEOUT = wire.RETURNED, wire.RAISED, wire.TIMEOUT
 _LOAD_ERROR, _RUNNER_ERROR = wire.LOAD_ERROR, wire.RUNNER_ERROR
 _STARTED, _READY, _IMPORT_ERROR = wire.STARTED, wire.READY, wire.IMPORT_ERROR
-_LOADED, _DONE = wire.LOADED, wire.DONE
+_LOADED, _DONE, _EXITED = wire.LOADED, wire.DONE, wire.EXITED
 # The global random generator is reset before every call to the state `random.seed(0)` gives: a
 # function that draws from it (more_itertools.sample, say) gives the same outcome on every run
 # instead of passing golden runs by chance and failing when graded. `setstate` is captured here,
@@ -1331,6 +1332,7 @@ def run(job: wire.Job) -> None:
         loaded = [(i, _load_input(blob, load_timeout, reported)) for i, blob in inputs]
     channel.send({"event": _LOADED})  # the host times the first call from here
     pending = ""  # the results since the last call, written together with the next call frame
+    first_timeout = job.get("until_timeout") is True
     for index, (item, shown) in loaded:
         if item["status"] == "loaded":
             work = _call(fn, item["args"], item["kwargs"], lim, shown)
@@ -1338,6 +1340,8 @@ def run(job: wire.Job) -> None:
             pending = ""
             item = _timed(work, timeout)
         pending += channel.result(index, item)
+        if first_timeout and item["status"] == _TIMEOUT:
+            break  # a program of a series that loops costs one call's limit, not the run's
     channel.write(pending + channel.frame({"event": _DONE}))
     _os_exit(0)
 
@@ -1352,11 +1356,64 @@ def _load_input(
     return loaded, shown
 
 
+def run_series(job: wire.Job, series: wire.Series) -> None:
+    """Run each of the host's own programs (never a candidate: see `replicate.jail.series`) in
+    a child forked from this process, one after the other: the program's file is copied over
+    the target's file (bound writable for this), the child runs the job as `run` does with the
+    program's nonce, and once it has exited (or been killed at the program's time limit) this
+    process writes an ``exited`` frame under the series' own nonce.  Ends the process."""
+    channel = _Channel(int(job.get("channel_fd", 3)), str(series["nonce"]))
+    limit = float(series["timeout_s"])
+    if job.get("by_value") is True:
+        _load_by_value()  # our own shipped module: once here, not once per child
+    for k, (program, nonce) in enumerate(zip(series["programs"], series["nonces"], strict=True)):
+        with open(program, "rb") as source, open(series["file"], "r+b") as target:
+            target.truncate(0)  # same inode: the bind shows it
+            target.write(source.read())
+        started = time.monotonic()
+        pid = os.fork()
+        if pid == 0:  # the child: the job, as a fresh runner would run it
+            try:
+                _PID[:] = [_getpid()]
+                os.setpgid(0, 0)
+                run({**job, "nonce": nonce, "until_timeout": series["until_timeout"] is True})
+            finally:
+                _os_exit(70)  # never back into this loop
+        try:  # noqa: SIM105 - contextlib is one import more in every jail
+            os.setpgid(pid, pid)  # whichever of the two runs first
+        except OSError:  # the child has run (and may have exited) already
+            pass
+        status, timed_out = _reap(pid, started + limit)
+        frame = {"event": _EXITED, "k": k, "status": status, "timed_out": timed_out}
+        channel.write("\n" + channel.frame({**frame, "s": time.monotonic() - started}))
+    _os_exit(0)
+
+
+def _reap(pid: int, deadline: float) -> tuple[int, bool]:
+    """Wait for a series child until `deadline`, then kill its process group; its exit code
+    (128 + N for signal N, as a shell says) and whether the deadline killed it."""
+    pidfd = os.pidfd_open(pid)
+    try:
+        ready, _, _ = select.select([pidfd], [], [], max(deadline - time.monotonic(), 0.0))
+    finally:
+        os.close(pidfd)
+    if not ready:
+        try:  # noqa: SIM105 - as above
+            os.killpg(pid, signal.SIGKILL)
+        except OSError:
+            pass
+    _, status = os.waitpid(pid, 0)
+    code = os.waitstatus_to_exitcode(status)
+    return (128 - code if code < 0 else code), not ready
+
+
 def main() -> None:
     setup: wire.Setup = _json_loads(sys.argv[1]) if len(sys.argv) > 1 else {}
     _prepare(setup if _type(setup) is dict else {})  # before any job or candidate exists
     stdin = sys.stdin.buffer
     job = _json_loads(stdin.readline())  # a warm jail parses it before its candidate exists
+    if _type(job.get("series")) is dict:
+        run_series(job, job["series"])
     nonce = stdin.read().strip()  # the rest, up to the end the host makes once it may start
     if nonce:
         job["nonce"] = nonce.decode("ascii", "replace")

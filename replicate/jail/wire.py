@@ -33,6 +33,7 @@ LOADED = "loaded"  # every input unpickled, before any call
 CALL = "call"  # just before each call: the host times it from here
 RESULT = "result"
 DONE = "done"
+EXITED = "exited"  # a series' program ended (written by the series' own process, its own nonce)
 CALL_HEAD = '{"event":"' + CALL + '","i":'  # a call frame's text, up to its index: the host
 # finds call frames by this text rather than parsing each as JSON (replicate.jail.calltime)
 
@@ -108,6 +109,18 @@ class JobInput(TypedDict):
     pickle_b64: str  # a pickled (args, kwargs), or a pickled recipe
 
 
+class Series(TypedDict):
+    """Programs of the host's own (mutants, never a candidate) run one after the other in one
+    jail, each in a child forked after the runner's setup (`replicate.jail.series`)."""
+
+    programs: list[str]  # each program's file, copied over `file` before its child starts
+    nonces: list[str]  # each program's run nonce
+    file: str  # the target's file, bound writable for this
+    timeout_s: float  # each program's limit, from its fork to its exit
+    until_timeout: bool  # each program's run ends at its first timeout (mutants)
+    nonce: str  # of the series' own ``exited`` frames: {"k", "status", "timed_out", "s"}
+
+
 class Job(TypedDict, total=False):
     """The first line of the runner's stdin (the nonce follows it, unless it holds one)."""
 
@@ -123,6 +136,8 @@ class Job(TypedDict, total=False):
     channel_fd: int
     encode_inputs: bool
     by_value: bool  # an input needs the by-value module (replicate.jail.byvalue)
+    series: Series  # run these programs instead of reading a nonce (the host's own only)
+    until_timeout: bool  # end the run at its first timeout (set by a series for its children)
 
 
 class Setup(TypedDict, total=False):

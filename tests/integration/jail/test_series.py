@@ -1,0 +1,173 @@
+"""A series: our own programs run one after the other in one jail, a forked child each
+(`replicate.jail.series`), each giving what a jail of its own gives."""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+import pytest
+
+from replicate.batch.store import LoadedTask
+from replicate.grading.grader import original_source
+from replicate.jail.calls import JailRun, RepoContext, run_calls
+from replicate.jail.sandbox import get_sandbox
+from replicate.jail.series import forks_series, run_series, run_series_parallel
+from replicate.jail.warm import WarmPool
+from tests.integration.minted import Tiny
+
+# Appended to the original file: a later `def clamp` replaces the original.
+WRONG = b"\n\ndef clamp(value, low, high):\n    return value\n"
+NO_IMPORT = b"\n\nraise ImportError('no such module today')\n"
+LOOPS = b"\n\ndef clamp(value, low, high):\n    while True:\n        pass\n"
+# Blocks the runner's alarm, then spins: only the series' limit on the program stops it.
+DEAF = (
+    b"\n\nimport signal\n\n"
+    b"def clamp(value, low, high):\n"
+    b"    signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGALRM})\n"
+    b"    while True:\n        pass\n"
+)
+EXITS = b"\n\nimport os\n\ndef clamp(value, low, high):\n    os._exit(3)\n"
+# State in memory (another module's attribute) and in a file: what the next program sees.
+MARKS = (
+    b"\n\nimport json, os\n\n"
+    b"def clamp(value, low, high):\n"
+    b"    seen = (getattr(json, 'marked', False), os.path.exists('/tmp/series-mark'))\n"
+    b"    json.marked = True\n"
+    b"    open('/tmp/series-mark', 'w').close()\n"
+    b"    return seen\n"
+)
+KILLS_THE_SERIES = b"\n\nimport os, signal\n\nos.kill(os.getppid(), signal.SIGKILL)\n"
+
+
+def _outcomes(run: JailRun | None) -> dict[int, tuple[object, ...]]:
+    """Each input's outcome without its timing (which differs between any two runs)."""
+    assert run is not None
+    shown = {}
+    for index, outcome in run.parsed.outcomes.items():
+        kept = {k: v for k, v in outcome.items() if k not in ("t", "host_clock")}
+        shown[index] = tuple(sorted((k, repr(v)) for k, v in kept.items()))
+    return shown
+
+
+def _series(
+    tiny: Tiny,
+    ctx: RepoContext,
+    tails: Sequence[bytes],
+    *,
+    until_timeout: bool = False,
+    inputs: int | None = None,
+    **change: float,
+) -> tuple[LoadedTask, list[JailRun | None]]:
+    task = tiny.task("tinypkg.core.clamp")
+    settings = task.hidden.grading.model_copy(update=change)
+    programs = [original_source(task) + tail for tail in tails]
+    target, sandbox, chosen = task.hidden.target, get_sandbox("local"), task.inputs[:inputs]
+    runs = run_series(ctx, target, chosen, sandbox, settings, programs, until_timeout=until_timeout)
+    return task, runs
+
+
+def test_each_program_of_a_series_gives_what_a_jail_of_its_own_gives(
+    tiny: Tiny, tiny_ctx: RepoContext
+) -> None:
+    tails = [b"", WRONG, NO_IMPORT, EXITS, b""]
+    task, runs = _series(tiny, tiny_ctx, tails)
+    sandbox = get_sandbox("local")
+    target, inputs, settings = task.hidden.target, task.inputs, task.hidden.grading
+    alone = [
+        run_calls(tiny_ctx, target, inputs, sandbox, settings, override=original_source(task) + t)
+        for t in tails
+    ]
+    assert all(run is not None for run in runs)
+    for ours, theirs in zip(runs, alone, strict=True):
+        assert ours is not None
+        assert _outcomes(ours) == _outcomes(theirs)
+        assert ours.parsed.import_error == theirs.parsed.import_error
+        assert ours.parsed.done == theirs.parsed.done
+        assert ours.infra_problem() is None
+    assert len(_outcomes(runs[0])) == len(inputs) and runs[0].parsed.done
+    assert runs[2] is not None and "no such module today" in (runs[2].parsed.import_error or "")
+    assert runs[3] is not None and runs[3].result.exit_code == 3 and not runs[3].parsed.done
+    assert _outcomes(runs[0]) == _outcomes(runs[4])  # nothing of the programs between reached it
+
+
+def test_a_program_starts_from_the_runner_in_memory_but_shares_the_jail_s_files(
+    tiny: Tiny, tiny_ctx: RepoContext
+) -> None:
+    # Why a series is for our own programs only: the second program sees the first one's file
+    # (the positive control of this test), though not its change to a module in memory.
+    _, runs = _series(tiny, tiny_ctx, [MARKS, MARKS])
+    first, second = (run.parsed.outcomes if run else {} for run in runs)
+    seen = [outcome["value"]["v"] for outcome in (first[min(first)], second[min(second)])]
+    bools = [[item["v"] for item in pair] for pair in seen]
+    assert bools == [[False, False], [False, True]]
+
+
+@pytest.mark.parametrize("until_timeout", [True, False])
+def test_a_program_that_loops_ends_at_its_first_timeout_and_the_series_goes_on(
+    tiny: Tiny, tiny_ctx: RepoContext, until_timeout: bool
+) -> None:
+    _, runs = _series(
+        tiny, tiny_ctx, [LOOPS, b""], until_timeout=until_timeout, inputs=4, call_timeout_s=0.2
+    )
+    looped, after = runs
+    assert looped is not None and after is not None
+    statuses = [o["status"] for o in looped.parsed.outcomes.values()]
+    # one call's limit, not one per input; without `until_timeout` (the control), one per input
+    assert statuses == ["timeout"] * (1 if until_timeout else 4)
+    assert len(after.parsed.outcomes) == 4 and after.parsed.done
+
+
+def test_a_program_deaf_to_the_alarm_is_killed_at_its_limit_and_the_series_goes_on(
+    tiny: Tiny, tiny_ctx: RepoContext
+) -> None:
+    task, runs = _series(tiny, tiny_ctx, [DEAF, b""], call_timeout_s=0.2, total_timeout_s=2.0)
+    deaf, after = runs
+    assert deaf is not None and deaf.result.timed_out and not deaf.parsed.done
+    assert after is not None and len(after.parsed.outcomes) == len(task.inputs)
+
+
+def test_programs_after_the_series_died_come_back_as_none(
+    tiny: Tiny, tiny_ctx: RepoContext
+) -> None:
+    _, runs = _series(tiny, tiny_ctx, [b"", KILLS_THE_SERIES, b""])
+    assert runs[0] is not None and runs[0].parsed.done
+    assert runs[1:] == [None, None]
+
+
+def test_the_parallel_series_keeps_the_programs_order(tiny: Tiny, tiny_ctx: RepoContext) -> None:
+    task = tiny.task("tinypkg.core.clamp")
+    tails = [b"", WRONG, b"", WRONG, b""]
+    programs = [original_source(task) + tail for tail in tails]
+    target, inputs, settings = task.hidden.target, task.inputs, task.hidden.grading
+    sandbox = get_sandbox("local")
+    runs = run_series_parallel(tiny_ctx, target, inputs, sandbox, settings, programs, workers=2)
+    right = _outcomes(runs[0])
+    assert [_outcomes(run) == right for run in runs] == [True, False, True, False, True]
+
+
+def test_only_bubblewrap_with_the_speedups_runs_a_series(tiny_ctx: RepoContext) -> None:
+    assert forks_series(get_sandbox("local"), tiny_ctx)
+    assert not forks_series(get_sandbox("local"), dataclasses.replace(tiny_ctx, speedups=False))
+    assert not forks_series(get_sandbox("plain"), tiny_ctx)
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_mutants_graded_in_a_series_are_graded_as_in_warm_jails(
+    tiny: Tiny, tiny_ctx: RepoContext, workers: int
+) -> None:
+    from replicate.gen.strength import run_mutants, task_mutants
+    from replicate.jail import Jail
+
+    task = tiny.task("tinypkg.core.clamp")
+    found = task_mutants(task)
+    sandbox = get_sandbox("local")
+    settings = task.hidden.grading
+    args = (task.inputs, task.expected, settings, workers)
+    in_series = run_mutants(task, found, Jail(tiny_ctx, sandbox), *args, first_wrong=True)
+    cold = Jail(dataclasses.replace(tiny_ctx, speedups=False), sandbox)
+    with WarmPool(sandbox) as pool:
+        warm = run_mutants(task, found, cold.warm(pool), *args, first_wrong=True)
+    assert len(found) >= 3
+    assert [r.status for r in in_series] == [r.status for r in warm]
+    assert any(r.status == "killed" for r in in_series)
