@@ -256,15 +256,21 @@ def _mint_one(
     sandbox: Sandbox,
     options: GenOptions,
 ) -> Minted | Dropped:
-    result = mint_target(
-        Jail(prepared.context, sandbox),
-        prepared.snapshot,
-        prepared.repo_dir,
-        target,
-        harvest.calls[target.symbol],
-        min_kill_rate=options.min_kill_rate,
-        ctors=class_calls(harvest, target),
-    )
+    jail = Jail(prepared.context, sandbox)
+    sessions = jail.target_sessions()  # our own programs' runs: one jail per seed and clock
+    try:
+        result = mint_target(
+            jail.in_sessions(sessions),
+            prepared.snapshot,
+            prepared.repo_dir,
+            target,
+            harvest.calls[target.symbol],
+            min_kill_rate=options.min_kill_rate,
+            ctors=class_calls(harvest, target),
+        )
+    finally:
+        if sessions is not None:
+            sessions.close()
     if isinstance(result, Dropped) and result.reason.startswith(TOO_FEW):
         seen = harvest_detail(harvest, target.symbol)
         return replace(result, detail="; ".join(d for d in (result.detail, seen) if d))

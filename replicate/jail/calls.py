@@ -147,17 +147,11 @@ class JailRun:
         return f"runner did not start in the sandbox: {detail}"
 
 
-def job_line(
-    target: Target,
-    inputs: Sequence[CallInput],
-    settings: GradingSettings,
-    encode_inputs: bool,
-    series: wire.Series | None = None,
-) -> bytes:
-    """The first line of the runner's stdin; the run's nonce follows it (see runner.main), so a
-    warm jail can take and parse its job before the candidate and the nonce exist.  With
-    `series`, the runner reads nothing after it (`replicate.jail.series`)."""
-    job: wire.Job = {
+def job_dict(
+    target: Target, inputs: Sequence[CallInput], settings: GradingSettings, encode_inputs: bool
+) -> wire.Job:
+    """The runner's job for calling `target` on `inputs` (its nonce apart)."""
+    return {
         "module": target.module,
         "qualname": target.qualname,
         "kind": target.kind,
@@ -170,9 +164,14 @@ def job_line(
         "encode_inputs": encode_inputs,
         "by_value": needs_module(item.pickle_b64 for item in inputs),
     }
-    if series is not None:
-        job["series"] = series
-    return json.dumps(job).encode() + b"\n"
+
+
+def job_line(
+    target: Target, inputs: Sequence[CallInput], settings: GradingSettings, encode_inputs: bool
+) -> bytes:
+    """The first line of the runner's stdin; the run's nonce follows it (see runner.main), so a
+    warm jail can take and parse its job before the candidate and the nonce exist."""
+    return json.dumps(job_dict(target, inputs, settings, encode_inputs)).encode() + b"\n"
 
 
 def _setup(ctx: RepoContext, tree: Path, bytecode: Path | None) -> str:

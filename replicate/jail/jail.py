@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 from replicate.core import CallInput, GradingSettings, Target
 from replicate.jail.calls import JailRun, RepoContext, Until, prewarm, run_calls
-from replicate.jail.sandbox.base import Sandbox
-from replicate.jail.series import forks_series, run_series_parallel
+from replicate.jail.sandbox.base import Sandbox, WarmStart
+from replicate.jail.series import TargetSessions, forks_series, run_series
 from replicate.jail.warm import WarmPool
 
 
@@ -28,6 +28,7 @@ class Jail:
     ctx: RepoContext
     sandbox: Sandbox
     pool: WarmPool | None = None
+    sessions: TargetSessions | None = None  # gen's: our own programs' runs (series.py)
 
     def run(
         self,
@@ -42,7 +43,21 @@ class Jail:
         until: Until | None = None,
     ) -> JailRun:
         """Call `target` on every input in a jail (`run_calls`); `override` replaces its file.
-        A candidate's run (`override` given) takes a warm jail from the pool when there is one."""
+        With `sessions` (gen: never a candidate) the run is a child of the target's session;
+        else a candidate's run (`override` given) takes a warm jail from the pool if any."""
+        if self.sessions is not None:
+            found = self.sessions.run(
+                target,
+                inputs,
+                settings,
+                override,
+                hash_seed=hash_seed,
+                clock_shift_days=clock_shift_days,
+                encode_inputs=encode_inputs,
+                until=until,
+            )
+            if found is not None:
+                return found
         return run_calls(
             self.ctx,
             target,
@@ -71,13 +86,14 @@ class Jail:
         one jail per worker forking a child per program (`replicate.jail.series`); None for a
         program to run alone: all of them where the sandbox runs no series (not bubblewrap, or
         `--cold`).  `until_timeout`: a program's run ends at its first timeout."""
-        if not forks_series(self.sandbox, self.ctx):
+        sandbox = self.sandbox
+        if not forks_series(sandbox, self.ctx) or not isinstance(sandbox, WarmStart):
             return [None] * len(programs)
-        return run_series_parallel(
+        return run_series(
             self.ctx,
             target,
             inputs,
-            self.sandbox,
+            sandbox,
             settings,
             programs,
             workers=workers,
@@ -99,7 +115,19 @@ class Jail:
 
     def cold(self) -> Jail:
         """The same repository and sandbox, every run in a jail of its own."""
-        return dataclasses.replace(self, pool=None)
+        return dataclasses.replace(self, pool=None, sessions=None)
+
+    def in_sessions(self, sessions: TargetSessions | None) -> Jail:
+        """The same repository and sandbox, our own programs' runs in `sessions`."""
+        return dataclasses.replace(self, sessions=sessions)
+
+    def target_sessions(self) -> TargetSessions | None:
+        """Sessions for one target's runs at gen time, where the sandbox runs them (bubblewrap,
+        with the speed-ups); the caller closes them."""
+        sandbox = self.sandbox
+        if not forks_series(sandbox, self.ctx) or not isinstance(sandbox, WarmStart):
+            return None
+        return TargetSessions(sandbox, self.ctx)
 
     def warm(self, pool: WarmPool | None) -> Jail:
         """The same repository and sandbox, candidates' runs taking jails from `pool`."""

@@ -1356,55 +1356,136 @@ def _load_input(
     return loaded, shown
 
 
-def run_series(job: wire.Job, series: wire.Series) -> None:
-    """Run each of the host's own programs (never a candidate: see `replicate.jail.series`) in
-    a child forked from this process, one after the other: the program's file is copied over
-    the target's file (bound writable for this), the child runs the job as `run` does with the
-    program's nonce, and once it has exited (or been killed at the program's time limit) this
-    process writes an ``exited`` frame under the series' own nonce.  Ends the process."""
-    channel = _Channel(int(job.get("channel_fd", 3)), str(series["nonce"]))
-    limit = float(series["timeout_s"])
-    if job.get("by_value") is True:
-        _load_by_value()  # our own shipped module: once here, not once per child
-    for k, (program, nonce) in enumerate(zip(series["programs"], series["nonces"], strict=True)):
-        with open(program, "rb") as source, open(series["file"], "r+b") as target:
+def run_session(session: wire.Session) -> None:
+    """Run the host's own programs (never a candidate's: see `replicate.jail.session`), each in a
+    child forked from this process, one request after another: a request (a line of JSON on the
+    ``requests`` pipe) names a program file, copied over the target's file (bound writable for
+    this), and a job, which the child runs as `run` does.  Once the child has exited, been killed
+    at the request's time limit or by a ``kill`` request, this process kills what the child left
+    running, empties /tmp and /dev/shm (so the next child finds the jail as a fresh one would be)
+    and writes an ``exited`` frame under the session's own nonce.  Ends the process at an
+    ``end`` request or when the pipe closes."""
+    channel = _Channel(int(session.get("channel_fd", 3)), str(session["nonce"]))
+    requests = _Requests(os.open(str(session["requests"]), os.O_RDONLY))
+    while True:
+        request = requests.next()
+        if request is None or request.get("end") is True:
+            _os_exit(0)
+        if "k" not in request:
+            continue  # a kill for a child already gone
+        with open(request["program"], "rb") as source, open(session["file"], "r+b") as target:
             target.truncate(0)  # same inode: the bind shows it
             target.write(source.read())
+        job = request["job"]
+        if job.get("by_value") is True:
+            _load_by_value()  # our own shipped module: once here, not once per child
         started = time.monotonic()
-        pid = os.fork()
-        if pid == 0:  # the child: the job, as a fresh runner would run it
-            try:
-                _PID[:] = [_getpid()]
-                os.setpgid(0, 0)
-                run({**job, "nonce": nonce, "until_timeout": series["until_timeout"] is True})
-            finally:
-                _os_exit(70)  # never back into this loop
-        try:  # noqa: SIM105 - contextlib is one import more in every jail
-            os.setpgid(pid, pid)  # whichever of the two runs first
-        except OSError:  # the child has run (and may have exited) already
-            pass
-        status, timed_out = _reap(pid, started + limit)
-        frame = {"event": _EXITED, "k": k, "status": status, "timed_out": timed_out}
+        deadline = started + float(request["timeout_s"])
+        status, timed_out = _reap(_fork_job(job, requests.fd), deadline, requests, request["k"])
+        frame = {"event": _EXITED, "k": request["k"], "status": status, "timed_out": timed_out}
         channel.write("\n" + channel.frame({**frame, "s": time.monotonic() - started}))
-    _os_exit(0)
 
 
-def _reap(pid: int, deadline: float) -> tuple[int, bool]:
-    """Wait for a series child until `deadline`, then kill its process group; its exit code
-    (128 + N for signal N, as a shell says) and whether the deadline killed it."""
+class _Requests:
+    """A session's requests, one JSON object per line of a pipe."""
+
+    def __init__(self, fd: int) -> None:
+        self.fd, self.buffer = fd, b""
+        self.lines: list[Any] = []
+
+    def next(self) -> dict[str, Any] | None:
+        """The next request, waiting for it; None once the pipe has closed."""
+        while not self.lines:
+            if not self.read():
+                return None
+        return self.lines.pop(0)
+
+    def read(self) -> bool:
+        """Take what the pipe holds (one read); False at its end."""
+        chunk = os.read(self.fd, 1 << 16)
+        *whole, self.buffer = (self.buffer + chunk).split(b"\n")
+        self.lines += [_json_loads(line) for line in whole if line.strip()]
+        return bool(chunk)
+
+
+def _fork_job(job: wire.Job, requests_fd: int) -> int:
+    """A child that runs `job` as a fresh runner would (in its own process group); its pid."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(requests_fd)
+            _PID[:] = [_getpid()]
+            os.setpgid(0, 0)
+            run(job)
+        finally:
+            _os_exit(70)  # never back into the session's loop
+    try:  # noqa: SIM105 - contextlib is one import more in every jail
+        os.setpgid(pid, pid)  # whichever of the two runs first
+    except OSError:  # the child has run (and may have exited) already
+        pass
+    return pid
+
+
+def _reap(pid: int, deadline: float, requests: _Requests, k: object) -> tuple[int, bool]:
+    """Wait for a session's child until `deadline` or a ``kill`` request for it, then kill its
+    group and whatever else it left; its exit code (128 + N for signal N) and whether the
+    deadline killed it."""
     pidfd = os.pidfd_open(pid)
+    timed_out = False
     try:
-        ready, _, _ = select.select([pidfd], [], [], max(deadline - time.monotonic(), 0.0))
+        while True:
+            left = deadline - time.monotonic()
+            ready, _, _ = select.select([pidfd, requests.fd], [], [], max(left, 0.0))
+            if pidfd in ready:
+                break
+            killed = not ready or not requests.read() or {"kill": k} in requests.lines
+            if killed:
+                timed_out = not ready
+                _kill_group(pid)
+                break
     finally:
         os.close(pidfd)
-    if not ready:
-        try:  # noqa: SIM105 - as above
-            os.killpg(pid, signal.SIGKILL)
-        except OSError:
-            pass
     _, status = os.waitpid(pid, 0)
+    _tidy()
     code = os.waitstatus_to_exitcode(status)
-    return (128 - code if code < 0 else code), not ready
+    return (128 - code if code < 0 else code), timed_out
+
+
+def _kill_group(pid: int) -> None:
+    try:  # noqa: SIM105 - as above
+        os.killpg(pid, signal.SIGKILL)
+    except OSError:
+        pass
+
+
+def _tidy() -> None:
+    """After a child: every other process of the jail's pid namespace killed (but its init and
+    this one), /tmp and /dev/shm emptied."""
+    mine = {1, _getpid()}
+    for name in os.listdir("/proc"):
+        if name.isdigit() and int(name) not in mine:
+            try:  # noqa: SIM105 - as above
+                os.kill(int(name), signal.SIGKILL)
+            except OSError:
+                pass
+    for folder in ("/tmp", "/dev/shm"):
+        _empty(folder)
+
+
+def _empty(folder: str) -> None:
+    try:
+        entries = list(os.scandir(folder))
+    except OSError:
+        return
+    for entry in entries:
+        try:
+            if entry.is_dir(follow_symlinks=False):
+                _empty(entry.path)
+                os.rmdir(entry.path)
+            else:
+                os.unlink(entry.path)
+        except OSError:
+            continue
 
 
 def main() -> None:
@@ -1412,8 +1493,8 @@ def main() -> None:
     _prepare(setup if _type(setup) is dict else {})  # before any job or candidate exists
     stdin = sys.stdin.buffer
     job = _json_loads(stdin.readline())  # a warm jail parses it before its candidate exists
-    if _type(job.get("series")) is dict:
-        run_series(job, job["series"])
+    if _type(job.get("session")) is dict:
+        run_session(job["session"])
     nonce = stdin.read().strip()  # the rest, up to the end the host makes once it may start
     if nonce:
         job["nonce"] = nonce.decode("ascii", "replace")

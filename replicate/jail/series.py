@@ -1,123 +1,58 @@
-"""Several programs of our own on one target's inputs in one jail, a forked child for each.
+"""Where gen runs its own programs in sessions (`replicate.jail.session`): per target, and in
+series for its mutants.
 
-Most of what grading a mutant costs is starting its jail: bubblewrap and its cgroup, the
-interpreter and the runner's standard-library imports, ~50 ms of CPU before the first call,
-against a few ms for the calls of a typical target. At gen time a target has a dozen or more
-mutants to grade, and a mutant is the repository's code changed by us, never a candidate's.
-So one jail runs them one after the other: the runner does its setup once, then for each
-program copies it over the target's file (bound writable for this) and forks a child that runs
-the job exactly as a fresh runner would (`runner.run_series`), with the program's own nonce.
-After each child has exited, or been killed at the program's time limit, the runner writes an
-``exited`` frame under the series' nonce; the host cuts the channel there, and each program's
-part is read as a run of its own (the per-call limit held on the host's clock included).
-
-What the programs share is the jail, not memory: each child starts from the runner's state
-before any repository code ran, as a fresh jail would. Files a program writes in the jail's
-/tmp are seen by the next one, and a process a program leaves behind lives on beside the next
-child. That is why a series is never used for a candidate (`run`, `grade`, `serve` grade each
-in a jail of its own) and why `--cold` turns it off. What a series cannot give (a program with
-no ``exited`` frame: the jail died or ran out of time) comes back as None, and the caller runs
-that program in a jail of its own.
+`TargetSessions`: a target's runs at gen time (the reference under each hash seed and clock, its
+re-grade, the degenerate programs, the searches) go to one session per hash seed, clock and
+memory limit, started on first use and closed when the target is minted.  `run_series`: the
+mutants of a target are graded together, on the same inputs: they are sent at once, cut into as
+many runs of consecutive mutants as there are workers, each in a session of its own, so two
+workers grade two mutants at a time as two warm jails would.  What a session cannot give comes
+back as None: the caller runs it in a jail of its own.
 """
 
 from __future__ import annotations
 
-import dataclasses
 import itertools
-import re
-import secrets
+import threading
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
-from pathlib import Path
 
 from replicate.core import CallInput, GradingSettings, Target
+from replicate.errors import InfraError
 from replicate.executors import map_in_order
-from replicate.jail import wire
-from replicate.jail.calls import JailRun, RepoContext, RunPlan, finished_run, job_line
-from replicate.jail.frames import read_frame
-from replicate.jail.sandbox.base import Arrival, Mount, Sandbox, SandboxResult
-from replicate.scratch import temporary_dir
-
-START_S = 30.0  # the series' own start and setup, beyond its programs' limits
-REAP_S = 2.0  # per program: killing a child at its limit and writing its frame
+from replicate.jail.calls import JailRun, RepoContext, RunPlan, Until
+from replicate.jail.sandbox.base import Sandbox, WarmStart
+from replicate.jail.session import Session
 
 
 def forks_series(sandbox: Sandbox, ctx: RepoContext) -> bool:
-    """Whether programs of ours run as a series in `sandbox` (bubblewrap, with the speed-ups)."""
-    return ctx.speedups and sandbox.isolated and getattr(sandbox, "name", "") == "local"
+    """Whether programs of ours run in sessions in `sandbox` (bubblewrap, with the speed-ups)."""
+    local = sandbox.isolated and getattr(sandbox, "name", "") == "local"
+    return local and isinstance(sandbox, WarmStart) and ctx.speedups
 
 
 def run_series(
     ctx: RepoContext,
     target: Target,
     inputs: Sequence[CallInput],
-    sandbox: Sandbox,
-    settings: GradingSettings,
-    programs: Sequence[bytes],
-    *,
-    hash_seed: int = 0,
-    until_timeout: bool = False,
-) -> list[JailRun | None]:
-    """Each program's run on `inputs` (its bytes replace the target's file), in one jail; None
-    for a program the series did not finish (run it alone).  With `until_timeout`, a program's
-    run ends at its first timeout (a mutant that loops is killed by then: one call's limit)."""
-    if not programs:
-        return []
-    nonces = [secrets.token_hex(16) for _ in programs]
-    own = secrets.token_hex(16)
-    inside = str(ctx.tree / target.path)
-    with temporary_dir("replicate-series-") as scratch:
-        folder = Path(scratch) / "programs"
-        folder.mkdir()
-        files = []
-        for k, program in enumerate(programs):
-            (folder / f"{k}.py").write_bytes(program)
-            files.append(str(folder / f"{k}.py"))
-        current = Path(scratch) / "current.py"
-        current.write_bytes(b"")
-        series: wire.Series = {
-            "programs": files,
-            "nonces": nonces,
-            "file": inside,
-            "timeout_s": settings.total_timeout_s,
-            "until_timeout": until_timeout,
-            "nonce": own,
-        }
-        plan = RunPlan(ctx, target, settings, hash_seed, 0)
-        mounts = [
-            *ctx.mounts(),
-            Mount.same(str(ctx.tree)),
-            Mount(str(current), inside, writable=True),
-            Mount.same(str(folder)),
-        ]
-        stdin = job_line(target, inputs, settings, False, series)
-        request = plan.request(ctx.tree, mounts, ctx.bytecode(ctx.tree, target), stdin)
-        limit = START_S + len(programs) * (settings.total_timeout_s + REAP_S)
-        result = sandbox.run(dataclasses.replace(request, timeout_s=limit))
-    return split_series(result, nonces, own, inputs, settings)
-
-
-def run_series_parallel(
-    ctx: RepoContext,
-    target: Target,
-    inputs: Sequence[CallInput],
-    sandbox: Sandbox,
+    sandbox: WarmStart,
     settings: GradingSettings,
     programs: Sequence[bytes],
     *,
     workers: int = 1,
     until_timeout: bool = False,
 ) -> list[JailRun | None]:
-    """`run_series` over `workers` jails at once, the programs cut into that many runs of
-    consecutive ones; the runs in the programs' order."""
+    """Each program's run on `inputs` (its bytes replace the target's file), in `workers`
+    sessions at once; the runs in the programs' order.  With `until_timeout`, a program's run
+    ends at its first timeout (a mutant that loops is killed by then: one call's limit)."""
 
     def one(part: Sequence[bytes]) -> list[JailRun | None]:
-        return run_series(ctx, target, inputs, sandbox, settings, part, until_timeout=until_timeout)
+        with Session(sandbox, RunPlan(ctx, target, settings, 0, 0)) as session:
+            return session.run_all(inputs, settings, part, until_timeout=until_timeout)
 
     parts = [[programs[k] for k in part] for part in _cut(len(programs), workers)]
     if len(parts) <= 1:
-        return one(programs)
-
+        return one(programs) if programs else []
     with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="replicate-series") as pool:
         return [run for runs in map_in_order(pool, one, parts) for run in runs]
 
@@ -129,45 +64,71 @@ def _cut(count: int, workers: int) -> list[range]:
     return [range(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
-def split_series(
-    result: SandboxResult,
-    nonces: Sequence[str],
-    own: str,
-    inputs: Sequence[CallInput],
-    settings: GradingSettings,
-) -> list[JailRun | None]:
-    """Each program's run, cut from the series' channel at its ``exited`` frame."""
-    runs: list[JailRun | None] = [None] * len(nonces)
-    prefix = own.encode("ascii") + b" "
-    channel, start = result.channel, 0
-    for line in re.finditer(b"(?m)^" + re.escape(prefix) + b".*$", channel):
-        frame = read_frame(line.group(0), prefix) or {}
-        k, status, timed_out = frame.get("k"), frame.get("status"), frame.get("timed_out")
-        seconds = frame.get("s")
-        if frame.get("event") != wire.EXITED or type(k) is not int or type(status) is not int:
-            continue
-        if not 0 <= k < len(nonces) or runs[k] is not None:
-            continue
-        part = dataclasses.replace(
-            result,
-            exit_code=None if timed_out is True else status,
-            timed_out=timed_out is True,
-            duration_s=seconds if isinstance(seconds, float) else result.duration_s,
-            channel=channel[start : line.start()],
-            channel_arrivals=cut_arrivals(result.channel_arrivals, start, line.start()),
-        )
-        runs[k] = finished_run(part, nonces[k], inputs, settings)
-        start = line.end() + 1
-    return runs
+class TargetSessions:
+    """One target's sessions at gen time, by hash seed, clock and memory limit; a key whose
+    session died runs in jails of its own from then on (a program that kills its session would
+    otherwise cost a session per run)."""
 
+    def __init__(self, sandbox: WarmStart, ctx: RepoContext) -> None:
+        self.sandbox, self.ctx = sandbox, ctx
+        self.sessions: dict[tuple[object, ...], Session | None] = {}
+        self.lock = threading.Lock()
+        self.closed = False
 
-def cut_arrivals(arrivals: Sequence[Arrival], start: int, end: int) -> tuple[Arrival, ...]:
-    """The arrival notes of the channel's bytes `start:end`, counted from `start`."""
-    out: list[Arrival] = []
-    for total, at in arrivals:
-        if total <= start:
-            continue
-        out.append((min(total, end) - start, at))
-        if total >= end:
-            break
-    return tuple(out)
+    def run(
+        self,
+        target: Target,
+        inputs: Sequence[CallInput],
+        settings: GradingSettings,
+        override: bytes | None,
+        *,
+        hash_seed: int,
+        clock_shift_days: int,
+        encode_inputs: bool,
+        until: Until | None,
+    ) -> JailRun | None:
+        """The run `run_calls` would give, from this target's session; None to run it alone."""
+        plan = RunPlan(self.ctx, target, settings, hash_seed, clock_shift_days)
+        session = self._session(plan)
+        if session is None:
+            return None
+        program = override if override is not None else (self.ctx.tree / target.path).read_bytes()
+        got = session.run_all(inputs, settings, [program], encode_inputs=encode_inputs, until=until)
+        if got[0] is None:
+            with self.lock:
+                self.sessions[self._key(plan)] = None
+            session.close(kill=True)
+        return got[0]
+
+    @staticmethod
+    def _key(plan: RunPlan) -> tuple[object, ...]:
+        target = plan.target
+        shape = (target.path, target.qualname, plan.settings.memory_mb)
+        return (*shape, plan.hash_seed, plan.clock_shift_days)
+
+    def _session(self, plan: RunPlan) -> Session | None:
+        key = self._key(plan)
+        with self.lock:
+            if self.closed:
+                return None
+            if key not in self.sessions:
+                try:
+                    self.sessions[key] = Session(self.sandbox, plan)
+                except InfraError:
+                    self.sessions[key] = None
+            return self.sessions[key]
+
+    def close(self) -> None:
+        """End every session (their jails exit) and remove their files."""
+        with self.lock:
+            self.closed = True
+            found = [s for s in self.sessions.values() if s is not None]
+            self.sessions.clear()
+        for session in found:
+            session.close()
+
+    def __enter__(self) -> TargetSessions:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

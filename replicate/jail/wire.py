@@ -33,7 +33,7 @@ LOADED = "loaded"  # every input unpickled, before any call
 CALL = "call"  # just before each call: the host times it from here
 RESULT = "result"
 DONE = "done"
-EXITED = "exited"  # a series' program ended (written by the series' own process, its own nonce)
+EXITED = "exited"  # a session's program ended (written by the session's own process and nonce)
 CALL_HEAD = '{"event":"' + CALL + '","i":'  # a call frame's text, up to its index: the host
 # finds call frames by this text rather than parsing each as JSON (replicate.jail.calltime)
 
@@ -109,16 +109,16 @@ class JobInput(TypedDict):
     pickle_b64: str  # a pickled (args, kwargs), or a pickled recipe
 
 
-class Series(TypedDict):
-    """Programs of the host's own (mutants, never a candidate) run one after the other in one
-    jail, each in a child forked after the runner's setup (`replicate.jail.series`)."""
+class Session(TypedDict, total=False):
+    """A jail that runs programs of the host's own (never a candidate), a forked child each, as
+    requests arrive (`replicate.jail.session`): a request is one line of JSON on ``requests``,
+    ``{"k", "program", "job", "timeout_s"}`` (the program's file is copied over ``file``, the
+    job is run as the runner runs any), ``{"kill": k}`` or ``{"end": true}``."""
 
-    programs: list[str]  # each program's file, copied over `file` before its child starts
-    nonces: list[str]  # each program's run nonce
+    requests: str  # a named pipe
     file: str  # the target's file, bound writable for this
-    timeout_s: float  # each program's limit, from its fork to its exit
-    until_timeout: bool  # each program's run ends at its first timeout (mutants)
-    nonce: str  # of the series' own ``exited`` frames: {"k", "status", "timed_out", "s"}
+    nonce: str  # of the session's own ``exited`` frames: {"k", "status", "timed_out", "s"}
+    channel_fd: int
 
 
 class Job(TypedDict, total=False):
@@ -136,8 +136,8 @@ class Job(TypedDict, total=False):
     channel_fd: int
     encode_inputs: bool
     by_value: bool  # an input needs the by-value module (replicate.jail.byvalue)
-    series: Series  # run these programs instead of reading a nonce (the host's own only)
-    until_timeout: bool  # end the run at its first timeout (set by a series for its children)
+    session: Session  # run requests as they come instead of this job (the host's own only)
+    until_timeout: bool  # end the run at its first timeout (a series of mutants)
 
 
 class Setup(TypedDict, total=False):

@@ -116,6 +116,10 @@ class Started(Protocol):
 
     def cancel(self) -> None: ...
 
+    def kill(self) -> None:
+        """Kill the command's whole tree while `finish` supervises it in another thread (which
+        then returns as if the command had exited)."""
+
 
 @runtime_checkable
 class WarmStart(Protocol):

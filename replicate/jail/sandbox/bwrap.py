@@ -128,6 +128,10 @@ class StartedSandbox:
             raise InfraError(f"sandbox setup failed: {_last_line(outcome.stderr)}")
         return outcome
 
+    def kill(self) -> None:
+        if isinstance(self.started, StartedProcess):
+            self.started.kill()
+
     def cancel(self) -> None:
         try:
             if isinstance(self.started, StartedProcess):

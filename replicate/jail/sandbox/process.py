@@ -167,6 +167,10 @@ class StartedProcess:
         finally:
             _release(self.channel, self.side, self.group)
 
+    def kill(self) -> None:
+        """Kill the tree `finish` supervises in another thread (which then returns)."""
+        self.group.kill_tree(self.proc.pid)
+
     def cancel(self) -> None:
         """Kill it unused (a warm process nobody needs any more)."""
         if self.done:

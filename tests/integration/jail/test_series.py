@@ -12,7 +12,7 @@ from replicate.batch.store import LoadedTask
 from replicate.grading.grader import original_source
 from replicate.jail.calls import JailRun, RepoContext, run_calls
 from replicate.jail.sandbox import get_sandbox
-from replicate.jail.series import forks_series, run_series, run_series_parallel
+from replicate.jail.series import forks_series, run_series
 from replicate.jail.warm import WarmPool
 from tests.integration.minted import Tiny
 
@@ -28,13 +28,19 @@ DEAF = (
     b"    while True:\n        pass\n"
 )
 EXITS = b"\n\nimport os\n\ndef clamp(value, low, high):\n    os._exit(3)\n"
-# State in memory (another module's attribute) and in a file: what the next program sees.
+# State in memory (another module's attribute) and in a file, and a process left running:
+# what the next program would see if the session did not start each from a clean jail.
 MARKS = (
-    b"\n\nimport json, os\n\n"
+    b"\n\nimport json, os, subprocess\n\n"
     b"def clamp(value, low, high):\n"
-    b"    seen = (getattr(json, 'marked', False), os.path.exists('/tmp/series-mark'))\n"
+    b"    seen = [getattr(json, 'marked', False), os.path.exists('/tmp/mark')]\n"
+    b"    seen.append(os.path.exists('/dev/shm/mark'))\n"
+    b"    seen.append(len([p for p in os.listdir('/proc') if p.isdigit()]))\n"
     b"    json.marked = True\n"
-    b"    open('/tmp/series-mark', 'w').close()\n"
+    b"    open('/tmp/mark', 'w').close()\n"
+    b"    open('/dev/shm/mark', 'w').close()\n"
+    b"    subprocess.Popen(['sleep', '600'], start_new_session=True)\n"
+    b"    seen.append(os.path.exists('/tmp/mark'))\n"
     b"    return seen\n"
 )
 KILLS_THE_SERIES = b"\n\nimport os, signal\n\nos.kill(os.getppid(), signal.SIGKILL)\n"
@@ -91,16 +97,22 @@ def test_each_program_of_a_series_gives_what_a_jail_of_its_own_gives(
     assert _outcomes(runs[0]) == _outcomes(runs[4])  # nothing of the programs between reached it
 
 
-def test_a_program_starts_from_the_runner_in_memory_but_shares_the_jail_s_files(
+def test_each_program_finds_the_jail_as_a_fresh_one_would_be(
     tiny: Tiny, tiny_ctx: RepoContext
 ) -> None:
-    # Why a series is for our own programs only: the second program sees the first one's file
-    # (the positive control of this test), though not its change to a module in memory.
-    _, runs = _series(tiny, tiny_ctx, [MARKS, MARKS])
-    first, second = (run.parsed.outcomes if run else {} for run in runs)
-    seen = [outcome["value"]["v"] for outcome in (first[min(first)], second[min(second)])]
-    bools = [[item["v"] for item in pair] for pair in seen]
-    assert bools == [[False, False], [False, True]]
+    # The first program's files and process are there once it has made them (the control:
+    # its last check, and a call after the first seeing its own process), not in the next.
+    _, runs = _series(tiny, tiny_ctx, [MARKS, MARKS], inputs=2)
+    seen = []
+    for run in runs:
+        assert run is not None
+        outcomes = run.parsed.outcomes
+        seen += [[item["v"] for item in outcomes[i]["value"]["v"]] for i in sorted(outcomes)]
+    first_call = seen[0]
+    assert first_call[:3] == [False, False, False] and first_call[4] is True
+    assert seen[1][:3] == [True, True, True]  # the same child, its second call
+    assert int(seen[1][3]) > int(first_call[3])  # ... sees the process it left
+    assert seen[2] == first_call  # the next child: as the first found the jail
 
 
 @pytest.mark.parametrize("until_timeout", [True, False])
@@ -141,7 +153,7 @@ def test_the_parallel_series_keeps_the_programs_order(tiny: Tiny, tiny_ctx: Repo
     programs = [original_source(task) + tail for tail in tails]
     target, inputs, settings = task.hidden.target, task.inputs, task.hidden.grading
     sandbox = get_sandbox("local")
-    runs = run_series_parallel(tiny_ctx, target, inputs, sandbox, settings, programs, workers=2)
+    runs = run_series(tiny_ctx, target, inputs, sandbox, settings, programs, workers=2)
     right = _outcomes(runs[0])
     assert [_outcomes(run) == right for run in runs] == [True, False, True, False, True]
 

@@ -18,6 +18,7 @@ from replicate.gen.funnel import FunnelCounter
 from replicate.gen.ledger import LEDGER, Ledger, LedgerKey, decided, read_entries
 from replicate.gen.target import Dropped, Minted
 from replicate.harvest.collect import HarvestedCall, HarvestResult, TargetStats
+from replicate.jail.sandbox.plain import PlainSandbox
 
 LEAK_REASON = "reference body visible to the agent in the standard library"
 
@@ -67,6 +68,9 @@ class _Audit:
         }
 
 
+PLAIN = PlainSandbox()  # runs nothing here: mint_target is replaced
+
+
 def _task(symbol: str) -> Any:
     spec = SimpleNamespace(id=symbol)
     return SimpleNamespace(id=symbol, spec=spec, hidden=None, prompt="", inputs=(), expected={})
@@ -105,7 +109,7 @@ def _mint_all(
     audit: Any = _Audit(leaked)
     publisher = publish.Publisher(out, Ledger(out, key), counter, audit, NullProgress())
     deadline = None if budget_s is None else time.monotonic() + budget_s
-    work = pipeline._Work(prepared, harvest, None, options, known, deadline)  # type: ignore[arg-type]
+    work = pipeline._Work(prepared, harvest, PLAIN, options, known, deadline)  # type: ignore[arg-type]
     pipeline._mint_all(work, targets, publisher, NullProgress())
     return publisher.task_ids, counter, fake
 
@@ -267,7 +271,7 @@ def test_drops_for_too_few_calls_carry_what_the_harvest_saw(
     prepared: Any = SimpleNamespace(context=None, snapshot=None, repo_dir=None)
     target: Any = SimpleNamespace(symbol="m.few", kind="function", class_name=None)
     options = pipeline.GenOptions(repo="r", out=tmp_path)
-    result = pipeline._mint_one(prepared, target, harvest, None, options)  # type: ignore[arg-type]
+    result = pipeline._mint_one(prepared, target, harvest, PLAIN, options)  # type: ignore[arg-type]
     assert isinstance(result, Dropped) and result.reason == few.reason
     assert result.detail == (
         "called 5000 times in 3 tests with 1 distinct argument seen (4998 in test t.py::bench);"
@@ -326,6 +330,6 @@ def test_too_few_deterministic_inputs_carry_the_golden_runs_and_the_harvest(
     prepared: Any = SimpleNamespace(context=None, snapshot=None, repo_dir=None)
     target: Any = SimpleNamespace(symbol="m.f", kind="function", class_name=None)
     options = pipeline.GenOptions(repo="r", out=tmp_path)
-    result = pipeline._mint_one(prepared, target, harvest, None, options)  # type: ignore[arg-type]
+    result = pipeline._mint_one(prepared, target, harvest, PLAIN, options)  # type: ignore[arg-type]
     assert isinstance(result, Dropped)
     assert result.detail == golden + "; called 5 times; traced 5"

@@ -1,0 +1,282 @@
+"""One jail for many runs of our own programs on one target: a forked child per run.
+
+Most of what a run at gen time costs is starting its jail: bubblewrap and its cgroup, the
+interpreter and the runner's standard-library imports, ~50 ms of CPU before the first call,
+against a few ms for the calls of a typical target. And minting one target takes twenty-odd
+runs: the reference under two hash seeds, its re-grade, the degenerate programs, a dozen
+mutants, searches. All of them are the repository's code or the repository's code changed by
+us, never a candidate's, so a session keeps one jail per target, hash seed and clock and runs
+them there: the runner does its setup once, then per request copies the program over the
+target's file (bound writable for this) and forks a child that runs the job exactly as a fresh
+runner would (`runner.run_session`). After the child, the runner kills whatever it left running
+and empties /tmp and /dev/shm, then writes an ``exited`` frame under the session's own nonce;
+the host cuts the channel there and reads each run's part as a run of its own (the per-call
+limit held on the host's clock included).
+
+What the children share is the runner's state before any repository code ran, as fresh jails
+do, and one memory layout: two children of one session give a value that depends on `id()`
+alike. So the determinism checks compare runs of *different* sessions (the golden runs' two
+hash seeds), never two children of one. A child could also read the session's nonce and the
+requests still to come from the memory it was forked with: why a session never runs a
+candidate (`run`, `grade` and `serve` grade each in a jail of its own) and why `--cold` turns
+sessions off. A run a session cannot give (the jail died, or a run outlived its limit by more
+than the grace the host allows) comes back as None, and the caller runs it in a jail of its own.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import os
+import secrets
+import threading
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from replicate.core import CallInput, GradingSettings
+from replicate.jail import wire
+from replicate.jail.calls import JailRun, RunPlan, Until, finished_run, job_dict
+from replicate.jail.calltime import CallClock, LiveFrames
+from replicate.jail.frames import read_frame
+from replicate.jail.sandbox.base import (
+    Arrival,
+    Mount,
+    SandboxResult,
+    Started,
+    WarmStart,
+)
+from replicate.scratch import make_dir, remove_dir
+
+SESSION_S = 24 * 3600.0  # the jail's own limit: a session ends when its owner closes it
+GRACE_S = 5.0  # beyond a run's limit before the host gives the session up
+SESSION_OUTPUT = 1 << 16  # what the supervisor keeps of the session's own outputs
+CHANNEL_CAP = 64 * 1024 * 1024  # of one run's channel, as for a jail of its own
+
+
+@dataclass
+class Run:
+    """One request: its channel part as it arrives, until the session's ``exited`` frame."""
+
+    k: int
+    nonce: str
+    live: LiveFrames
+    until: Until | None
+    timeout_s: float
+    data: bytearray = field(default_factory=bytearray)
+    arrivals: list[Arrival] = field(default_factory=list)
+    end: int | None = None  # where the ``exited`` frame starts
+    exited: wire.Frame | None = None
+    kill_sent: bool = False
+    began: float | None = None  # when the run before it ended (or the request was sent)
+
+
+class Session:
+    """A started jail running `runner.run_session` for one target, hash seed and clock."""
+
+    def __init__(self, sandbox: WarmStart, plan: RunPlan) -> None:
+        ctx, target = plan.ctx, plan.target
+        self.plan = plan
+        self.scratch = make_dir("replicate-session-")
+        self.own = secrets.token_hex(16)
+        self.prefix = self.own.encode("ascii") + b" "
+        requests = self.scratch / "requests"
+        os.mkfifo(requests, 0o600)
+        self.writer = os.open(requests, os.O_RDWR)  # never blocks, never sees the reader go
+        current = self.scratch / "current.py"
+        current.write_bytes(b"")
+        self.programs = self.scratch / "programs"
+        self.programs.mkdir()
+        inside = str(ctx.tree / target.path)
+        session: wire.Session = {"requests": str(requests), "file": inside, "nonce": self.own}
+        mounts = [
+            *ctx.mounts(),
+            Mount.same(str(ctx.tree)),
+            Mount(str(current), inside, writable=True),
+            Mount.same(str(requests)),
+            Mount.same(str(self.programs)),
+        ]
+        stdin = json.dumps({"session": session}).encode() + b"\n"
+        request = plan.request(ctx.tree, mounts, ctx.bytecode(ctx.tree, target), stdin)
+        limits = dataclasses.replace(request.limits, output_bytes=SESSION_OUTPUT)
+        request = dataclasses.replace(request, timeout_s=SESSION_S, limits=limits)
+        self.lock = threading.Lock()  # one caller's requests at a time
+        self.cond = threading.Condition()
+        self.queue: list[Run] = []
+        self.count = 0
+        self.ended = False
+        self.started: Started = sandbox.start(request)
+        self.thread = threading.Thread(target=self._supervise, name="replicate-session")
+        self.thread.daemon = True
+        self.thread.start()
+
+    def run_all(
+        self,
+        inputs: Sequence[CallInput],
+        settings: GradingSettings,
+        programs: Sequence[bytes],
+        *,
+        encode_inputs: bool = False,
+        until: Until | None = None,
+        until_timeout: bool = False,
+    ) -> list[JailRun | None]:
+        """Each program's run on `inputs` (its bytes replace the target's file), in order; None
+        for one the session could not give.  `until` sees each result frame of a run as it
+        arrives, and once it holds that run's child is killed (the inputs after it get no
+        outcome); `until_timeout`: a run ends at its first timeout."""
+        with self.lock:
+            runs = [
+                self._send(program, inputs, settings, encode_inputs, until, until_timeout)
+                for program in programs
+            ]
+            return [self._wait(run, inputs, settings) for run in runs]
+
+    def _send(
+        self,
+        program: bytes,
+        inputs: Sequence[CallInput],
+        settings: GradingSettings,
+        encode_inputs: bool,
+        until: Until | None,
+        until_timeout: bool,
+    ) -> Run:
+        self.count += 1
+        k, nonce = self.count, secrets.token_hex(16)
+        path = self.programs / f"{k}.py"
+        path.write_bytes(program)
+        job = job_dict(self.plan.target, inputs, settings, encode_inputs)
+        job.update({"nonce": nonce, "until_timeout": until_timeout})
+        clock = CallClock(tuple(item.index for item in inputs), settings.call_timeout_s)
+        run = Run(k, nonce, LiveFrames(nonce, clock), until, settings.total_timeout_s)
+        request = {"k": k, "program": str(path), "job": job, "timeout_s": settings.total_timeout_s}
+        with self.cond:
+            if not self.queue:
+                run.began = time.monotonic()
+            self.queue.append(run)
+        self._request(request)
+        return run
+
+    def _request(self, request: dict[str, object]) -> None:
+        data = json.dumps(request).encode() + b"\n"
+        with contextlib.suppress(OSError):  # a session gone: its runs come back as None
+            while data:
+                data = data[os.write(self.writer, data) :]
+
+    def _wait(
+        self, run: Run, inputs: Sequence[CallInput], settings: GradingSettings
+    ) -> JailRun | None:
+        with self.cond:
+            while run.exited is None and not self.ended:
+                began = run.began if run.began is not None else time.monotonic()
+                left = began + run.timeout_s + GRACE_S - time.monotonic()
+                if left <= 0:
+                    break
+                self.cond.wait(min(left, 0.2))
+        if run.exited is None:
+            self.close(kill=True)
+            return None
+        (self.programs / f"{run.k}.py").unlink(missing_ok=True)
+        return self._finished(run, inputs, settings)
+
+    def _finished(
+        self, run: Run, inputs: Sequence[CallInput], settings: GradingSettings
+    ) -> JailRun:
+        exited = run.exited or {}
+        status, seconds = exited.get("status"), exited.get("s")
+        timed_out = exited.get("timed_out") is True
+        end = run.end if run.end is not None else len(run.data)
+        channel = bytes(run.data[:end])
+        result = SandboxResult(
+            exit_code=None if timed_out else status if type(status) is int else None,
+            timed_out=timed_out,
+            duration_s=seconds if isinstance(seconds, float) else 0.0,
+            channel=channel,
+            channel_arrivals=_clipped(run.arrivals, end),
+            stopped=run.kill_sent,
+        )
+        return finished_run(result, run.nonce, inputs, settings, run.live)
+
+    def _supervise(self) -> None:
+        try:
+            self.started.finish(b"", SESSION_S, self._feed)
+        finally:
+            with self.cond:
+                self.ended = True
+                self.cond.notify_all()
+
+    def _feed(self, chunk: bytes, at: float) -> bool:
+        """The supervisor's `stop`: each chunk of the channel to the run it belongs to."""
+        with self.cond:
+            while chunk and self.queue:
+                run = self.queue[0]
+                chunk, frames = take(run, chunk, at, self.prefix)
+                for frame in frames:
+                    self._maybe_kill(run, frame)
+                if run.exited is None:
+                    break
+                self.queue.pop(0)
+                if self.queue:
+                    self.queue[0].began = at
+                self.cond.notify_all()
+        return False
+
+    def _maybe_kill(self, run: Run, frame: wire.Frame | None) -> None:
+        if run.until is None or run.kill_sent or frame is None:
+            return
+        if frame.get("event") == wire.RESULT and run.until(frame):
+            run.kill_sent = True
+            self._request({"kill": run.k})
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self, kill: bool = False) -> None:
+        """End the session (its jail exits, or is killed with `kill`) and remove its files."""
+        if not kill:
+            self._request({"end": True})
+            self.thread.join(timeout=GRACE_S)
+        if self.thread.is_alive():
+            self.started.kill()
+            self.thread.join(timeout=GRACE_S)
+        with contextlib.suppress(OSError):
+            os.close(self.writer)
+        remove_dir(self.scratch)
+
+
+def take(run: Run, chunk: bytes, at: float, prefix: bytes) -> tuple[bytes, list[wire.Frame | None]]:
+    """Add `chunk` to `run` (its frames parsed as they complete, until the session's
+    ``exited`` frame under `prefix`); what is left of the chunk once that frame is whole, and
+    the run's frames the chunk completed."""
+    start = len(run.data)
+    if start < CHANNEL_CAP:
+        run.data += chunk
+        run.arrivals.append((len(run.data), at))
+    frames: list[wire.Frame | None] = []
+    if run.end is None:
+        found = run.data.find(b"\n" + prefix, max(start - len(prefix) - 1, 0))
+        run.end = found + 1 if found >= 0 else None
+        feed = bytes(run.data[start : run.end]) if run.end is not None else chunk
+        frames = run.live.feed(feed, at) if feed else []
+    if run.end is None:
+        return b"", frames
+    line_end = run.data.find(b"\n", run.end)
+    if line_end < 0:
+        return b"", frames
+    run.exited = read_frame(bytes(run.data[run.end : line_end]), prefix) or {}
+    rest = bytes(run.data[line_end + 1 :])
+    del run.data[line_end + 1 :]
+    return rest, frames
+
+
+def _clipped(arrivals: Sequence[Arrival], end: int) -> tuple[Arrival, ...]:
+    """The arrival notes of the first `end` bytes."""
+    out: list[Arrival] = []
+    for total, at in arrivals:
+        out.append((min(total, end), at))
+        if total >= end:
+            break
+    return tuple(out)
