@@ -1367,6 +1367,8 @@ def run_session(session: wire.Session) -> None:
     ``end`` request or when the pipe closes."""
     channel = _Channel(int(session.get("channel_fd", 3)), str(session["nonce"]))
     requests = _Requests(os.open(str(session["requests"]), os.O_RDONLY))
+    for _ in range(int(session.get("skip_pids", 0))):  # see replicate.jail.session: pids
+        _reap(_fork_job(None, requests.fd), time.monotonic() + 5.0, requests, None)
     while True:
         request = requests.next()
         if request is None or request.get("end") is True:
@@ -1408,15 +1410,17 @@ class _Requests:
         return bool(chunk)
 
 
-def _fork_job(job: wire.Job, requests_fd: int) -> int:
-    """A child that runs `job` as a fresh runner would (in its own process group); its pid."""
+def _fork_job(job: wire.Job | None, requests_fd: int) -> int:
+    """A child that runs `job` as a fresh runner would (in its own process group), or exits at
+    once without one; its pid."""
     pid = os.fork()
     if pid == 0:
         try:
             os.close(requests_fd)
             _PID[:] = [_getpid()]
             os.setpgid(0, 0)
-            run(job)
+            if job is not None:
+                run(job)
         finally:
             _os_exit(70)  # never back into the session's loop
     try:  # noqa: SIM105 - contextlib is one import more in every jail

@@ -16,7 +16,10 @@ limit held on the host's clock included).
 What the children share is the runner's state before any repository code ran, as fresh jails
 do, and one memory layout: two children of one session give a value that depends on `id()`
 alike. So the determinism checks compare runs of *different* sessions (the golden runs' two
-hash seeds), never two children of one. A child could also read the session's nonce and the
+hash seeds), never two children of one. A child is not pid 2, as the runner of a jail of its
+own always is, and its parent is the session's process: a value that depends on the pid is
+made to differ between sessions (`skipped_pids`), so such a target is dropped as
+nondeterministic rather than minted with a pid no grade will give. A child could also read the session's nonce and the
 requests still to come from the memory it was forked with: why a session never runs a
 candidate (`run`, `grade` and `serve` grade each in a jail of its own) and why `--cold` turns
 sessions off. A run a session cannot give (the jail died, or a run outlived its limit by more
@@ -89,7 +92,12 @@ class Session:
         self.programs = self.scratch / "programs"
         self.programs.mkdir()
         inside = str(ctx.tree / target.path)
-        session: wire.Session = {"requests": str(requests), "file": inside, "nonce": self.own}
+        session: wire.Session = {
+            "requests": str(requests),
+            "file": inside,
+            "nonce": self.own,
+            "skip_pids": skipped_pids(plan),
+        }
         mounts = [
             *ctx.mounts(),
             Mount.same(str(ctx.tree)),
@@ -245,6 +253,16 @@ class Session:
         with contextlib.suppress(OSError):
             os.close(self.writer)
         remove_dir(self.scratch)
+
+
+def skipped_pids(plan: RunPlan) -> int:
+    """How many pids a session uses up before its first child: different for each hash seed
+    and clock, so a value that depends on the pid differs between the golden runs' sessions and
+    the target is dropped as nondeterministic.  (In a jail of its own the runner is always pid
+    2, so such a value is the same in every run and the task grades right; in a session it is
+    not 2, and without this skip it would be the same in every session: a task whose original
+    fails when graded.)"""
+    return 1 + plan.hash_seed + (4 if plan.clock_shift_days else 0)
 
 
 def take(run: Run, chunk: bytes, at: float, prefix: bytes) -> tuple[bytes, list[wire.Frame | None]]:

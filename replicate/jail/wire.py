@@ -119,6 +119,7 @@ class Session(TypedDict, total=False):
     file: str  # the target's file, bound writable for this
     nonce: str  # of the session's own ``exited`` frames: {"k", "status", "timed_out", "s"}
     channel_fd: int
+    skip_pids: int  # processes started and ended first, so children's pids differ by session
 
 
 class Job(TypedDict, total=False):
