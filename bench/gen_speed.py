@@ -7,8 +7,9 @@ python bench/gen_speed.py [--lib NAME==VERSION]... [--no-samplelib] [--rounds 1]
 Per library (the bundled sample library always; pinned PyPI sdists made into git repositories
 with `--lib`, as the end-to-end tests fetch them), each round mints it twice into fresh
 directories, with the speed-ups and with `--cold`, each gen in its own process (as the CLI runs
-it).  Printed per mode: wall time per stage, jail processes started (cold runs and warm
-starts, by what started them), mean ms per jail run, CPU seconds of the whole process tree
+it).  Printed per mode: wall time per stage, jail processes started (cold runs, warm
+starts and sessions, by what started them), program runs (a cold run, a warm slot's run or a
+session's child each) and their mean ms, CPU seconds of the whole process tree
 (when a cpuacct cgroup can be made), tasks per minute, and the cold/fast ratios; and whether
 both modes wrote the same tasks (as the bundled-batch test compares them: byte for byte but
 for the timing limits measured at gen time).
@@ -38,6 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLELIB = ROOT / "corpus" / "samplelib"
 # what started a jail, by the innermost of these functions on the stack (first match wins)
 STAGES = (
+    ("run_series", "sessions for mutants"),
+    ("_session", "sessions of a target"),
     ("_reference_misses", "reference re-grade"),
     ("separating", "separating search"),
     ("_hunt", "survivor hunt"),
@@ -58,6 +61,7 @@ class Tally:
 
     starts: Counter[str] = field(default_factory=Counter)
     run_s: list[float] = field(default_factory=list)
+    runs: Counter[str] = field(default_factory=Counter)
     lock: threading.Lock = field(default_factory=threading.Lock)
     inside: threading.local = field(default_factory=threading.local)
 
@@ -65,9 +69,11 @@ class Tally:
         with self.lock:
             self.starts[stage] += 1
 
-    def ran(self, seconds: float) -> None:
+    def ran(self, seconds: float, count: int = 1) -> None:
+        """`count` program runs that took `seconds` in all."""
         with self.lock:
-            self.run_s.append(seconds)
+            self.run_s += [seconds / count] * count
+            self.runs[_stage()] += count
 
 
 def _stage() -> str:
@@ -86,11 +92,14 @@ def _golden_seed() -> object:
 
 
 def _instrument(tally: Tally) -> None:
-    """Count every jail the local sandbox starts and time every run (cold, or a warm slot's)."""
+    """Count every jail the local sandbox starts and time every program run (cold, a warm
+    slot's, or a session's child)."""
     from replicate.jail import Slot
     from replicate.jail.sandbox.bwrap import BwrapSandbox  # a backend: loaded when chosen
+    from replicate.jail.session import Session
 
     run, start, slot_run = BwrapSandbox.run, BwrapSandbox.start, Slot.run
+    run_all = Session.run_all
 
     def counted_run(self: Any, request: Any) -> Any:
         tally.start(_stage())
@@ -104,7 +113,8 @@ def _instrument(tally: Tally) -> None:
 
     def counted_start(self: Any, request: Any) -> Any:
         if not getattr(tally.inside, "cold", False):
-            tally.start(_stage() + " (warm)")
+            stage = _stage()
+            tally.start(stage if stage.startswith("sessions") else f"{stage} (warm)")
         return start(self, request)
 
     def timed_slot(self: Any, *args: Any, **kwargs: Any) -> Any:
@@ -114,6 +124,14 @@ def _instrument(tally: Tally) -> None:
         finally:
             tally.ran(time.monotonic() - began)
 
+    def timed_session(self: Any, inputs: Any, settings: Any, programs: Any, **kw: Any) -> Any:
+        began = time.monotonic()
+        try:
+            return run_all(self, inputs, settings, programs, **kw)
+        finally:
+            tally.ran(time.monotonic() - began, max(len(programs), 1))
+
+    Session.run_all = timed_session  # type: ignore[method-assign]
     BwrapSandbox.run = counted_run  # type: ignore[method-assign]
     BwrapSandbox.start = counted_start  # type: ignore[method-assign]
     Slot.run = timed_slot  # type: ignore[method-assign]
@@ -177,6 +195,7 @@ def one_gen(repo: str, out: Path, workers: int, cold: bool) -> dict[str, Any]:
         "tasks": len(report.task_ids),
         "stages": clock.seconds,
         "starts": dict(tally.starts),
+        "runs": dict(tally.runs),
         "mean_run_ms": 1000 * statistics.fmean(tally.run_s) if tally.run_s else 0.0,
     }
 
@@ -252,12 +271,14 @@ def report(
         print(f"{stage:40} {fast[0]['starts'].get(stage, 0):7} {cold[0]['starts'].get(stage, 0):7}")
     total_f, total_c = (sum(r[0]["starts"].values()) for r in (fast, cold))
     print(f"{'all':40} {total_f:7} {total_c:7}")
+    runs_f, runs_c = (sum(r[0].get("runs", {}).values()) for r in (fast, cold))
+    print(f"{'program runs (cold, warm, in sessions)':40} {runs_f:7} {runs_c:7}")
     print(f"\n{'':24} {'fast':>9} {'cold':>9} {'cold/fast':>10}")
     for key, label in (("wall_s", "wall s"), ("cpu_s", "CPU s (process tree)")):
         f, c = _median(fast, key), _median(cold, key)
         print(f"{label:24} {f:9.1f} {c:9.1f} {c / f:9.2f}x")
     f, c = _median(fast, "mean_run_ms"), _median(cold, "mean_run_ms")
-    print(f"{'mean ms per jail run':24} {f:9.1f} {c:9.1f} {c / f:9.2f}x")
+    print(f"{'mean ms per program run':24} {f:9.1f} {c:9.1f} {c / f:9.2f}x")
     rate_f = 60 * fast[0]["tasks"] / _median(fast, "wall_s")
     rate_c = 60 * cold[0]["tasks"] / _median(cold, "wall_s")
     print(f"{'tasks per minute':24} {rate_f:9.1f} {rate_c:9.1f} {rate_f / rate_c:9.2f}x")
