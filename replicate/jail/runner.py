@@ -35,6 +35,10 @@ calling the objects' own methods; the trusted side parses and compares them
 not verify is called on probes drawn from the input (`Probes`), inside the call's time window,
 and encoded by what they gave (``wire.PROBED``).
 
+Session (gen's own programs only, never a candidate: ``replicate.jail.session``): a first line
+``{"session": {...}}`` instead of a job makes this process fork a child per request read from a
+named pipe, each child running its request's job as above (`run_session`).
+
 Before any candidate code is imported, this module takes a private copy of the builtins (its
 functions look names up there, not in ``builtins``) and captures every library function it needs
 in a module-level name, so a candidate patching ``builtins``, ``json``, ``types`` or
