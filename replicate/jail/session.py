@@ -19,11 +19,12 @@ alike. So the determinism checks compare runs of *different* sessions (the golde
 hash seeds), never two children of one. A child is not pid 2, as the runner of a jail of its
 own always is, and its parent is the session's process: a value that depends on the pid is
 made to differ between sessions (`skipped_pids`), so such a target is dropped as
-nondeterministic rather than minted with a pid no grade will give. A child could also read the session's nonce and the
-requests still to come from the memory it was forked with: why a session never runs a
-candidate (`run`, `grade` and `serve` grade each in a jail of its own) and why `--cold` turns
-sessions off. A run a session cannot give (the jail died, or a run outlived its limit by more
-than the grace the host allows) comes back as None, and the caller runs it in a jail of its own.
+nondeterministic rather than minted with a pid no grade will give. A child could also read
+the session's nonce and the requests still to come from the memory it was forked with: why a
+session never runs a candidate (`run`, `grade` and `serve` grade each in a jail of its own),
+and why `--cold` turns sessions off. A run a session cannot give (the jail died, or a run
+outlived its limit by more than the grace the host allows) comes back as None, and the caller
+runs it in a jail of its own.
 """
 
 from __future__ import annotations
