@@ -116,9 +116,12 @@ def task_mutants(task: LoadedTask, limit: int = MUTANTS, seed: int = 0) -> list[
 
 
 def spliced_mutant(task: LoadedTask, mutant: Mutant) -> bytes | None:
-    """The target file with the mutant in place (as a candidate's completion is spliced)."""
+    """The target file with the mutant in place (as a candidate's completion is spliced, but
+    not compiled here: a mutant that does not compile fails to import in the jail, and is
+    "refused" as it would be here)."""
+    stubbed, target = stubbed_source(task), task.hidden.target
     try:
-        return task.language().splice(stubbed_source(task), mutant.text, task.hidden.target)
+        return task.language().splice(stubbed, mutant.text, target, check=False)
     except SpliceError:
         return None
 

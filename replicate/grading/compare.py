@@ -95,9 +95,9 @@ def _compare_arguments(
     return None
 
 
-def _mismatch(kind: str, found: tuple[str, Any, Any]) -> Mismatch:
+def _mismatch(kind: str, found: tuple[_Path, Any, Any]) -> Mismatch:
     path, e_node, g_node = found
-    return Mismatch(kind, path, render(e_node), render(g_node))
+    return Mismatch(kind, _path_text(path), render(e_node), render(g_node))
 
 
 def same_outcome(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
@@ -132,11 +132,30 @@ def _same_name(expected: Any, got: Any) -> bool:
 
 # ---------------------------------------------------------------- tagged values
 
-_Found = tuple[str, Any, Any] | None
-_FieldCheck = Callable[[Any, Any, str, GradingSettings, int], _Found]
+# Where a node sits, built as the walk goes down and rendered only for a mismatch: the root's
+# text, or (parent, how, what) with how one of ".", "[]" (an index), "key" (a rendered key),
+# "call" (a probe's call).
+_Path = str | tuple[Any, str, Any]
+_Found = tuple[_Path, Any, Any] | None
+_FieldCheck = Callable[[Any, Any, _Path, GradingSettings, int], _Found]
 
 
-def _diff(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _path_text(path: _Path) -> str:
+    parts: list[str] = []
+    while type(path) is tuple:
+        path, how, what = path
+        if how == ".":
+            parts.append(f".{what}")
+        elif how == "[]":
+            parts.append(f"[{what}]")
+        elif how == "key":
+            parts.append(f"[{render(what, 60)}]")
+        else:
+            parts.append(render_call(what))
+    return str(path) + "".join(reversed(parts))
+
+
+def _diff(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     """The first (path, expected node, got node) where `g` differs from `e`, or None."""
     if depth > _MAX_DEPTH or type(e) is not dict or type(g) is not dict:
         return path, e, g
@@ -148,7 +167,7 @@ def _diff(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _
     for key, check in _SPEC[tag]:
         if key not in e:  # an optional key (an iterator's "raised"), absent on both sides
             continue
-        sub = path if key in ("v", "base", "fields") else f"{path}.{key}"
+        sub = path if key in ("v", "base", "fields") else (path, ".", key)
         found = _CHECKS[check](e[key], g[key], sub, settings, depth + 1)
         if found is not None:
             return found if found[1] is not _WHOLE else (path, e, g)
@@ -158,21 +177,21 @@ def _diff(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _
 _WHOLE = object()  # marks a difference best shown on the enclosing node
 
 
-def _eq(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _eq(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     # most leaves hold a scalar's text, equal exactly when its JSON is
     same = (type(g) is str and e == g) if type(e) is str else _canonical(e) == _canonical(g)
     return None if same else (path, _WHOLE, None)
 
 
-def _name(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _name(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     return None if _same_name(e, g) else (path, _WHOLE, None)
 
 
-def _float(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _float(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     return None if _same_float(e, g, settings) else (path, _WHOLE, None)
 
 
-def _floats(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _floats(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     same = type(g) is list and len(g) == len(e)
     same = same and all(_same_float(a, b, settings) for a, b in zip(e, g, strict=False))
     return None if same else (path, _WHOLE, None)
@@ -200,26 +219,26 @@ def _same_float(e: Any, g: Any, settings: GradingSettings) -> bool:
         return False
 
 
-def _node(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _node(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     return _diff(e, g, path, settings, depth)
 
 
-def _nodes(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _nodes(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     if type(g) is not list or type(e) is not list:
         return path, _WHOLE, None
     for n, (e_item, g_item) in enumerate(zip(e, g, strict=False)):
-        found = _diff(e_item, g_item, f"{path}[{n}]", settings, depth)
+        found = _diff(e_item, g_item, (path, "[]", n), settings, depth)
         if found is not None:
             return found
     return None if len(e) == len(g) else (path, _WHOLE, None)
 
 
-def _pairs(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _pairs(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     """Ordered [key, value] pairs (OrderedDict)."""
     if not _are_pairs(g) or len(g) != len(e):
         return path, _WHOLE, None
     for (e_key, e_value), (g_key, g_value) in zip(e, g, strict=True):
-        sub = f"{path}[{render(e_key, 60)}]"
+        sub = (path, "key", e_key)
         found = _diff(e_key, g_key, sub, settings, depth) or _diff(
             e_value, g_value, sub, settings, depth
         )
@@ -228,7 +247,7 @@ def _pairs(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> 
     return None
 
 
-def _mapping(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _mapping(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     """Unordered [key, value] pairs: keys by canonical encoding, values compared deep."""
     if not _are_pairs(g):
         return path, _WHOLE, None
@@ -237,7 +256,7 @@ def _mapping(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -
     if len(g_map) != len(g) or set(e_map) != set(g_map):
         return path, _WHOLE, None
     for key, e_value in e:
-        sub = f"{path}[{render(key, 60)}]"
+        sub = (path, "key", key)
         found = _diff(e_value, g_map[_key_of(key)], sub, settings, depth)
         if found is not None:
             return found
@@ -258,27 +277,27 @@ def _are_pairs(value: Any) -> bool:
     return type(value) is list and all(type(p) is list and len(p) == 2 for p in value)
 
 
-def _fields(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _fields(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     if type(g) is not dict or set(g) != set(e):
         return path, _WHOLE, None
     for name, e_value in e.items():
-        found = _diff(e_value, g[name], f"{path}.{name}", settings, depth)
+        found = _diff(e_value, g[name], (path, ".", name), settings, depth)
         if found is not None:
             return found
     return None
 
 
-def _raised(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _raised(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     return None if _same_exception(e, g, settings) else (path, _WHOLE, None)
 
 
-def _probes(e: Any, g: Any, path: str, settings: GradingSettings, depth: int) -> _Found:
+def _probes(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     """A probed function's calls, in order: the first that differs is named by its arguments,
     `return(0, 'a')`, so a counterexample shows what the returned function was called with."""
     if type(g) is not list or type(e) is not list or len(g) != len(e):
         return path, _WHOLE, None
     for e_probe, g_probe in zip(e, g, strict=True):
-        found = _diff(e_probe, g_probe, path + render_call(e_probe), settings, depth)
+        found = _diff(e_probe, g_probe, (path, "call", e_probe), settings, depth)
         if found is not None:
             return found
     return None

@@ -37,6 +37,11 @@ class Language(Protocol):
         """`source` with only the target's body replaced by a stub that raises."""
         ...
 
-    def splice(self, stubbed: bytes, candidate_text: str, target: Target) -> bytes:
-        """The target file after putting a candidate into the stubbed file (docs/design.md §1)."""
+    def splice(
+        self, stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True
+    ) -> bytes:
+        """The target file after putting a candidate into the stubbed file (docs/design.md §1).
+        Without `check`, a file that does not compile is not refused here (a `SpliceError`) but
+        by the jail, where its import fails: gen's mutants, whose whole-file compile was most of
+        their splicing's cost on a large module."""
         ...

@@ -33,8 +33,10 @@ class PythonLanguage:
     def stub(self, source: bytes, target: Target) -> bytes:
         return stub_source(source, target)
 
-    def splice(self, stubbed: bytes, candidate_text: str, target: Target) -> bytes:
-        return splice(stubbed, candidate_text, target)
+    def splice(
+        self, stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True
+    ) -> bytes:
+        return splice(stubbed, candidate_text, target, check=check)
 
 
 def discover_python(root: Path) -> Extraction:

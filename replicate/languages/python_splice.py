@@ -128,8 +128,9 @@ def _read_candidate(candidate_text: str) -> _Candidate:
             raise first_error from None
 
 
-def splice(stubbed: bytes, candidate_text: str, target: Target) -> bytes:
-    """The target file after putting `candidate_text` into the stubbed file (docs/design.md §1)."""
+def splice(stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True) -> bytes:
+    """The target file after putting `candidate_text` into the stubbed file (docs/design.md §1);
+    with `check`, refused unless it compiles."""
     candidate = _read_candidate(candidate_text)
     file_text = stubbed.decode("utf-8")
     bom = file_text.startswith("\ufeff")
@@ -139,7 +140,8 @@ def splice(stubbed: bytes, candidate_text: str, target: Target) -> bytes:
         result = candidate.text
     else:
         result = _complete(file_text, file_tree, candidate, target)
-    _check_compiles(result, target.path)
+    if check:
+        _check_compiles(result, target.path)
     return (("\ufeff" if bom else "") + result).encode("utf-8")
 
 

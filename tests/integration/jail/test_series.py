@@ -164,15 +164,20 @@ def test_only_bubblewrap_with_the_speedups_runs_a_series(tiny_ctx: RepoContext) 
     assert not forks_series(get_sandbox("plain"), tiny_ctx)
 
 
+# Parses, but does not compile (no binding for the nonlocal): refused by the jail's import.
+NOT_COMPILING = "def clamp(value, low, high):\n    nonlocal value\n    return value\n"
+
+
 @pytest.mark.parametrize("workers", [1, 2])
 def test_mutants_graded_in_a_series_are_graded_as_in_warm_jails(
     tiny: Tiny, tiny_ctx: RepoContext, workers: int
 ) -> None:
+    from replicate.gen.mutants import Mutant
     from replicate.gen.strength import run_mutants, task_mutants
     from replicate.jail import Jail
 
     task = tiny.task("tinypkg.core.clamp")
-    found = task_mutants(task)
+    found = [*task_mutants(task), Mutant(99, "does not compile", 1, NOT_COMPILING)]
     sandbox = get_sandbox("local")
     settings = task.hidden.grading
     args = (task.inputs, task.expected, settings, workers)
@@ -183,3 +188,4 @@ def test_mutants_graded_in_a_series_are_graded_as_in_warm_jails(
     assert len(found) >= 3
     assert [r.status for r in in_series] == [r.status for r in warm]
     assert any(r.status == "killed" for r in in_series)
+    assert in_series[-1].status == "refused" and in_series[-1].killed
