@@ -28,6 +28,7 @@ from types import FrameType
 
 MOUNT_SOURCE_PREFIX = "replicate-ws-"
 _INSTALLED: list[bool] = []  # set once the signal handlers are in place
+_STOPPING: list[int] = []  # the signal that is ending this process, once its handler ran
 MNT_DETACH = 2
 _OWNED = re.compile(r"^replicate-[a-z]+-(\d+)\.(\d+)-")
 _OWNED_MOUNT = re.compile(rf"^{MOUNT_SOURCE_PREFIX}(\d+)\.(\d+)$")
@@ -115,8 +116,15 @@ def install_signal_cleanup() -> None:
     atexit.register(cleanup_all)
 
 
+def stopping() -> bool:
+    """Whether a SIGINT or SIGTERM is ending this process (its scratch is gone): work still in
+    flight in other threads should stop rather than start anything new."""
+    return bool(_STOPPING)
+
+
 def _handler(previous: object) -> Callable[[int, FrameType | None], None]:
     def handle(signum: int, frame: FrameType | None) -> None:
+        _STOPPING.append(signum)
         cleanup_all()
         if callable(previous):
             previous(signum, frame)

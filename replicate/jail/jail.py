@@ -14,10 +14,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from replicate.core import CallInput, GradingSettings, Target
+from replicate.errors import InfraError
 from replicate.jail.calls import JailRun, RepoContext, Until, prewarm, run_calls
 from replicate.jail.sandbox.base import Sandbox, WarmStart
 from replicate.jail.series import TargetSessions, forks_series, run_series
 from replicate.jail.warm import WarmPool
+from replicate.scratch import stopping
 
 
 @dataclass(frozen=True)
@@ -44,7 +46,11 @@ class Jail:
     ) -> JailRun:
         """Call `target` on every input in a jail (`run_calls`); `override` replaces its file.
         With `sessions` (gen: never a candidate) the run is a child of the target's session;
-        else a candidate's run (`override` given) takes a warm jail from the pool if any."""
+        else a candidate's run (`override` given) takes a warm jail from the pool if any.  Once
+        a SIGINT or SIGTERM is ending the process, an InfraError instead: in-flight work in
+        other threads stops at its next run rather than starting jails the exit waits for."""
+        if stopping():
+            raise InfraError("interrupted")
         if self.sessions is not None:
             found = self.sessions.run(
                 target,
@@ -58,6 +64,8 @@ class Jail:
             )
             if found is not None:
                 return found
+            if stopping():  # the session died because the process is ending
+                raise InfraError("interrupted")
         return run_calls(
             self.ctx,
             target,
@@ -85,7 +93,10 @@ class Jail:
         """Each of our own programs (mutants: never a candidate) run on `inputs` in a series,
         one jail per worker forking a child per program (`replicate.jail.series`); None for a
         program to run alone: all of them where the sandbox runs no series (not bubblewrap, or
-        `--cold`).  `until_timeout`: a program's run ends at its first timeout."""
+        `--cold`).  `until_timeout`: a program's run ends at its first timeout.  An
+        InfraError once a signal is ending the process, as `run`."""
+        if stopping():
+            raise InfraError("interrupted")
         sandbox = self.sandbox
         if not forks_series(sandbox, self.ctx) or not isinstance(sandbox, WarmStart):
             return [None] * len(programs)

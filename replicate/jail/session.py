@@ -22,9 +22,10 @@ made to differ between sessions (`skipped_pids`), so such a target is dropped as
 nondeterministic rather than minted with a pid no grade will give. A child could also read
 the session's nonce and the requests still to come from the memory it was forked with: why a
 session never runs a candidate (`run`, `grade` and `serve` grade each in a jail of its own),
-and why `--cold` turns sessions off. A run a session cannot give (the jail died, or a run
-outlived its limit by more than the grace the host allows) comes back as None, and the caller
-runs it in a jail of its own.
+and why `--cold` turns sessions off. A run a session cannot give (the jail died, a run
+outlived its limit by more than the grace the host allows, or a signal is ending the process)
+comes back as None, and the caller runs it in a jail of its own (`Jail.run`: unless a signal
+is ending the process, when it raises instead).
 """
 
 from __future__ import annotations
@@ -40,6 +41,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from replicate.core import CallInput, GradingSettings
+from replicate.errors import InfraError
 from replicate.jail import wire
 from replicate.jail.calls import JailRun, RunPlan, Until, finished_run, job_dict
 from replicate.jail.calltime import CallClock, LiveFrames
@@ -51,7 +53,7 @@ from replicate.jail.sandbox.base import (
     Started,
     WarmStart,
 )
-from replicate.scratch import make_dir, remove_dir
+from replicate.scratch import make_dir, remove_dir, stopping
 
 SESSION_S = 24 * 3600.0  # the jail's own limit: a session ends when its owner closes it
 GRACE_S = 5.0  # beyond a run's limit before the host gives the session up
@@ -176,7 +178,7 @@ class Session:
         self, run: Run, inputs: Sequence[CallInput], settings: GradingSettings
     ) -> JailRun | None:
         with self.cond:
-            while run.exited is None and not self.ended:
+            while run.exited is None and not self.ended and not stopping():
                 began = run.began if run.began is not None else time.monotonic()
                 left = began + run.timeout_s + GRACE_S - time.monotonic()
                 if left <= 0:
@@ -209,6 +211,8 @@ class Session:
     def _supervise(self) -> None:
         try:
             self.started.finish(b"", SESSION_S, self._feed)
+        except InfraError:
+            pass  # the jail did not start or went away: its runs come back as None
         finally:
             with self.cond:
                 self.ended = True
