@@ -151,6 +151,9 @@ class StageClock:
             self.seconds[self.current] = self.seconds.get(self.current, 0.0) + now - self.since
         self.current, self.since = description, now
 
+    def tasks(self, n: int) -> None:
+        """Tasks minted so far (the progress protocol's; not timed)."""
+
     def advance(self, n: int = 1) -> None:
         return None
 
