@@ -43,7 +43,14 @@ from dataclasses import dataclass, field
 from replicate.core import CallInput, GradingSettings
 from replicate.errors import InfraError
 from replicate.jail import wire
-from replicate.jail.calls import JailRun, RunPlan, Until, finished_run, job_dict
+from replicate.jail.calls import (
+    CHANNEL_CAP,
+    JailRun,
+    RunPlan,
+    Until,
+    finished_run,
+    job_dict,
+)
 from replicate.jail.calltime import CallClock, LiveFrames
 from replicate.jail.frames import read_frame
 from replicate.jail.sandbox.base import (
@@ -58,7 +65,6 @@ from replicate.scratch import make_dir, remove_dir, stopping
 SESSION_S = 24 * 3600.0  # the jail's own limit: a session ends when its owner closes it
 GRACE_S = 5.0  # beyond a run's limit before the host gives the session up
 SESSION_OUTPUT = 1 << 16  # what the supervisor keeps of the session's own outputs
-CHANNEL_CAP = 64 * 1024 * 1024  # of one run's channel, as for a jail of its own
 
 
 @dataclass
