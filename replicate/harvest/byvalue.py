@@ -2,9 +2,10 @@
 
 A lambda or a function or class defined inside a test, passed to a target, has no name the jail
 could import, so `pickle` refuses it. cloudpickle records such objects by value (code, closure
-values, the globals they read), and everything defined in the repository's test modules too,
-which the jail does not import either. The plugin asks here only after `pickle` failed, so
-every call recorded before keeps its bytes.
+values, the globals they read), and everything defined in the repository's test modules too. The
+plugin asks here when `pickle` failed, or when its bytes name a test module (a module-level helper
+of the tests, taken by name: loading it would import the test module, and pytest with it, in the
+jail on every run, ~0.25 s each); every other call keeps the standard pickle's bytes.
 
 Standard library only, shipped beside the plugin: cloudpickle itself is one module file the host
 mounts read-only and names in the configuration (`replicate.jail.byvalue`); it is loaded
@@ -45,19 +46,30 @@ class ByValue:
         self._failed = path is None
         self._pickler: Any = None
         self._modules_seen = 0
+        self._test_names: tuple[bytes, ...] = ()
 
     def dumps(self, obj: Any, protocol: int) -> bytes | None:
         """`obj` pickled by value where it must be, or None (no cloudpickle, or it fails too)."""
         module = self._load()
         if module is None:
             return None
-        self._register_tests(module)
+        self._scan_tests()
         out = io.BytesIO()
         try:
             self._pickler(out, protocol=protocol).dump(obj)
         except Exception:  # noqa: BLE001 - a lock, a generator, a C object: not ours to carry
             return None
         return out.getvalue()
+
+    def names_tests(self, data: bytes) -> bool:
+        """Whether a standard pickle may name an object of a test module by reference (its
+        module's name is in the bytes): loading it would import that module in the jail, and
+        pytest with it, ~0.25 s of every run of the task. A string that merely holds the name
+        matches too, and costs only a pickle by value."""
+        if self._failed:
+            return False
+        self._scan_tests()
+        return any(name in data for name in self._test_names)
 
     def _load(self) -> Any:
         if self._module is None and not self._failed:
@@ -70,24 +82,29 @@ class ByValue:
                 spec.loader.exec_module(module)
                 self._pickler = _reproducible(module, os.getcwd())
                 self._module = module
+                self._modules_seen = 0  # the test modules found so far are registered now
             except Exception:  # noqa: BLE001 - without it, calls that need it are dropped
                 sys.modules.pop(MODULE, None)
                 self._failed = True
         return self._module
 
-    def _register_tests(self, module: Any) -> None:
-        """Mark the test modules imported so far to be pickled by value (rescanned only when
-        more modules were imported since)."""
+    def _scan_tests(self) -> None:
+        """Find the test modules imported so far and mark them to be pickled by value once
+        cloudpickle is loaded (rescanned only when more modules were imported since)."""
         if len(sys.modules) == self._modules_seen:
             return
         self._modules_seen = len(sys.modules)
-        for mod in list(sys.modules.values()):
+        names = []
+        for name, mod in list(sys.modules.items()):
             filename = getattr(mod, "__file__", None)
             if isinstance(filename, str) and self._is_test_file(os.path.abspath(filename)):
+                names.append(name.encode())
                 try:
-                    module.register_pickle_by_value(mod)
+                    if self._module is not None:
+                        self._module.register_pickle_by_value(mod)
                 except (ValueError, TypeError):
                     continue  # not registrable (a module object not in sys.modules under name)
+        self._test_names = tuple(names)
 
 
 def _reproducible(module: Any, root: str) -> Any:

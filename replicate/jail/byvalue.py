@@ -2,8 +2,9 @@
 to a target, travels as its code and the values it closes over, not as a name to import.
 
 The harvest pickles each call's arguments with the standard `pickle` first; only when that
-fails does it try cloudpickle, which pickles by value what cannot be imported by name (and the
-repository's test modules, which the jail cannot import). cloudpickle is one standard-library-
+fails (or names an object of a test module, which the jail would then import, with pytest, on
+every run) does it try cloudpickle, which pickles by value what cannot be imported by name and
+whatever the repository's test modules define. cloudpickle is one standard-library-
 only module file, copied once into the cache (the installed one sits where a jail may not mount
 it), mounted read-only into the harvest's sandbox and into every jail, and loaded there under the
 name `MODULE` (never `cloudpickle`, which a repository may install in another version). Its

@@ -75,13 +75,20 @@ def render_call(probe: Any, limit: int = 80) -> str:
     return "(" + ", ".join(render(arg, limit) for arg in args) + ")"
 
 
+# How the jail's runner names a function or class an input rebuilt by value:
+# `<by value>module.qualname#k` (its BY_VALUE_PREFIX; k tells apart two of one name).
+BY_VALUE = "<by value>"
+
+
 def short_name(name: Any) -> str:
-    """`ValueError` for `builtins.ValueError`, `Cls` for `pkg.mod.Cls`; lookalikes stay marked."""
+    """`ValueError` for `builtins.ValueError`, `Cls` for `pkg.mod.Cls`, `double` for a test's
+    helper rebuilt by value; lookalikes stay marked."""
     if not isinstance(name, str):
         return "<malformed>"
     if name.startswith(UNVERIFIED):
         return name
-    return name.removeprefix("builtins.").rsplit(".", 1)[-1]
+    short = name.removeprefix("builtins.").rsplit(".", 1)[-1]
+    return short.split("#", 1)[0] if name.startswith(BY_VALUE) else short
 
 
 def _node(node: Any, out: _Out) -> None:

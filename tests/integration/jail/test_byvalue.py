@@ -16,6 +16,7 @@ from replicate.grading.compare import compare_outcome
 from replicate.harvest import byvalue as harvest_byvalue
 from replicate.harvest.byvalue import ByValue
 from replicate.jail import byvalue, runner
+from replicate.values import rendering
 from tests.integration.jail.test_runner import run_runner
 
 APPLY = "def apply(fn, x):\n    return fn(x)\n"
@@ -29,6 +30,7 @@ def _by_value(obj: object) -> str:
 
 def test_the_names_agree() -> None:
     assert byvalue.MODULE == harvest_byvalue.MODULE == runner.BY_VALUE_MODULE
+    assert rendering.BY_VALUE == runner.BY_VALUE_PREFIX
     assert byvalue.module_file() is not None, "cloudpickle >= 3 is a dependency"
 
 
@@ -84,6 +86,35 @@ def test_test_modules_are_pickled_by_value(tmp_path: Path) -> None:
     jail.mkdir()
     done = run_runner(jail, APPLY, "apply", [blob], by_value=True)
     assert done.outcome(0)["value"] == {"t": "int", "v": "9"}
+
+
+HELPERS = "import sys\nimport json\n\ndef helper(v):\n    return v - 1\n"
+PROBE = "import sys\ndef probe(fn, x):\n    return (fn(x), 'test_helpers2' in sys.modules)\n"
+
+
+def test_a_pickle_naming_a_test_module_is_redone_by_value(tmp_path: Path) -> None:
+    """`pickle` takes a module-level helper of a test module by name, and the jail then imports
+    that module (and pytest with it, in a real suite) on every run; the harvest redoes such a
+    pickle by value, and the jail imports nothing of the tests."""
+    (tmp_path / "test_helpers2.py").write_text(HELPERS)
+    sys.path.insert(0, str(tmp_path))
+    try:
+        import test_helpers2  # type: ignore[import-not-found]
+
+        carry = ByValue(byvalue.module_file(), lambda f: f.startswith(str(tmp_path)))
+        plain = pickle.dumps(((test_helpers2.helper, 10), {}), protocol=4)
+        assert carry.names_tests(plain)
+        assert not carry.names_tests(pickle.dumps(((abs, -3), {}), protocol=4))
+        made = carry.dumps(((test_helpers2.helper, 10), {}), protocol=4)
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop("test_helpers2", None)
+    assert made is not None
+    by_name = run_runner(tmp_path, PROBE, "probe", [base64.b64encode(plain).decode()])
+    assert by_name.outcome(0)["value"]["v"][1] == {"t": "bool", "v": True}  # the control
+    blob = base64.b64encode(made).decode()
+    done = run_runner(tmp_path, PROBE, "probe", [blob], by_value=True)
+    assert done.outcome(0)["value"]["v"] == [{"t": "int", "v": "9"}, {"t": "bool", "v": False}]
 
 
 def test_a_callable_in_an_outcome_compares_by_what_came_with_the_input(tmp_path: Path) -> None:

@@ -345,6 +345,14 @@ def test_render(value: Any, text: str) -> None:
     assert render(encode(value)) == text
 
 
+def test_a_name_rebuilt_by_value_renders_as_the_tests_spell_it() -> None:
+    """The runner numbers what an input rebuilt by value (`#k`); a prompt shows the name."""
+    helper = {"t": "ref", "v": "<by value>test_functional.double#0"}
+    assert render(helper) == "double"
+    assert render({"t": "ref", "v": "<by value>t.TestX.test_y.<locals>.<lambda>#3"}) == "<lambda>"
+    assert render({"t": "ref", "v": "pkg.mod#1"}) == "mod#1"  # only by-value names are cut
+
+
 def test_render_is_cut_at_the_limit() -> None:
     text = render(encode(list(range(10_000))), limit=30)
     assert text.startswith("[0, 1, 2") and text.endswith("...") and len(text) <= 33
