@@ -14,6 +14,7 @@ from replicate.grading.grader import (
     original_source,
     refused,
     run_candidate,
+    run_spliced,
     size_problem,
     stubbed_source,
 )
@@ -45,6 +46,7 @@ __all__ = [
     "refused",
     "run_candidate",
     "run_repo_tests",
+    "run_spliced",
     "same_outcome",
     "score",
     "size_problem",

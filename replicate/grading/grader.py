@@ -97,10 +97,10 @@ def run_candidate(
     if too_big:
         return Refusal(0.0, "graded", too_big)
     try:
-        spliced = task.language().splice(stubbed_source(task), candidate, target)
+        spliced = task.language().splice(stubbed_source(task), candidate, target, check=False)
     except SpliceError as exc:
         return Refusal(0.0, "graded", f"candidate rejected: {exc}")
-    problem = _syntax_problem(spliced, target.path)
+    problem = _syntax_problem(spliced, target.path)  # the one compile, of the bytes the jail runs
     if problem:
         return Refusal(0.0, "graded", problem)
     return run_spliced(task, spliced, jail, hash_seed=hash_seed)
