@@ -71,11 +71,11 @@ def functions(tree: ast.AST) -> Iterator[FunctionNode]:
 
 def needle_for(source: bytes, target: Target) -> tuple[Needle, int] | None:
     """The needle of a target's reference body, with the line its def starts on (to skip itself)."""
-    found = _functions_of(source)
-    if found is None:
+    nodes = _functions_of(source)
+    if nodes is None:
         return None
     lines = range(target.def_span.start_line, target.def_span.end_line + 1)
-    for node in found:
+    for node in nodes:
         if node.name == target.name and node.lineno in lines:
             found = fingerprint(node)
             if found is None:
