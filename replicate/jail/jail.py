@@ -100,6 +100,10 @@ class Jail:
         sandbox = self.sandbox
         if not forks_series(sandbox, self.ctx) or not isinstance(sandbox, WarmStart):
             return [None] * len(programs)
+        if self.sessions is not None:
+            return self.sessions.run_series(
+                target, inputs, settings, programs, workers=workers, until_timeout=until_timeout
+            )
         return run_series(
             self.ctx,
             target,

@@ -5,9 +5,10 @@ series for its mutants.
 re-grade, the degenerate programs, the searches) go to one session per hash seed, clock and
 memory limit, started on first use and closed when the target is minted.  `run_series`: the
 mutants of a target are graded together, on the same inputs: they are sent at once, cut into as
-many runs of consecutive mutants as there are workers, each in a session of its own, so two
-workers grade two mutants at a time as two warm jails would.  What a session cannot give comes
-back as None: the caller runs it in a jail of its own.
+many runs of consecutive mutants as there are workers, each in a session (the first in the
+target's own session of hash seed 0, the others in sessions of their own), so two workers grade
+two mutants at a time as two warm jails would.  What a session cannot give comes back as None:
+the caller runs it in a jail of its own.
 """
 
 from __future__ import annotations
@@ -41,20 +42,26 @@ def run_series(
     *,
     workers: int = 1,
     until_timeout: bool = False,
+    first: Session | None = None,
 ) -> list[JailRun | None]:
     """Each program's run on `inputs` (its bytes replace the target's file), in `workers`
     sessions at once; the runs in the programs' order.  With `until_timeout`, a program's run
-    ends at its first timeout (a mutant that loops is killed by then: one call's limit)."""
+    ends at its first timeout (a mutant that loops is killed by then: one call's limit).
+    `first`: a session of the target's already started (hash seed 0, clock as it is), which
+    takes the first part instead of a session of its own."""
 
-    def one(part: Sequence[bytes]) -> list[JailRun | None]:
+    def one(numbered: tuple[int, Sequence[bytes]]) -> list[JailRun | None]:
+        n, part = numbered
+        if n == 0 and first is not None:
+            return first.run_all(inputs, settings, part, until_timeout=until_timeout)
         with Session(sandbox, RunPlan(ctx, target, settings, 0, 0)) as session:
             return session.run_all(inputs, settings, part, until_timeout=until_timeout)
 
     parts = [[programs[k] for k in part] for part in _cut(len(programs), workers)]
     if len(parts) <= 1:
-        return one(programs) if programs else []
+        return one((0, programs)) if programs else []
     with ThreadPoolExecutor(max_workers=len(parts), thread_name_prefix="replicate-series") as pool:
-        return [run for runs in map_in_order(pool, one, parts) for run in runs]
+        return [run for runs in map_in_order(pool, one, list(enumerate(parts))) for run in runs]
 
 
 def _cut(count: int, workers: int) -> list[range]:
@@ -99,6 +106,31 @@ class TargetSessions:
                 self.sessions[self._key(plan)] = None
             session.close(kill=True)
         return got[0]
+
+    def run_series(
+        self,
+        target: Target,
+        inputs: Sequence[CallInput],
+        settings: GradingSettings,
+        programs: Sequence[bytes],
+        *,
+        workers: int,
+        until_timeout: bool,
+    ) -> list[JailRun | None]:
+        """`run_series`, its first part in this target's own session of hash seed 0 (one jail
+        fewer per target than a session per part)."""
+        first = self._session(RunPlan(self.ctx, target, settings, 0, 0))
+        return run_series(
+            self.ctx,
+            target,
+            inputs,
+            self.sandbox,
+            settings,
+            programs,
+            workers=workers,
+            until_timeout=until_timeout,
+            first=first,
+        )
 
     @staticmethod
     def _key(plan: RunPlan) -> tuple[object, ...]:
