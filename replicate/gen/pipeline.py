@@ -24,7 +24,7 @@ from replicate.gen.publish import NotStarted, Publisher
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
 from replicate.gen.target import TOO_FEW, Dropped, Minted, mint_target
 from replicate.harvest import HarvestResult, harvest_detail, run_harvest
-from replicate.jail import Jail, Sandbox, get_sandbox
+from replicate.jail import Jail, Sandbox, WorkerSessions, get_sandbox
 
 PYTEST_FALLBACKS = ("pytest<9", "pytest<8", "pytest<7")
 T = TypeVar("T")
@@ -79,9 +79,14 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     audit = LeakAudit(roots, None if options.cold else cache_root())
     publish = Publisher(out, Ledger(out, key), counter, audit, show)
     traced = _traced(targets, harvest, known, publish)
-    work = _Work(prepared, harvest, sandbox, options, known, deadline)
+    sessions = Jail(prepared.context, sandbox).worker_sessions()  # our own programs' runs
+    work = _Work(prepared, harvest, sandbox, options, known, deadline, sessions)
     with closing(audit):
-        not_started = _mint_all(work, traced, publish, show)
+        try:
+            not_started = _mint_all(work, traced, publish, show)
+        finally:
+            if sessions is not None:
+                sessions.close()
     _write(out)
     notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
     if not_started:
@@ -190,13 +195,17 @@ class _Work:
     options: GenOptions
     known: Mapping[str, LedgerEntry]
     deadline: float | None
+    sessions: WorkerSessions | None  # one jail per file, seed and clock for each worker
 
     def __call__(self, target: Target) -> Minted | Dropped | LedgerEntry | NotStarted:
         if target.symbol in self.known:
             return self.known[target.symbol]
         if self.deadline is not None and time.monotonic() >= self.deadline:
             return NotStarted()
-        return _mint_one(self.prepared, target, self.harvest, self.sandbox, self.options)
+        jail = Jail(self.prepared.context, self.sandbox)
+        if self.sessions is not None:
+            jail = jail.in_sessions(self.sessions.begin(target))
+        return _mint_one(self.prepared, target, self.harvest, jail, self.options)
 
 
 def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progress) -> int:
@@ -253,24 +262,18 @@ def _mint_one(
     prepared: PreparedRepo,
     target: Target,
     harvest: HarvestResult,
-    sandbox: Sandbox,
+    jail: Jail,
     options: GenOptions,
 ) -> Minted | Dropped:
-    jail = Jail(prepared.context, sandbox)
-    sessions = jail.target_sessions()  # our own programs' runs: one jail per seed and clock
-    try:
-        result = mint_target(
-            jail.in_sessions(sessions),
-            prepared.snapshot,
-            prepared.repo_dir,
-            target,
-            harvest.calls[target.symbol],
-            min_kill_rate=options.min_kill_rate,
-            ctors=class_calls(harvest, target),
-        )
-    finally:
-        if sessions is not None:
-            sessions.close()
+    result = mint_target(
+        jail,
+        prepared.snapshot,
+        prepared.repo_dir,
+        target,
+        harvest.calls[target.symbol],
+        min_kill_rate=options.min_kill_rate,
+        ctors=class_calls(harvest, target),
+    )
     if isinstance(result, Dropped) and result.reason.startswith(TOO_FEW):
         seen = harvest_detail(harvest, target.symbol)
         return replace(result, detail="; ".join(d for d in (result.detail, seen) if d))

@@ -23,6 +23,7 @@ from replicate.jail.sandbox.base import (
 )
 from replicate.jail.sandbox.cgroup import sweep_cgroups
 from replicate.jail.sandbox.system import system_view
+from replicate.jail.series import WorkerSessions
 from replicate.jail.warm import Slot, WarmPool
 from replicate.jail.wire import CTOR_RECIPE_TAG, PROBE, PROBED, RECIPE_TAG
 
@@ -44,6 +45,7 @@ __all__ = [
     "Until",
     "WarmPool",
     "WarmStart",
+    "WorkerSessions",
     "context_for",
     "get_sandbox",
     "is_result",

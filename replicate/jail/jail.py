@@ -17,7 +17,7 @@ from replicate.core import CallInput, GradingSettings, Target
 from replicate.errors import InfraError
 from replicate.jail.calls import JailRun, RepoContext, Until, prewarm, run_calls
 from replicate.jail.sandbox.base import Sandbox, WarmStart
-from replicate.jail.series import TargetSessions, forks_series, run_series
+from replicate.jail.series import FileSessions, WorkerSessions, forks_series, run_series
 from replicate.jail.warm import WarmPool
 from replicate.scratch import stopping
 
@@ -30,7 +30,7 @@ class Jail:
     ctx: RepoContext
     sandbox: Sandbox
     pool: WarmPool | None = None
-    sessions: TargetSessions | None = None  # gen's: our own programs' runs (series.py)
+    sessions: FileSessions | None = None  # gen's: our own programs' runs (series.py)
 
     def run(
         self,
@@ -132,17 +132,17 @@ class Jail:
         """The same repository and sandbox, every run in a jail of its own."""
         return dataclasses.replace(self, pool=None, sessions=None)
 
-    def in_sessions(self, sessions: TargetSessions | None) -> Jail:
+    def in_sessions(self, sessions: FileSessions | None) -> Jail:
         """The same repository and sandbox, our own programs' runs in `sessions`."""
         return dataclasses.replace(self, sessions=sessions)
 
-    def target_sessions(self) -> TargetSessions | None:
-        """Sessions for one target's runs at gen time, where the sandbox runs them (bubblewrap,
-        with the speed-ups); the caller closes them."""
+    def worker_sessions(self) -> WorkerSessions | None:
+        """Sessions for gen's runs of its own programs, per worker thread, where the sandbox
+        runs them (bubblewrap, with the speed-ups); the caller closes them."""
         sandbox = self.sandbox
         if not forks_series(sandbox, self.ctx) or not isinstance(sandbox, WarmStart):
             return None
-        return TargetSessions(sandbox, self.ctx)
+        return WorkerSessions(sandbox, self.ctx)
 
     def warm(self, pool: WarmPool | None) -> Jail:
         """The same repository and sandbox, candidates' runs taking jails from `pool`."""

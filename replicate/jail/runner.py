@@ -1371,8 +1371,7 @@ def run_session(session: wire.Session) -> None:
     ``end`` request or when the pipe closes."""
     channel = _Channel(int(session.get("channel_fd", 3)), str(session["nonce"]))
     requests = _Requests(os.open(str(session["requests"]), os.O_RDONLY))
-    for _ in range(int(session.get("skip_pids", 0))):  # see replicate.jail.session: pids
-        _reap(_fork_job(None, requests.fd), time.monotonic() + 5.0, requests, None)
+    residue = session.get("pid_residue")
     while True:
         request = requests.next()
         if request is None or request.get("end") is True:
@@ -1385,6 +1384,8 @@ def run_session(session: wire.Session) -> None:
         job = request["job"]
         if job.get("by_value") is True:
             _load_by_value()  # our own shipped module: once here, not once per child
+        if _type(residue) is int:
+            _align_pid(residue, requests.fd)
         started = time.monotonic()
         deadline = started + float(request["timeout_s"])
         status, timed_out = _reap(_fork_job(job, requests.fd), deadline, requests, request["k"])
@@ -1432,6 +1433,27 @@ def _fork_job(job: wire.Job | None, requests_fd: int) -> int:
     except OSError:  # the child has run (and may have exited) already
         pass
     return pid
+
+
+def _align_pid(residue: int, requests_fd: int) -> None:
+    """Start and reap children that exit at once until the next pid is `residue` modulo
+    wire.PID_MODULUS (see replicate.jail.session: pids); nothing else forks here then, as the
+    last child's leftovers are killed."""
+    last = _last_pid()
+    for _ in range(2 * wire.PID_MODULUS):
+        if last is not None and (last + 1) % wire.PID_MODULUS == residue:
+            return
+        last = _fork_job(None, requests_fd)
+        os.waitpid(last, 0)
+
+
+def _last_pid() -> int | None:
+    """The last pid given out in this pid namespace, where the kernel tells it."""
+    try:
+        with open("/proc/sys/kernel/ns_last_pid", "rb") as handle:
+            return int(handle.read())
+    except (OSError, ValueError):
+        return None
 
 
 def _reap(pid: int, deadline: float, requests: _Requests, k: object) -> tuple[int, bool]:

@@ -1,9 +1,11 @@
 """Where gen runs its own programs in sessions (`replicate.jail.session`): per target, and in
 series for its mutants.
 
-`TargetSessions`: a target's runs at gen time (the reference under each hash seed and clock, its
-re-grade, the degenerate programs, the searches) go to one session per hash seed, clock and
-memory limit, started on first use and closed when the target is minted.  `run_series`: the
+`FileSessions`: a target's runs at gen time (the reference under each hash seed and clock, its
+re-grade, the degenerate programs, the searches) go to one session per target file, hash seed,
+clock and memory limit, started on first use and kept by the gen worker (`WorkerSessions`) for
+the next targets of the same file; ended when the worker moves to another file, and at the end
+of the gen.  `run_series`: the
 mutants of a target are graded together, on the same inputs: they are sent at once, cut into as
 many runs of consecutive mutants as there are workers, each in a session (the first in the
 target's own session of hash seed 0, the others in sessions of their own), so two workers grade
@@ -53,7 +55,7 @@ def run_series(
     def one(numbered: tuple[int, Sequence[bytes]]) -> list[JailRun | None]:
         n, part = numbered
         if n == 0 and first is not None:
-            return first.run_all(inputs, settings, part, until_timeout=until_timeout)
+            return first.run_all(inputs, settings, part, until_timeout=until_timeout, target=target)
         with Session(sandbox, RunPlan(ctx, target, settings, 0, 0)) as session:
             return session.run_all(inputs, settings, part, until_timeout=until_timeout)
 
@@ -71,16 +73,27 @@ def _cut(count: int, workers: int) -> list[range]:
     return [range(a, b) for a, b in itertools.pairwise(bounds) if b > a]
 
 
-class TargetSessions:
-    """One target's sessions at gen time, by hash seed, clock and memory limit; a key whose
-    session died runs in jails of its own from then on (a program that kills its session would
-    otherwise cost a session per run)."""
+class FileSessions:
+    """One gen worker's sessions, by target file, hash seed, clock and memory limit, kept from
+    one target to the next of the same file (`begin` ends those of other files); a key whose
+    session died runs in jails of its own until the next target (a program that kills its
+    session would otherwise cost a session per run)."""
 
     def __init__(self, sandbox: WarmStart, ctx: RepoContext) -> None:
         self.sandbox, self.ctx = sandbox, ctx
         self.sessions: dict[tuple[object, ...], Session | None] = {}
         self.lock = threading.Lock()
         self.closed = False
+
+    def begin(self, target: Target) -> None:
+        """A new target: sessions of other files end, keys whose session died are tried anew."""
+        with self.lock:
+            ending = [s for k, s in self.sessions.items() if s is not None and k[0] != target.path]
+            self.sessions = {
+                k: s for k, s in self.sessions.items() if s is not None and k[0] == target.path
+            }
+        for session in ending:
+            session.close()
 
     def run(
         self,
@@ -94,13 +107,16 @@ class TargetSessions:
         encode_inputs: bool,
         until: Until | None,
     ) -> JailRun | None:
-        """The run `run_calls` would give, from this target's session; None to run it alone."""
+        """The run `run_calls` would give, from a session of the target's file; None to run it
+        alone."""
         plan = RunPlan(self.ctx, target, settings, hash_seed, clock_shift_days)
         session = self._session(plan)
         if session is None:
             return None
         program = override if override is not None else (self.ctx.tree / target.path).read_bytes()
-        got = session.run_all(inputs, settings, [program], encode_inputs=encode_inputs, until=until)
+        got = session.run_all(
+            inputs, settings, [program], encode_inputs=encode_inputs, until=until, target=target
+        )
         if got[0] is None:
             with self.lock:
                 self.sessions[self._key(plan)] = None
@@ -117,8 +133,8 @@ class TargetSessions:
         workers: int,
         until_timeout: bool,
     ) -> list[JailRun | None]:
-        """`run_series`, its first part in this target's own session of hash seed 0 (one jail
-        fewer per target than a session per part)."""
+        """`run_series`, its first part in the session of hash seed 0 of the target's file (one
+        jail fewer per target than a session per part)."""
         first = self._session(RunPlan(self.ctx, target, settings, 0, 0))
         return run_series(
             self.ctx,
@@ -134,8 +150,7 @@ class TargetSessions:
 
     @staticmethod
     def _key(plan: RunPlan) -> tuple[object, ...]:
-        target = plan.target
-        shape = (target.path, target.qualname, plan.settings.memory_mb)
+        shape = (plan.target.path, plan.settings.memory_mb)
         return (*shape, plan.hash_seed, plan.clock_shift_days)
 
     def _session(self, plan: RunPlan) -> Session | None:
@@ -159,7 +174,40 @@ class TargetSessions:
         for session in found:
             session.close()
 
-    def __enter__(self) -> TargetSessions:
+    def __enter__(self) -> FileSessions:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class WorkerSessions:
+    """Each gen worker thread's `FileSessions`, so the sessions of a file serve every target
+    of it that the worker mints; `close` ends them all (at the end of the gen)."""
+
+    def __init__(self, sandbox: WarmStart, ctx: RepoContext) -> None:
+        self.sandbox, self.ctx = sandbox, ctx
+        self.local = threading.local()
+        self.made: list[FileSessions] = []
+        self.lock = threading.Lock()
+
+    def begin(self, target: Target) -> FileSessions:
+        """This thread's sessions, ready for `target`."""
+        mine: FileSessions | None = getattr(self.local, "sessions", None)
+        if mine is None:
+            mine = self.local.sessions = FileSessions(self.sandbox, self.ctx)
+            with self.lock:
+                self.made.append(mine)
+        mine.begin(target)
+        return mine
+
+    def close(self) -> None:
+        with self.lock:
+            made, self.made = self.made, []
+        for sessions in made:
+            sessions.close()
+
+    def __enter__(self) -> WorkerSessions:
         return self
 
     def __exit__(self, *exc: object) -> None:

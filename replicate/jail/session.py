@@ -1,12 +1,13 @@
-"""One jail for many runs of our own programs on one target: a forked child per run.
+"""One jail for many runs of our own programs on one target file: a forked child per run.
 
 Most of what a run at gen time costs is starting its jail: bubblewrap and its cgroup, the
 interpreter and the runner's standard-library imports, ~50 ms of CPU before the first call,
 against a few ms for the calls of a typical target. And minting one target takes twenty-odd
 runs: the reference under two hash seeds, its re-grade, the degenerate programs, a dozen
 mutants, searches. All of them are the repository's code or the repository's code changed by
-us, never a candidate's, so a session keeps one jail per target, hash seed and clock and runs
-them there: the runner does its setup once, then per request copies the program over the
+us, never a candidate's, so a session keeps one jail per target file, hash seed and clock
+(serving every target of the file a gen worker mints, `replicate.jail.series`) and runs them
+there: the runner does its setup once, then per request copies the program over the
 target's file (bound writable for this) and forks a child that runs the job exactly as a fresh
 runner would (`runner.run_session`). After the child, the runner kills whatever it left running
 and empties /tmp and /dev/shm, then writes an ``exited`` frame under the session's own nonce;
@@ -18,8 +19,9 @@ do, and one memory layout: two children of one session give a value that depends
 alike. So the determinism checks compare runs of *different* sessions (the golden runs' two
 hash seeds), never two children of one. A child is not pid 2, as the runner of a jail of its
 own always is, and its parent is the session's process: a value that depends on the pid is
-made to differ between sessions (`skipped_pids`), so such a target is dropped as
-nondeterministic rather than minted with a pid no grade will give. A child could also read
+made to differ between sessions whatever runs each served before (`pid_residue`: each child's
+pid has its session's residue modulo 4), so such a target is dropped as nondeterministic
+rather than minted with a pid no grade will give. A child could also read
 the session's nonce and the requests still to come from the memory it was forked with: why a
 session never runs a candidate (`run`, `grade` and `serve` grade each in a jail of its own),
 and why `--cold` turns sessions off. A run a session cannot give (the jail died, a run
@@ -40,7 +42,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from replicate.core import CallInput, GradingSettings
+from replicate.core import CallInput, GradingSettings, Target
 from replicate.errors import InfraError
 from replicate.jail import wire
 from replicate.jail.calls import (
@@ -85,7 +87,7 @@ class Run:
 
 
 class Session:
-    """A started jail running `runner.run_session` for one target, hash seed and clock."""
+    """A started jail running `runner.run_session` for one target file, hash seed and clock."""
 
     def __init__(self, sandbox: WarmStart, plan: RunPlan) -> None:
         ctx, target = plan.ctx, plan.target
@@ -105,7 +107,7 @@ class Session:
             "requests": str(requests),
             "file": inside,
             "nonce": self.own,
-            "skip_pids": skipped_pids(plan),
+            "pid_residue": pid_residue(plan),
         }
         mounts = [
             *ctx.mounts(),
@@ -137,32 +139,38 @@ class Session:
         encode_inputs: bool = False,
         until: Until | None = None,
         until_timeout: bool = False,
+        target: Target | None = None,
     ) -> list[JailRun | None]:
         """Each program's run on `inputs` (its bytes replace the target's file), in order; None
         for one the session could not give.  `until` sees each result frame of a run as it
         arrives, and once it holds that run's child is killed (the inputs after it get no
-        outcome); `until_timeout`: a run ends at its first timeout."""
+        outcome); `until_timeout`: a run ends at its first timeout.  `target`: the function to
+        call, of the session's file (the session's own target when None)."""
+        called = target if target is not None else self.plan.target
+        if called.path != self.plan.target.path:
+            raise ValueError(f"a session of {self.plan.target.path} cannot run {called.path}")
         with self.lock:
             runs = [
-                self._send(program, inputs, settings, encode_inputs, until, until_timeout)
+                self._send(called, program, inputs, settings, (encode_inputs, until_timeout), until)
                 for program in programs
             ]
             return [self._wait(run, inputs, settings) for run in runs]
 
     def _send(
         self,
+        target: Target,
         program: bytes,
         inputs: Sequence[CallInput],
         settings: GradingSettings,
-        encode_inputs: bool,
+        flags: tuple[bool, bool],
         until: Until | None,
-        until_timeout: bool,
     ) -> Run:
+        encode_inputs, until_timeout = flags
         self.count += 1
         k, nonce = self.count, secrets.token_hex(16)
         path = self.programs / f"{k}.py"
         path.write_bytes(program)
-        job = job_dict(self.plan.target, inputs, settings, encode_inputs)
+        job = job_dict(target, inputs, settings, encode_inputs)
         job.update({"nonce": nonce, "until_timeout": until_timeout})
         clock = CallClock(tuple(item.index for item in inputs), settings.call_timeout_s)
         run = Run(k, nonce, LiveFrames(nonce, clock), until, settings.total_timeout_s)
@@ -266,14 +274,15 @@ class Session:
         remove_dir(self.scratch)
 
 
-def skipped_pids(plan: RunPlan) -> int:
-    """How many pids a session uses up before its first child: different for each hash seed
-    and clock, so a value that depends on the pid differs between the golden runs' sessions and
+def pid_residue(plan: RunPlan) -> int:
+    """What a session's children's pids are modulo wire.PID_MODULUS: different for each hash
+    seed and clock gen compares (seed 0; seed 1; seed 2 with the clock moved), so a value that
+    depends on the pid differs between the golden runs' sessions, and from the re-grade's, and
     the target is dropped as nondeterministic.  (In a jail of its own the runner is always pid
     2, so such a value is the same in every run and the task grades right; in a session it is
-    not 2, and without this skip it would be the same in every session: a task whose original
-    fails when graded.)"""
-    return 1 + plan.hash_seed + (4 if plan.clock_shift_days else 0)
+    not 2, and sessions that served different numbers of runs could agree on it: a task whose
+    original fails when graded.)"""
+    return (1 + plan.hash_seed + (4 if plan.clock_shift_days else 0)) % wire.PID_MODULUS
 
 
 def take(run: Run, chunk: bytes, at: float, prefix: bytes) -> tuple[bytes, list[wire.Frame | None]]:

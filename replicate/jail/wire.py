@@ -119,7 +119,10 @@ class Session(TypedDict, total=False):
     file: str  # the target's file, bound writable for this
     nonce: str  # of the session's own ``exited`` frames: {"k", "status", "timed_out", "s"}
     channel_fd: int
-    skip_pids: int  # processes started and ended first, so children's pids differ by session
+    pid_residue: int  # each child's pid is this modulo PID_MODULUS (none: pids as they come)
+
+
+PID_MODULUS = 4  # sessions whose children are compared get residues that differ
 
 
 class Job(TypedDict, total=False):

@@ -1,17 +1,20 @@
 """A session (`replicate.jail.session`): one jail forking a child per run of our own programs,
-and a target's sessions at gen time (`replicate.jail.series.TargetSessions`)."""
+and a gen worker's sessions of a target file (`replicate.jail.series.FileSessions`)."""
 
 from __future__ import annotations
 
 import os
 
+import pytest
+
 from replicate.core import GradingSettings
 from replicate.gen.strength import wrong_answer
 from replicate.grading.grader import original_source
+from replicate.jail import session as session_module
 from replicate.jail.calls import JailRun, RepoContext, RunPlan, run_calls
 from replicate.jail.sandbox import get_sandbox
 from replicate.jail.sandbox.base import WarmStart
-from replicate.jail.series import TargetSessions
+from replicate.jail.series import FileSessions, WorkerSessions
 from replicate.jail.session import Session
 from tests.integration.minted import Tiny
 
@@ -37,18 +40,22 @@ def _first_value(run: JailRun | None) -> object:
     return outcomes[min(outcomes)]["value"]["v"]
 
 
-def _pid_in(tiny: Tiny, ctx: RepoContext, hash_seed: int, shift: int) -> object:
+def _pids_in(tiny: Tiny, ctx: RepoContext, hash_seed: int, shift: int, runs: int) -> list[object]:
+    """The pid each of `runs` runs of one session gives."""
     task = tiny.task("tinypkg.core.clamp")
     settings = task.hidden.grading
     plan = RunPlan(ctx, task.hidden.target, settings, hash_seed, shift)
+    program = original_source(task) + PID
     with Session(_local(), plan) as session:
-        (run,) = session.run_all(task.inputs[:1], settings, [original_source(task) + PID])
-    return _first_value(run)
+        runs_made = session.run_all(task.inputs[:1], settings, [program] * runs)
+    return [_first_value(run) for run in runs_made]
 
 
 def test_children_of_sessions_of_other_seeds_have_other_pids(
-    tiny: Tiny, tiny_ctx: RepoContext
+    tiny: Tiny, tiny_ctx: RepoContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """Sessions live from one target to the next of a file, so the golden runs' two sessions
+    may have served any numbers of runs before; their children's pids still never agree."""
     task = tiny.task("tinypkg.core.clamp")
     alone = run_calls(
         tiny_ctx,
@@ -58,14 +65,38 @@ def test_children_of_sessions_of_other_seeds_have_other_pids(
         task.hidden.grading,
         override=original_source(task) + PID,
     )
-    # the control: a session's children are alike from one session to the next of the same
-    # seed, so without the skipped pids the golden runs' two sessions would agree on a pid
-    # that a jail of its own (pid 2) never gives
-    same = {_pid_in(tiny, tiny_ctx, 1, 0) for _ in range(2)}
-    other = _pid_in(tiny, tiny_ctx, 2, 30)
     assert _first_value(alone) == "2"
-    assert len(same) == 1 and "2" not in same
-    assert other not in same and other != "2"
+    with monkeypatch.context() as unaligned:  # the control: pids as they come
+        unaligned.setattr(session_module, "pid_residue", lambda plan: None)
+        first = _pids_in(tiny, tiny_ctx, 1, 0, 1)
+        other = _pids_in(tiny, tiny_ctx, 2, 30, 1)
+    assert first == other and "2" not in first  # the golden runs' sessions would agree
+    seed_1 = _pids_in(tiny, tiny_ctx, 1, 0, 6)
+    seed_2 = _pids_in(tiny, tiny_ctx, 2, 30, 6)
+    seed_0 = _pids_in(tiny, tiny_ctx, 0, 0, 6)
+    assert len(set(seed_1) | set(seed_2) | set(seed_0)) == 18, (seed_1, seed_2, seed_0)
+    assert "2" not in seed_1 + seed_2 + seed_0
+
+
+def test_a_worker_s_sessions_serve_the_next_target_of_the_file(
+    tiny: Tiny, tiny_ctx: RepoContext
+) -> None:
+    clamp, evens = tiny.task("tinypkg.core.clamp"), tiny.task("tinypkg.core.evens")
+    args = {"hash_seed": 0, "clock_shift_days": 0, "encode_inputs": False, "until": None}
+    with WorkerSessions(_local(), tiny_ctx) as workers:
+        sessions = workers.begin(clamp.hidden.target)
+        runs = [sessions.run(clamp.hidden.target, clamp.inputs, clamp.hidden.grading, None, **args)]  # type: ignore[arg-type]
+        before = dict(sessions.sessions)
+        assert workers.begin(evens.hidden.target) is sessions
+        runs.append(
+            sessions.run(evens.hidden.target, evens.inputs, evens.hidden.grading, None, **args)
+        )  # type: ignore[arg-type]
+        assert dict(sessions.sessions) == before  # the same jail ran both targets
+    for run, task in zip(runs, (clamp, evens), strict=True):
+        assert run is not None and run.parsed.done
+        got = run.parsed.outcomes
+        assert all(got[i.index]["value"] == task.expected[i.index]["value"] for i in task.inputs)
+    assert not [p for p in _processes() if "replicate-session-" in p]
 
 
 def test_until_kills_the_child_and_the_next_run_goes_on(tiny: Tiny, tiny_ctx: RepoContext) -> None:
@@ -89,7 +120,7 @@ def test_a_target_s_runs_fall_back_to_jails_of_their_own_once_its_session_died(
     target, inputs, settings = task.hidden.target, task.inputs, task.hidden.grading
     killer = original_source(task) + KILLS_ITS_SESSION
     args = {"hash_seed": 0, "clock_shift_days": 0, "encode_inputs": False, "until": None}
-    with TargetSessions(_local(), tiny_ctx) as sessions:
+    with FileSessions(_local(), tiny_ctx) as sessions:
         first = sessions.run(target, inputs, settings, None, **args)  # type: ignore[arg-type]
         died = sessions.run(target, inputs, settings, killer, **args)  # type: ignore[arg-type]
         after = sessions.run(target, inputs, settings, None, **args)  # type: ignore[arg-type]

@@ -68,7 +68,7 @@ class _Audit:
         }
 
 
-PLAIN = PlainSandbox()  # runs nothing here: mint_target is replaced
+NO_JAIL: Any = None  # runs nothing here: mint_target is replaced
 
 
 def _task(symbol: str) -> Any:
@@ -109,7 +109,7 @@ def _mint_all(
     audit: Any = _Audit(leaked)
     publisher = publish.Publisher(out, Ledger(out, key), counter, audit, NullProgress())
     deadline = None if budget_s is None else time.monotonic() + budget_s
-    work = pipeline._Work(prepared, harvest, PLAIN, options, known, deadline)  # type: ignore[arg-type]
+    work = pipeline._Work(prepared, harvest, PlainSandbox(), options, known, deadline, None)
     pipeline._mint_all(work, targets, publisher, NullProgress())
     return publisher.task_ids, counter, fake
 
@@ -271,7 +271,7 @@ def test_drops_for_too_few_calls_carry_what_the_harvest_saw(
     prepared: Any = SimpleNamespace(context=None, snapshot=None, repo_dir=None)
     target: Any = SimpleNamespace(symbol="m.few", kind="function", class_name=None)
     options = pipeline.GenOptions(repo="r", out=tmp_path)
-    result = pipeline._mint_one(prepared, target, harvest, PLAIN, options)  # type: ignore[arg-type]
+    result = pipeline._mint_one(prepared, target, harvest, NO_JAIL, options)
     assert isinstance(result, Dropped) and result.reason == few.reason
     assert result.detail == (
         "called 5000 times in 3 tests with 1 distinct argument seen (4998 in test t.py::bench);"
@@ -330,6 +330,6 @@ def test_too_few_deterministic_inputs_carry_the_golden_runs_and_the_harvest(
     prepared: Any = SimpleNamespace(context=None, snapshot=None, repo_dir=None)
     target: Any = SimpleNamespace(symbol="m.f", kind="function", class_name=None)
     options = pipeline.GenOptions(repo="r", out=tmp_path)
-    result = pipeline._mint_one(prepared, target, harvest, PLAIN, options)  # type: ignore[arg-type]
+    result = pipeline._mint_one(prepared, target, harvest, NO_JAIL, options)
     assert isinstance(result, Dropped)
     assert result.detail == golden + "; called 5 times; traced 5"
