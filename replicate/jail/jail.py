@@ -100,10 +100,7 @@ class Jail:
         sandbox = self.sandbox
         if not forks_series(sandbox, self.ctx) or not isinstance(sandbox, WarmStart):
             return [None] * len(programs)
-        if self.sessions is not None:
-            return self.sessions.run_series(
-                target, inputs, settings, programs, workers=workers, until_timeout=until_timeout
-            )
+        first = self.sessions.seed_zero(target, settings) if self.sessions is not None else None
         return run_series(
             self.ctx,
             target,
@@ -113,6 +110,7 @@ class Jail:
             programs,
             workers=workers,
             until_timeout=until_timeout,
+            first=first,
         )
 
     def prewarm(

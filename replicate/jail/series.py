@@ -123,30 +123,10 @@ class FileSessions:
             session.close(kill=True)
         return got[0]
 
-    def run_series(
-        self,
-        target: Target,
-        inputs: Sequence[CallInput],
-        settings: GradingSettings,
-        programs: Sequence[bytes],
-        *,
-        workers: int,
-        until_timeout: bool,
-    ) -> list[JailRun | None]:
-        """`run_series`, its first part in the session of hash seed 0 of the target's file (one
-        jail fewer per target than a session per part)."""
-        first = self._session(RunPlan(self.ctx, target, settings, 0, 0))
-        return run_series(
-            self.ctx,
-            target,
-            inputs,
-            self.sandbox,
-            settings,
-            programs,
-            workers=workers,
-            until_timeout=until_timeout,
-            first=first,
-        )
+    def seed_zero(self, target: Target, settings: GradingSettings) -> Session | None:
+        """The session of hash seed 0 of the target's file, for the first part of its mutants'
+        series (one jail fewer per target than a session per part)."""
+        return self._session(RunPlan(self.ctx, target, settings, 0, 0))
 
     @staticmethod
     def _key(plan: RunPlan) -> tuple[object, ...]:
