@@ -112,12 +112,19 @@ def run_spliced(
     jail: Jail,
     *,
     hash_seed: int = 0,
+    again: bool = False,
 ) -> Attempt | Refusal:
-    """Run an already spliced target file on the hidden inputs (in a jail started ahead of time
-    when `jail` has a warm pool and the sandbox can; see `run_calls`)."""
+    """Run an already spliced target file on the hidden inputs (as a child of a sealed session
+    when `jail` has candidate sessions, else in a jail started ahead of time when it has a warm
+    pool and the sandbox can; see `Jail.run`).  `again`: the determinism check's second run."""
     hidden = task.hidden
     run = jail.run(
-        hidden.target, task.inputs, hidden.grading, override=spliced, hash_seed=hash_seed
+        hidden.target,
+        task.inputs,
+        hidden.grading,
+        override=spliced,
+        hash_seed=hash_seed,
+        again=again,
     )
     infra = run.infra_problem()
     if infra:
@@ -137,7 +144,7 @@ def _second_run(
     """Grade again (docs/design.md §4 and §5, item 17): a Refusal when passes come and go between
     the two runs, else the second run's outcomes (inputs that timed out in the first are scored
     on them)."""
-    again = run_spliced(task, found.spliced, jail, hash_seed=hash_seed)
+    again = run_spliced(task, found.spliced, jail, hash_seed=hash_seed, again=True)
     if isinstance(again, Refusal):
         if again.status == "infra_error":
             return again

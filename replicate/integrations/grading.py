@@ -21,7 +21,16 @@ from replicate.core import Verdict
 from replicate.errors import ReplicateError
 from replicate.executors import map_in_order
 from replicate.grading import grade_text
-from replicate.jail import Jail, RepoContext, Sandbox, WarmPool, WarmStart, context_for, get_sandbox
+from replicate.jail import (
+    CandidateSessions,
+    Jail,
+    RepoContext,
+    Sandbox,
+    WarmPool,
+    WarmStart,
+    context_for,
+    get_sandbox,
+)
 
 TASKS_ENV = "REPLICATE_TASKS"
 
@@ -96,6 +105,7 @@ class Grader:
             if warmable
             else None
         )
+        self.forks = CandidateSessions(self.sandbox, max_idle=slots) if warmable else None
 
     def task(self, task_id: str) -> LoadedTask:
         """The loaded task; an unknown id raises ReplicateError."""
@@ -142,11 +152,14 @@ class Grader:
             ctx = self.context(task)
         except ReplicateError as exc:
             return infra_verdict(task_id, f"cannot grade: {exc}")
-        return grade_text(task, candidate, Jail(ctx, self.sandbox, self.pool))
+        jail = Jail(ctx, self.sandbox, self.pool, candidates=self.forks)
+        return grade_text(task, candidate, jail)
 
     def close(self) -> None:
         if self.pool is not None:
             self.pool.close()
+        if self.forks is not None:
+            self.forks.close()
 
 
 _GRADERS: dict[Path, Grader] = {}

@@ -3,12 +3,15 @@
 The in-jail runner (`runner`, standard library only) and its wire format (`wire`) are shipped into
 a sandbox (`sandbox/`: bubblewrap, Docker or none); `calls.run_calls` starts one, cold or from a
 warm pool (`warm`), and reads its frames back on the trusted side (`frames`, `calltime`).
+Many runs share one jail as forked children of a session (`session`): gen's own programs
+(`series`) and, in sessions sealed against their children, graders' candidates (`candidates`).
 """
 
 from __future__ import annotations
 
 from replicate.jail.byvalue import module_file
 from replicate.jail.calls import JAIL_ENV, JailRun, RepoContext, Until, run_calls
+from replicate.jail.candidates import CandidateSessions
 from replicate.jail.context import context_for
 from replicate.jail.frames import is_result
 from replicate.jail.jail import Jail
@@ -33,6 +36,7 @@ __all__ = [
     "PROBE",
     "PROBED",
     "RECIPE_TAG",
+    "CandidateSessions",
     "Jail",
     "JailRun",
     "Limits",

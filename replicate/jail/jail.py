@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from replicate.core import CallInput, GradingSettings, Target
 from replicate.errors import InfraError
 from replicate.jail.calls import JailRun, RepoContext, Until, prewarm, run_calls
+from replicate.jail.candidates import CandidateSessions
 from replicate.jail.sandbox.base import Sandbox, WarmStart
 from replicate.jail.series import FileSessions, WorkerSessions, forks_series, run_series
 from replicate.jail.warm import WarmPool
@@ -31,6 +32,7 @@ class Jail:
     sandbox: Sandbox
     pool: WarmPool | None = None
     sessions: FileSessions | None = None  # gen's: our own programs' runs (series.py)
+    candidates: CandidateSessions | None = None  # graders': candidates' runs (candidates.py)
 
     def run(
         self,
@@ -43,10 +45,13 @@ class Jail:
         encode_inputs: bool = False,
         clock_shift_days: int = 0,
         until: Until | None = None,
+        again: bool = False,
     ) -> JailRun:
         """Call `target` on every input in a jail (`run_calls`); `override` replaces its file.
         With `sessions` (gen: never a candidate) the run is a child of the target's session;
-        else a candidate's run (`override` given) takes a warm jail from the pool if any.  Once
+        else a candidate's run (`override` given) is a child of a sealed session of
+        `candidates` if any (`again`: the determinism check's second run, in another session),
+        or takes a warm jail from the pool if any.  Once
         a SIGINT or SIGTERM is ending the process, an InfraError instead: in-flight work in
         other threads stops at its next run rather than starting jails the exit waits for."""
         if stopping():
@@ -65,6 +70,16 @@ class Jail:
             if found is not None:
                 return found
             if stopping():  # the session died because the process is ending
+                raise InfraError("interrupted")
+        elif self.candidates is not None and override is not None and not clock_shift_days:
+            forked = None
+            if not encode_inputs and until is None:  # what candidates' grades ask
+                forked = self.candidates.run(
+                    self.ctx, target, inputs, settings, override, hash_seed=hash_seed, again=again
+                )
+            if forked is not None:
+                return forked
+            if stopping():
                 raise InfraError("interrupted")
         return run_calls(
             self.ctx,
@@ -122,13 +137,15 @@ class Jail:
         hash_seed: int = 0,
     ) -> None:
         """Start the warm jails a later candidate run of `target` on `inputs` will take (nothing
-        without a pool)."""
+        without a pool, nor where candidates' runs go to sessions)."""
+        if self.candidates is not None and self.candidates.serves(self.ctx):
+            return
         if self.pool is not None:
             prewarm(self.ctx, target, inputs, settings, self.pool, hash_seed=hash_seed)
 
     def cold(self) -> Jail:
         """The same repository and sandbox, every run in a jail of its own."""
-        return dataclasses.replace(self, pool=None, sessions=None)
+        return dataclasses.replace(self, pool=None, sessions=None, candidates=None)
 
     def in_sessions(self, sessions: FileSessions | None) -> Jail:
         """The same repository and sandbox, our own programs' runs in `sessions`."""

@@ -35,9 +35,9 @@ calling the objects' own methods; the trusted side parses and compares them
 not verify is called on probes drawn from the input (`Probes`), inside the call's time window,
 and encoded by what they gave (``wire.PROBED``).
 
-Session (gen's own programs only, never a candidate: ``replicate.jail.session``): a first line
-``{"session": {...}}`` instead of a job makes this process fork a child per request read from a
-named pipe, each child running its request's job as above (`run_session`).
+Session (``replicate.jail.session``): a first line ``{"session": {...}}`` instead of a job makes
+this process seal itself against its children (`_seal`) and fork a child per request read from
+a named pipe, each child running its request's job as above (`run_session`).
 
 Before any candidate code is imported, this module takes a private copy of the builtins (its
 functions look names up there, not in ``builtins``) and captures every library function it needs
@@ -1361,17 +1361,22 @@ def _load_input(
 
 
 def run_session(session: wire.Session) -> None:
-    """Run the host's own programs (never a candidate's: see `replicate.jail.session`), each in a
-    child forked from this process, one request after another: a request (a line of JSON on the
-    ``requests`` pipe) names a program file, copied over the target's file (bound writable for
-    this), and a job, which the child runs as `run` does.  Once the child has exited, been killed
-    at the request's time limit or by a ``kill`` request, this process kills what the child left
-    running, empties /tmp and /dev/shm (so the next child finds the jail as a fresh one would be)
-    and writes an ``exited`` frame under the session's own nonce.  Ends the process at an
-    ``end`` request or when the pipe closes."""
-    channel = _Channel(int(session.get("channel_fd", 3)), str(session["nonce"]))
+    """Run programs (gen's own, or candidates' with ``candidates``: see
+    `replicate.jail.session`), each in a child forked from this process, one request after
+    another: a request (a line of JSON on the ``requests`` pipe) names a program file, copied
+    over the target's file (bound writable for this), and a job, which the child runs as `run`
+    does.  Once the child has exited, been killed at the request's time limit or by a ``kill``
+    request, this process kills what the child left running, empties /tmp and /dev/shm (so the
+    next child finds the jail as a fresh one would be) and writes an ``exited`` frame under the
+    run's nonce, marked.  Ends the process at an ``end`` request or when the pipe closes; at
+    once, when a session for candidates cannot be sealed."""
+    fd = int(session.get("channel_fd", 3))
     requests = _Requests(os.open(str(session["requests"]), os.O_RDONLY))
+    sealed = _seal(str(session["requests"]))
+    if session.get("candidates") is True and not sealed:
+        _os_exit(_UNSEALED)  # the host grades its candidates in jails of their own instead
     residue = session.get("pid_residue")
+    own_pids = session.get("own_pids") is True
     while True:
         request = requests.next()
         if request is None or request.get("end") is True:
@@ -1388,8 +1393,10 @@ def run_session(session: wire.Session) -> None:
             _align_pid(residue, requests.fd)
         started = time.monotonic()
         deadline = started + float(request["timeout_s"])
-        status, timed_out = _reap(_fork_job(job, requests.fd), deadline, requests, request["k"])
+        child = _fork_job(job, requests.fd)
+        status, timed_out = _reap(child, deadline, requests, request["k"], own_pids)
         frame = {"event": _EXITED, "k": request["k"], "status": status, "timed_out": timed_out}
+        channel = _Channel(fd, wire.EXITED_MARK + str(job["nonce"]))  # only this run knew it
         channel.write("\n" + channel.frame({**frame, "s": time.monotonic() - started}))
 
 
@@ -1424,6 +1431,8 @@ def _fork_job(job: wire.Job | None, requests_fd: int) -> int:
             os.close(requests_fd)
             _PID[:] = [_getpid()]
             os.setpgid(0, 0)
+            if _DUMPABLE:
+                _DUMPABLE[0](_PR_SET_DUMPABLE, 1, 0, 0, 0)  # as any process is; the session is not
             if job is not None:
                 run(job)
         finally:
@@ -1456,7 +1465,9 @@ def _last_pid() -> int | None:
         return None
 
 
-def _reap(pid: int, deadline: float, requests: _Requests, k: object) -> tuple[int, bool]:
+def _reap(
+    pid: int, deadline: float, requests: _Requests, k: object, own_pids: bool
+) -> tuple[int, bool]:
     """Wait for a session's child until `deadline` or a ``kill`` request for it, then kill its
     group and whatever else it left; its exit code (128 + N for signal N) and whether the
     deadline killed it."""
@@ -1476,7 +1487,7 @@ def _reap(pid: int, deadline: float, requests: _Requests, k: object) -> tuple[in
     finally:
         os.close(pidfd)
     _, status = os.waitpid(pid, 0)
-    _tidy()
+    _tidy(own_pids)
     code = os.waitstatus_to_exitcode(status)
     return (128 - code if code < 0 else code), timed_out
 
@@ -1488,18 +1499,73 @@ def _kill_group(pid: int) -> None:
         pass
 
 
-def _tidy() -> None:
+def _tidy(own_pids: bool) -> None:
     """After a child: every other process of the jail's pid namespace killed (but its init and
-    this one), /tmp and /dev/shm emptied."""
+    this one), /tmp and /dev/shm emptied.  With `own_pids` (the jail has a pid namespace of its
+    own) by ``kill(-1, SIGKILL)``, which no fork can slip past; else by pid, pass after pass.
+    Either repeats until no process is left; one that will not go ends the session, so nothing a
+    child left can meet the next child."""
     mine = {1, _getpid()}
-    for name in os.listdir("/proc"):
-        if name.isdigit() and int(name) not in mine:
+    for attempt in range(_SWEEPS):
+        others = [int(name) for name in os.listdir("/proc") if name.isdigit()]
+        others = [pid for pid in others if pid not in mine and not _gone(pid)]
+        if not others:
+            break
+        for pid in [-1] if own_pids else others:
             try:  # noqa: SIM105 - as above
-                os.kill(int(name), signal.SIGKILL)
+                os.kill(pid, signal.SIGKILL)
             except OSError:
                 pass
+        time.sleep(0.001 * attempt)
+    else:
+        _os_exit(_UNCLEAN)
     for folder in ("/tmp", "/dev/shm"):
         _empty(folder)
+
+
+_SWEEPS = 200
+_UNCLEAN = 72  # a process outlived every sweep: the session ends
+
+
+def _gone(pid: int) -> bool:
+    """Whether `pid` is a zombie (dead, waiting for its init to reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as handle:
+            stat = handle.read()
+    except OSError:
+        return True
+    return stat[stat.rfind(b")") + 2 : stat.rfind(b")") + 3] in (b"Z", b"X")
+
+
+_PR_SET_DUMPABLE = 4
+_UNSEALED = wire.UNSEALED_EXIT  # the session ends: the host runs jails of their own instead
+_DUMPABLE: list[Any] = []  # prctl, kept from `_seal` for the children
+
+
+def _seal(requests: str) -> bool:
+    """Keep the session's process out of its children's reach: its requests pipe has no name
+    left in the jail (a child cannot open it to read or write requests), and the process is not
+    dumpable (a child of the same user cannot read its memory or open its descriptors through
+    /proc, nor trace it).  ctypes is imported for prctl and taken out of ``sys.modules`` again,
+    so a child's modules are those of a fresh runner.  False when either cannot be done."""
+    try:
+        os.unlink(requests)
+    except OSError:
+        return False
+    before = set(_sys_modules)
+    try:
+        import ctypes  # only a session needs it, and only once
+
+        prctl = ctypes.CDLL(None, use_errno=True).prctl
+        sealed = prctl(_PR_SET_DUMPABLE, 0, 0, 0, 0) == 0
+    except (ImportError, OSError, AttributeError):
+        return False
+    finally:
+        for name in set(_sys_modules) - before:
+            del _sys_modules[name]
+    if sealed:
+        _DUMPABLE[:] = [prctl]
+    return sealed
 
 
 def _empty(folder: str) -> None:

@@ -1,33 +1,37 @@
-"""One jail for many runs of our own programs on one target file: a forked child per run.
+"""One jail for many runs on one target file: a forked child per run.
 
-Most of what a run at gen time costs is starting its jail: bubblewrap and its cgroup, the
-interpreter and the runner's standard-library imports, ~50 ms of CPU before the first call,
-against a few ms for the calls of a typical target. And minting one target takes twenty-odd
-runs: the reference under two hash seeds, its re-grade, the degenerate programs, a dozen
-mutants, searches. All of them are the repository's code or the repository's code changed by
-us, never a candidate's, so a session keeps one jail per target file, hash seed and clock
-(serving every target of the file a gen worker mints, `replicate.jail.series`) and runs them
-there: the runner does its setup once, then per request copies the program over the
-target's file (bound writable for this) and forks a child that runs the job exactly as a fresh
-runner would (`runner.run_session`). After the child, the runner kills whatever it left running
-and empties /tmp and /dev/shm, then writes an ``exited`` frame under the session's own nonce;
-the host cuts the channel there and reads each run's part as a run of its own (the per-call
-limit held on the host's clock included).
+Most of what a run costs is starting its jail: bubblewrap and its cgroup, the interpreter and
+the runner's standard-library imports, ~50 ms of CPU before the first call, against a few ms for
+the calls of a typical target. Minting one target takes twenty-odd runs of our own programs (the
+reference under two hash seeds, its re-grade, the degenerate programs, a dozen mutants,
+searches), and a reward server grades thousands of candidates of the same few files. So a
+session keeps one jail per target file, hash seed and clock (and, for candidates, memory
+limit) and runs them there: the runner does its setup once, then per request copies the
+program over the target's file (bound writable for this) and forks a child that runs the job
+exactly as a fresh runner would (`runner.run_session`). After the child, the runner kills
+whatever it left running (``kill(-1)`` in the jail's own pid namespace, until none is left)
+and empties /tmp and /dev/shm, then writes an ``exited`` frame under the run's own nonce
+(marked, `wire.EXITED_MARK`); the host cuts the channel there and reads each run's part as a
+run of its own (the per-call limit held on the host's clock included).
 
-What the children share is the runner's state before any repository code ran, as fresh jails
-do, and one memory layout: two children of one session give a value that depends on `id()`
-alike. So the determinism checks compare runs of *different* sessions (the golden runs' two
-hash seeds), never two children of one. A child is not pid 2, as the runner of a jail of its
-own always is, and its parent is the session's process: a value that depends on the pid is
+Every session is sealed against its children (`runner._seal`): the runner unlinks its requests
+pipe once open and makes itself non-dumpable, so a child can neither open the pipe (to read the
+requests to come or inject its own) nor reach the runner's memory or descriptors through /proc.
+A run's ``exited`` frame is under a nonce only that run's job held, so a child that forges one
+ends only its own run early. What the children still share is the runner's state before any
+repository code ran, as fresh jails do, and one memory layout: two children of one session give
+a value that depends on `id()` alike. So the determinism checks compare runs of *different*
+sessions: the golden runs' two hash seeds at gen, and a candidate's second run in a session of
+its own (`replicate.jail.candidates`). A child is not pid 2, as the runner of a jail of its own
+always is, and its parent is the session's process: at gen, a value that depends on the pid is
 made to differ between sessions whatever runs each served before (`pid_residue`: each child's
-pid has its session's residue modulo 4), so such a target is dropped as nondeterministic
-rather than minted with a pid no grade will give. A child could also read
-the session's nonce and the requests still to come from the memory it was forked with: why a
-session never runs a candidate (`run`, `grade` and `serve` grade each in a jail of its own),
-and why `--cold` turns sessions off. A run a session cannot give (the jail died, a run
-outlived its limit by more than the grace the host allows, or a signal is ending the process)
-comes back as None, and the caller runs it in a jail of its own (`Jail.run`: unless a signal
-is ending the process, when it raises instead).
+pid has its session's residue modulo 4), so such a target is dropped as nondeterministic rather
+than minted with a pid no grade will give. Gen's sessions (`replicate.jail.series`) send a
+series' requests together (our own programs); candidates' sessions send one request at a time,
+the next only once the last run's ``exited`` frame is in, so no child ever holds another's job.
+A run a session cannot give (the jail died, a run outlived its limit by more than the grace the
+host allows, or a signal is ending the process) comes back as None, and the caller runs it in a
+jail of its own (`Jail.run`: unless a signal is ending the process, when it raises instead).
 """
 
 from __future__ import annotations
@@ -79,6 +83,7 @@ class Run:
     until: Until | None
     timeout_s: float
     data: bytearray = field(default_factory=bytearray)
+    spill: bytearray = field(default_factory=bytearray)  # past CHANNEL_CAP: only searched
     arrivals: list[Arrival] = field(default_factory=list)
     end: int | None = None  # where the ``exited`` frame starts
     exited: wire.Frame | None = None
@@ -89,13 +94,13 @@ class Run:
 class Session:
     """A started jail running `runner.run_session` for one target file, hash seed and clock."""
 
-    def __init__(self, sandbox: WarmStart, plan: RunPlan) -> None:
+    def __init__(self, sandbox: WarmStart, plan: RunPlan, *, candidates: bool = False) -> None:
         ctx, target = plan.ctx, plan.target
         self.plan = plan
         self.scratch = make_dir("replicate-session-")
-        self.own = secrets.token_hex(16)
-        self.prefix = self.own.encode("ascii") + b" "
-        requests = self.scratch / "requests"
+        door = self.scratch / "door"  # the runner unlinks the pipe in it once open
+        door.mkdir()
+        requests = door / "requests"
         os.mkfifo(requests, 0o600)
         self.writer = os.open(requests, os.O_RDWR)  # never blocks, never sees the reader go
         current = self.scratch / "current.py"
@@ -106,14 +111,17 @@ class Session:
         session: wire.Session = {
             "requests": str(requests),
             "file": inside,
-            "nonce": self.own,
-            "pid_residue": pid_residue(plan),
+            "own_pids": getattr(sandbox, "name", "") == "local",  # bubblewrap: --unshare-pid
         }
+        if candidates:
+            session["candidates"] = True
+        else:
+            session["pid_residue"] = pid_residue(plan)
         mounts = [
             *ctx.mounts(),
             Mount.same(str(ctx.tree)),
             Mount(str(current), inside, writable=True),
-            Mount.same(str(requests)),
+            Mount(str(door), str(door), writable=True),
             Mount.same(str(self.programs)),
         ]
         stdin = json.dumps({"session": session}).encode() + b"\n"
@@ -125,6 +133,7 @@ class Session:
         self.queue: list[Run] = []
         self.count = 0
         self.ended = False
+        self.exit_code: int | None = None  # the jail's, once it has ended
         self.started: Started = sandbox.start(request)
         self.thread = threading.Thread(target=self._supervise, name="replicate-session")
         self.thread.daemon = True
@@ -224,7 +233,7 @@ class Session:
 
     def _supervise(self) -> None:
         try:
-            self.started.finish(b"", SESSION_S, self._feed)
+            self.exit_code = self.started.finish(b"", SESSION_S, self._feed).exit_code
         except InfraError:
             pass  # the jail did not start or went away: its runs come back as None
         finally:
@@ -237,7 +246,7 @@ class Session:
         with self.cond:
             while chunk and self.queue:
                 run = self.queue[0]
-                chunk, frames = take(run, chunk, at, self.prefix)
+                chunk, frames = take(run, chunk, at)
                 for frame in frames:
                     self._maybe_kill(run, frame)
                 if run.exited is None:
@@ -274,6 +283,12 @@ class Session:
         remove_dir(self.scratch)
 
 
+def unsealed(session: Session) -> bool:
+    """Whether the session ended because its runner could not seal it (wire.UNSEALED_EXIT)."""
+    session.thread.join(timeout=GRACE_S)
+    return session.ended and session.exit_code == wire.UNSEALED_EXIT
+
+
 def pid_residue(plan: RunPlan) -> int:
     """What a session's children's pids are modulo wire.PID_MODULUS: different for each hash
     seed and clock gen compares (seed 0; seed 1; seed 2 with the clock moved), so a value that
@@ -285,14 +300,16 @@ def pid_residue(plan: RunPlan) -> int:
     return (1 + plan.hash_seed + (4 if plan.clock_shift_days else 0)) % wire.PID_MODULUS
 
 
-def take(run: Run, chunk: bytes, at: float, prefix: bytes) -> tuple[bytes, list[wire.Frame | None]]:
-    """Add `chunk` to `run` (its frames parsed as they complete, until the session's
-    ``exited`` frame under `prefix`); what is left of the chunk once that frame is whole, and
-    the run's frames the chunk completed."""
+def take(run: Run, chunk: bytes, at: float) -> tuple[bytes, list[wire.Frame | None]]:
+    """Add `chunk` to `run` (its frames parsed as they complete, until the ``exited`` frame the
+    session's runner writes under the run's nonce); what is left of the chunk once that frame is
+    whole, and the run's frames the chunk completed."""
+    prefix = (wire.EXITED_MARK + run.nonce).encode("ascii") + b" "
     start = len(run.data)
-    if start < CHANNEL_CAP:
-        run.data += chunk
-        run.arrivals.append((len(run.data), at))
+    if start >= CHANNEL_CAP and run.end is None:
+        return _spilled(run, chunk, prefix), []
+    run.data += chunk
+    run.arrivals.append((len(run.data), at))
     frames: list[wire.Frame | None] = []
     if run.end is None:
         found = run.data.find(b"\n" + prefix, max(start - len(prefix) - 1, 0))
@@ -308,6 +325,25 @@ def take(run: Run, chunk: bytes, at: float, prefix: bytes) -> tuple[bytes, list[
     rest = bytes(run.data[line_end + 1 :])
     del run.data[line_end + 1 :]
     return rest, frames
+
+
+def _spilled(run: Run, chunk: bytes, prefix: bytes) -> bytes:
+    """Past the channel's cap (a run that floods it): the chunk is not kept, only searched for
+    the run's ``exited`` frame (as `take` does); what follows that frame, once it is whole."""
+    if not run.spill:  # a marker may have begun at the end of what was kept
+        run.spill += run.data[-len(prefix) - 1 :]
+    run.spill += chunk
+    found = run.spill.find(b"\n" + prefix)
+    if found < 0:
+        del run.spill[: max(0, len(run.spill) - len(prefix) - 1)]
+        return b""
+    del run.spill[:found]
+    line_end = run.spill.find(b"\n", 1)
+    if line_end < 0:
+        return b""
+    run.end = len(run.data)
+    run.exited = read_frame(bytes(run.spill[1:line_end]), prefix) or {}
+    return bytes(run.spill[line_end + 1 :])
 
 
 def _clipped(arrivals: Sequence[Arrival], end: int) -> tuple[Arrival, ...]:

@@ -110,19 +110,23 @@ class JobInput(TypedDict):
 
 
 class Session(TypedDict, total=False):
-    """A jail that runs programs of the host's own (never a candidate), a forked child each, as
-    requests arrive (`replicate.jail.session`): a request is one line of JSON on ``requests``,
-    ``{"k", "program", "job", "timeout_s"}`` (the program's file is copied over ``file``, the
-    job is run as the runner runs any), ``{"kill": k}`` or ``{"end": true}``."""
+    """A jail that runs programs, a forked child each, as requests arrive
+    (`replicate.jail.session`): a request is one line of JSON on ``requests``, ``{"k",
+    "program", "job", "timeout_s"}`` (the program's file is copied over ``file``, the job is
+    run as the runner runs any, and once its child is gone an ``exited`` frame {"k", "status",
+    "timed_out", "s"} is written under the job's nonce), ``{"kill": k}`` or ``{"end": true}``."""
 
-    requests: str  # a named pipe
+    requests: str  # a named pipe, in a folder bound writable (the runner unlinks it)
     file: str  # the target's file, bound writable for this
-    nonce: str  # of the session's own ``exited`` frames: {"k", "status", "timed_out", "s"}
     channel_fd: int
     pid_residue: int  # each child's pid is this modulo PID_MODULUS (none: pids as they come)
+    candidates: bool  # the programs are candidates': no session unless it can be sealed
+    own_pids: bool  # the jail has a pid namespace of its own: kill(-1) sweeps it
 
 
 PID_MODULUS = 4  # sessions whose children are compared get residues that differ
+UNSEALED_EXIT = 71  # a session's runner that cannot keep its children out of its reach
+EXITED_MARK = "x"  # a session's ``exited`` frame: under this + the run's nonce, at a line start
 
 
 class Job(TypedDict, total=False):

@@ -31,7 +31,15 @@ from replicate.cache import cache_root
 from replicate.core import Band, NullProgress, Progress, ResultRow, Verdict, VerdictStatus
 from replicate.executors import get_executor, map_in_order
 from replicate.grading import grade_text, with_repo_tests
-from replicate.jail import Jail, RepoContext, Sandbox, WarmPool, WarmStart, context_for
+from replicate.jail import (
+    CandidateSessions,
+    Jail,
+    RepoContext,
+    Sandbox,
+    WarmPool,
+    WarmStart,
+    context_for,
+)
 from replicate.scoring.results import (
     DONE_STATUSES,
     ResultLog,
@@ -99,9 +107,11 @@ class _Contexts:
 
 
 class _Pools:
-    """One warm pool per repository environment, sized to the workers: each attempt's jails are
-    started while its agent works, so grading does not wait for a process to start.  The verdict
-    is the same warm or cold (`WarmPool`); closed when the run ends, however it ends."""
+    """Where the run's candidates are graded: as children of sealed sessions where the sandbox
+    runs them (`CandidateSessions`: bubblewrap), else in one warm pool per repository
+    environment, sized to the workers (each attempt's jails started while its agent works, so
+    grading does not wait for a process to start).  The verdict is the same either way and cold;
+    closed when the run ends, however it ends."""
 
     PER_TASK = 2  # the first run and the second a candidate that earned anything gets
 
@@ -111,6 +121,7 @@ class _Pools:
         self._slots = self.PER_TASK * (max(1, workers) + 1)
         self._lock = threading.Lock()
         self._made: dict[str, WarmPool] = {}
+        self.forks = CandidateSessions(sandbox, max_idle=self._slots) if self._enabled else None
 
     def get(self, task: LoadedTask) -> WarmPool | None:
         if not self._enabled or self._sandbox is None:
@@ -128,6 +139,8 @@ class _Pools:
             made, self._made, self._enabled = list(self._made.values()), {}, False
         for pool in made:
             pool.close()
+        if self.forks is not None:
+            self.forks.close()
 
 
 def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSummary:
@@ -244,7 +257,7 @@ def _attempt(
     try:
         task = batch.load(ident)
         ctx = contexts.get(task)
-        jail = Jail(ctx, options.agent.sandbox, pools.get(task))
+        jail = Jail(ctx, options.agent.sandbox, pools.get(task), candidates=pools.forks)
         hidden = task.hidden  # the grade's jails start while the agent works
         jail.prewarm(hidden.target, task.inputs, hidden.grading)
         release_stale(workspace)

@@ -19,10 +19,12 @@ from replicate.jail.session import Session
 from tests.integration.minted import Tiny
 
 PID = b"\n\nimport os\n\ndef clamp(value, low, high):\n    return os.getpid()\n"
-WRONG_AFTER_TWO = (
-    b"\n\n_SEEN = []\n\n"
+WRONG_AFTER_TWO = (  # and slow after its first wrong answer: the kill comes before the end
+    b"\n\nimport time\n\n_SEEN = []\n\n"
     b"def clamp(value, low, high):\n"
     b"    _SEEN.append(value)\n"
+    b"    if len(_SEEN) > 3:\n"
+    b"        time.sleep(0.05)\n"
     b"    return value if len(_SEEN) <= 2 else 'wrong'\n"
 )
 KILLS_ITS_SESSION = b"\n\nimport os, signal\n\nos.kill(os.getppid(), signal.SIGKILL)\n"

@@ -1,5 +1,6 @@
-"""`run` grades in warm jails started while the agent works: the same candidates earn the same
-verdicts warm and cold, and the pools end with the run."""
+"""`run` grades as children of sealed sessions (bubblewrap; elsewhere in warm jails started while
+the agent works): the same candidates earn the same verdicts so and cold, and the sessions and
+pools end with the run."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 from replicate.agents.protocol import AgentConfig
 from replicate.core.records import ResultRow
 from replicate.grading.grader import original_source
+from replicate.jail import CandidateSessions
 from replicate.jail.sandbox import get_sandbox
 from replicate.jail.warm import WarmPool
 from replicate.scoring.session import RunOptions, run_batch
@@ -70,36 +72,45 @@ def test_warm_and_cold_runs_give_the_same_verdicts(
     tiny: Tiny, tmp_path: Path, answers: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     taken: list[object] = []
-    closed: list[WarmPool] = []
-    take, close = WarmPool.take, WarmPool.close
+    forked: list[object] = []
+    closed: list[object] = []
+    take, run, close = WarmPool.take, CandidateSessions.run, CandidateSessions.close
 
     def counting_take(self: WarmPool, *args: object, **kwargs: object) -> object:
         taken.append(args[0])
         return take(self, *args, **kwargs)  # type: ignore[arg-type]
 
-    def counting_close(self: WarmPool) -> None:
+    def counting_run(self: CandidateSessions, *args: object, **kwargs: object) -> object:
+        found = run(self, *args, **kwargs)  # type: ignore[arg-type]
+        forked.append(found)
+        return found
+
+    def counting_close(self: CandidateSessions) -> None:
         closed.append(self)
         close(self)
 
     monkeypatch.setattr(WarmPool, "take", counting_take)
-    monkeypatch.setattr(WarmPool, "close", counting_close)
+    monkeypatch.setattr(CandidateSessions, "run", counting_run)
+    monkeypatch.setattr(CandidateSessions, "close", counting_close)
     cold = _run(tiny, tmp_path / "cold", answers, warm=False)
-    assert taken == [] and closed == []
+    assert taken == [] and forked == [] and closed == []
     warm = _run(tiny, tmp_path / "warm", answers, warm=True)
     assert [_graded(r) for r in warm] == [_graded(r) for r in cold]
     rewards = sorted(r.reward or 0.0 for r in warm)
     assert rewards[0] == 0.0 and rewards[-1] == 1.0
     assert any(0.0 < (r.reward or 0.0) < 1.0 for r in warm), [r.reason for r in warm]
-    # every graded candidate took a warm jail; those that earned anything took a second
+    # every graded candidate ran in a session, none in a jail of its own; those that earned
+    # anything ran a second time
     earned = sum((r.reward or 0.0) > 0 for r in warm)
-    assert len(taken) == len(warm) + earned
-    assert len(closed) == 1  # one repository, one pool, closed when the run ended
+    assert len(forked) == len(warm) + earned and None not in forked
+    assert taken == []
+    assert len(closed) == 1  # one set of sessions, closed when the run ended
 
 
 def test_an_interrupted_run_closes_its_pools(
     tiny: Tiny, tmp_path: Path, answers: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    closed: list[WarmPool] = []
+    closed: list[object] = []
     close = WarmPool.close
 
     def counting_close(self: WarmPool) -> None:
@@ -109,9 +120,16 @@ def test_an_interrupted_run_closes_its_pools(
     def interrupted(*_: object) -> None:
         raise KeyboardInterrupt
 
+    def counting_sessions_close(self: CandidateSessions) -> None:
+        closed.append(self)
+        sessions_close(self)
+
+    sessions_close = CandidateSessions.close
     monkeypatch.setattr(WarmPool, "close", counting_close)
+    monkeypatch.setattr(CandidateSessions, "close", counting_sessions_close)
     monkeypatch.setattr("replicate.scoring.session.read_target", interrupted)
     with pytest.raises(KeyboardInterrupt):
         _run(tiny, tmp_path / "run", answers, warm=True)
-    assert len(closed) == 1
-    assert not list(Path(tempfile.gettempdir()).glob(f"replicate-warm-*{os.getpid()}*"))
+    assert len(closed) == 2  # the pool and the sessions
+    for kind in ("warm", "session"):
+        assert not list(Path(tempfile.gettempdir()).glob(f"replicate-{kind}-*{os.getpid()}*"))

@@ -1,0 +1,136 @@
+"""Candidates' runs as forked children of sealed sessions: a grade without a jail start.
+
+Starting a jail (bubblewrap, its cgroup, the interpreter, the runner's imports) costs ~50 ms of
+CPU; calling a typical target on its hidden inputs costs a few ms, and a candidate that earns
+anything is run twice.  A reward server or a trainer's reward function grades thousands of
+candidates of the same few target files, so they run the way gen runs its own programs: as
+children forked from one runner per target file, hash seed and memory limit
+(`replicate.jail.session`), here in sessions *sealed* against their children:
+
+- the runner unlinks its requests pipe once it has opened it and makes itself non-dumpable
+  (a child cannot open the pipe to read or inject requests, nor read the session's memory or
+  descriptors through /proc, nor trace it); a runner that cannot do both exits, and every run of
+  that interpreter goes to a jail of its own instead;
+- one request at a time: the next candidate's job (its nonce, its inputs) reaches the runner
+  only after the host has the previous run's ``exited`` frame, so no child holds another's;
+- that frame is written under the run's own nonce, which no other child ever had; a child that
+  forges its own ends only its own run early, and the runner's real frame for it then ends the
+  session (the next run goes to a jail of its own);
+- after each child the runner kills every other process of the jail until none is left, and
+  empties /tmp and /dev/shm, before it copies the next program in;
+- the determinism check's second run (`again`) goes to a session of its own, another process
+  with another memory layout, as a second jail would: a candidate whose answers follow `id()`
+  is caught the same way.
+
+A run a session cannot give (no session could be started, the session died: a candidate killed
+it, say) comes back None, and `Jail.run` runs the candidate in a jail of its own: the verdict is
+the same either way, only slower.  Local (bubblewrap) sandbox with the speed-ups only.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Hashable, Sequence
+
+from replicate.core import CallInput, GradingSettings, Target
+from replicate.errors import InfraError
+from replicate.jail.calls import JailRun, RepoContext, RunPlan
+from replicate.jail.sandbox.base import Sandbox, WarmStart
+from replicate.jail.series import forks_series
+from replicate.jail.session import Session, unsealed
+
+
+class CandidateSessions:
+    """Idle sealed sessions by (repository, target file, hash seed, memory limit, first or
+    second run); a run takes one (or starts one), and gives it back once its run is read.  At
+    most `max_idle` wait between runs: the least recently used beyond that are ended."""
+
+    def __init__(self, sandbox: Sandbox, max_idle: int = 8) -> None:
+        self._sandbox = sandbox
+        self._max_idle = max_idle
+        self._lock = threading.Lock()
+        self._idle: list[tuple[Hashable, Session]] = []  # least recently used first
+        self._refused: set[str] = set()  # interpreters whose runner cannot seal a session
+        self._closed = False
+        self.started = 0  # sessions started, for tests and benches
+        self.served = 0  # runs they gave
+
+    def run(
+        self,
+        ctx: RepoContext,
+        target: Target,
+        inputs: Sequence[CallInput],
+        settings: GradingSettings,
+        program: bytes,
+        *,
+        hash_seed: int = 0,
+        again: bool = False,
+    ) -> JailRun | None:
+        """`program` (the spliced target file) run on `inputs` in a session's child; None when
+        no session can give it (the caller runs it in a jail of its own)."""
+        sandbox = self._sandbox
+        if not isinstance(sandbox, WarmStart) or not self.serves(ctx):
+            return None
+        key = (str(ctx.tree), str(ctx.python), target.path, hash_seed, settings.memory_mb, again)
+        session = self._take(sandbox, key, RunPlan(ctx, target, settings, hash_seed, 0))
+        if session is None:
+            return None
+        found = session.run_all(inputs, settings, [program], target=target)[0]
+        if found is None:
+            if unsealed(session):
+                with self._lock:
+                    self._refused.add(str(ctx.python))
+            session.close(kill=True)
+            return None
+        self._give(key, session)
+        with self._lock:
+            self.served += 1
+        return found
+
+    def serves(self, ctx: RepoContext) -> bool:
+        """Whether candidates' runs in `ctx` go to sessions (else to jails of their own)."""
+        if not forks_series(self._sandbox, ctx):
+            return False
+        with self._lock:
+            return str(ctx.python) not in self._refused
+
+    def _take(self, sandbox: WarmStart, key: Hashable, plan: RunPlan) -> Session | None:
+        with self._lock:
+            if self._closed:
+                return None
+            for at, (held, session) in enumerate(self._idle):
+                if held == key:
+                    del self._idle[at]
+                    return session
+            self.started += 1
+        try:
+            return Session(sandbox, plan, candidates=True)
+        except InfraError:
+            return None
+
+    def _give(self, key: Hashable, session: Session) -> None:
+        with self._lock:
+            if self._closed:
+                ended = [session]
+            else:
+                self._idle.append((key, session))
+                cut = max(0, len(self._idle) - self._max_idle)
+                ended = [held for _, held in self._idle[:cut]]
+                del self._idle[:cut]
+        for old in ended:
+            old.close()
+
+    def close(self) -> None:
+        """End every idle session (a run still out ends its session when it comes back)."""
+        with self._lock:
+            self._closed = True
+            ended = [session for _, session in self._idle]
+            self._idle.clear()
+        for session in ended:
+            session.close()
+
+    def __enter__(self) -> CandidateSessions:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

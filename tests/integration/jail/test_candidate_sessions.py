@@ -1,0 +1,310 @@
+"""Candidates graded as children of sealed sessions (`replicate.jail.candidates`): the verdicts a
+jail of their own gives, and nothing one candidate does reaches the next one's run.
+
+Each defence is shown against a control: the same attack on a runner with that defence taken out
+(a patched copy of the runner, `_without`), where it works.
+"""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replicate.batch import LoadedTask
+from replicate.grading import grade_text, original_source
+from replicate.jail import CandidateSessions, Jail, JailRun, RepoContext, get_sandbox
+from replicate.jail import calls as calls_module
+from replicate.jail.runner import wire_beside
+from replicate.jail.sandbox.base import WarmStart
+from tests.integration.minted import Tiny
+
+CLAMP = "tinypkg.core.clamp"
+
+# What a child can see of its session: the requests pipe by the name in the memory it was
+# forked with, and its parent's environment, memory and descriptors through /proc.
+PROBE = b"""
+
+import os as _os
+import sys as _sys
+
+
+def _facts():
+    found = []
+    frame = _sys._getframe()
+    while frame is not None:
+        session = frame.f_locals.get("session")
+        if type(session) is dict and isinstance(session.get("requests"), str):
+            found.append("pipe:" + str(_os.path.exists(session["requests"])))
+        frame = frame.f_back
+    parent = _os.getppid()
+    for name in ("environ", "mem", "fd"):
+        try:
+            if name == "fd":  # the requests pipe is one of them
+                for fd in _os.listdir(f"/proc/{parent}/fd"):
+                    _os.close(_os.open(f"/proc/{parent}/fd/{fd}", _os.O_RDONLY | _os.O_NONBLOCK))
+            else:
+                open(f"/proc/{parent}/{name}", "rb").close()
+            found.append(name + ":open")
+        except OSError:
+            found.append(name + ":denied")
+    return " ".join(sorted(set(found)))
+
+
+_FACTS = _facts()
+
+
+def clamp(value, low, high):
+    return _FACTS
+"""
+
+# Leaves a sleeper in a session of its own that ignores SIGTERM, and a chain of processes each
+# forking the next and exiting (a sweep that lists pids once misses the newest).
+LEAVES_PROCESSES = b"""
+
+import os as _os
+import signal as _signal
+import time as _time
+
+
+def _leave():
+    if _os.fork() == 0:
+        _os.setsid()
+        _signal.signal(_signal.SIGTERM, _signal.SIG_IGN)
+        if _os.fork() == 0:
+            _time.sleep(60)
+        _os._exit(0)
+    if _os.fork() == 0:
+        while True:
+            if _os.fork():
+                _os._exit(0)
+
+
+_leave()
+_time.sleep(0.2)
+"""
+
+# Counts the processes of the jail besides its init, its parent and itself.
+COUNTS_PROCESSES = b"""
+
+import os as _os
+
+
+def clamp(value, low, high):
+    mine = {1, _os.getpid(), _os.getppid()}
+    return sum(1 for name in _os.listdir("/proc") if name.isdigit() and int(name) not in mine)
+"""
+
+# Ends its own run on the host early (its `exited` frame forged under its own nonce), then
+# lingers writing bytes that are no frame, as the next run starts.
+FORGES_ITS_END = b"""
+
+import json as _json
+import os as _os
+import sys as _sys
+import time as _time
+
+
+def _forge():
+    frame, request = _sys._getframe(), None
+    while frame is not None and request is None:
+        request = frame.f_locals.get("request")
+        frame = frame.f_back
+    job = request["job"]
+    frame = {"event": "exited", "k": request["k"], "status": 0, "timed_out": False, "s": 0.1}
+    _os.write(3, ("\\nx" + job["nonce"] + " " + _json.dumps(frame) + "\\n").encode())
+    _time.sleep(1.0)
+    _os.write(3, b"no frame at all " * 100)
+
+
+_forge()
+"""
+
+# Wrong on about one call in eight, which ones chosen by this process's heap address: the same in
+# every child of one session, others in another process (right on most inputs, so it earns a
+# reward and is run again).
+FOLLOWS_ITS_ADDRESS = b"""
+
+_KEY = id(object()) >> 12
+_SEEN = []
+
+
+def clamp(value, low, high):
+    _SEEN.append(1)
+    if hash((_KEY, len(_SEEN))) % 8:
+        return min(max(value, low), high)
+    return "wrong"
+"""
+
+# Answers with this process's heap address.
+ITS_ADDRESS = b"""
+
+_KEY = id(object()) >> 12
+
+
+def clamp(value, low, high):
+    return _KEY
+"""
+
+
+class _OneSessionForBoth(CandidateSessions):
+    """Candidate sessions that run the determinism check's second run where the first ran."""
+
+    def run(self, *args: Any, **kwargs: Any) -> JailRun | None:
+        return super().run(*args, **{**kwargs, "again": False})
+
+
+def _local() -> WarmStart:
+    sandbox = get_sandbox("local")
+    assert isinstance(sandbox, WarmStart)
+    return sandbox
+
+
+@pytest.fixture
+def clamp_task(tiny: Tiny) -> LoadedTask:
+    return tiny.task(CLAMP)
+
+
+@pytest.fixture
+def forks() -> Iterator[CandidateSessions]:
+    with CandidateSessions(_local()) as sessions:
+        yield sessions
+
+
+def _without(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str, new: str) -> None:
+    """Jails start a copy of the runner with `old` replaced by `new` (a defence taken out)."""
+    source = Path(calls_module.RUNNER_PATH)
+    text = source.read_text()
+    assert old in text
+    copy = tmp_path / "runner" / "runner.py"
+    copy.parent.mkdir()
+    copy.write_text(text.replace(old, new))
+    shutil.copy(wire_beside(str(source)), wire_beside(str(copy)))
+    monkeypatch.setattr(calls_module, "RUNNER_PATH", copy)
+
+
+def _run(
+    forks: CandidateSessions,
+    ctx: RepoContext,
+    task: LoadedTask,
+    program: bytes,
+    *,
+    again: bool = False,
+    inputs: int = 1,
+) -> JailRun:
+    hidden = task.hidden
+    found = forks.run(
+        ctx, hidden.target, task.inputs[:inputs], hidden.grading, program, again=again
+    )
+    assert found is not None, "the session gave no run"
+    return found
+
+
+def _values(run: JailRun) -> list[object]:
+    outcomes = run.parsed.outcomes
+    return [outcomes[i].get("value", {}).get("v") for i in sorted(outcomes)]
+
+
+def test_candidates_grade_alike_in_sessions_and_in_jails_of_their_own(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext, forks: CandidateSessions
+) -> None:
+    original = original_source(clamp_task).decode()
+    candidates = {
+        "right": original,
+        "wrong": original.replace("return low", "return high"),
+        "does not parse": original.replace("def clamp", "def clamp("),
+        "raises at import": original + "\nraise RuntimeError('no')\n",
+        "exits at import": original + "\nimport os\nos._exit(0)\n",
+        "kills its parent": original.replace(
+            '"""Clamp value into [low, high]."""',
+            '"""Clamp."""\n    import os, signal\n    os.kill(os.getppid(), signal.SIGKILL)',
+        ),
+    }
+    forked = Jail(tiny_ctx, _local(), candidates=forks)
+    alone = Jail(tiny_ctx, _local())
+    for name, text in candidates.items():
+        mine = grade_text(clamp_task, text, forked, shrink=False)
+        theirs = grade_text(clamp_task, text, alone, shrink=False)
+        got = (mine.reward, mine.status, mine.reason, mine.counts)
+        assert got == (theirs.reward, theirs.status, theirs.reason, theirs.counts), name
+        assert (mine.duration_s or 0) < clamp_task.hidden.grading.total_timeout_s, name
+    assert grade_text(clamp_task, original, forked).reward == 1.0
+    assert 2 <= forks.started < len(candidates)  # runs were served by sessions
+
+
+def test_a_sealed_session_is_out_of_its_children_s_reach(
+    clamp_task: LoadedTask,
+    tiny_ctx: RepoContext,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    program = original_source(clamp_task) + PROBE
+    with monkeypatch.context() as unsealed:  # the control: a runner that does not seal
+        _without(
+            unsealed,
+            tmp_path,
+            "def _seal(requests: str) -> bool:\n",
+            "def _seal(requests: str) -> bool:\n    return True\n",
+        )
+        with CandidateSessions(_local()) as forks:
+            control = _values(_run(forks, tiny_ctx, clamp_task, program))
+    assert control == ["environ:open fd:open mem:open pipe:True"]
+    with CandidateSessions(_local()) as forks:
+        sealed = _values(_run(forks, tiny_ctx, clamp_task, program))
+    assert sealed == ["environ:denied fd:denied mem:denied pipe:False"]
+
+
+def test_nothing_a_child_left_meets_the_next_child(
+    clamp_task: LoadedTask,
+    tiny_ctx: RepoContext,
+    monkeypatch: pytest.MonkeyPatch,
+    tmp_path: Path,
+) -> None:
+    leaves = original_source(clamp_task) + LEAVES_PROCESSES
+    counts = original_source(clamp_task) + COUNTS_PROCESSES
+    with monkeypatch.context() as untidy:  # the control: no sweep after a child
+        _without(
+            untidy,
+            tmp_path,
+            "    mine = {1, _getpid()}\n    for attempt",
+            "    return\n    mine = {1, _getpid()}\n    for attempt",
+        )
+        with CandidateSessions(_local()) as forks:
+            _run(forks, tiny_ctx, clamp_task, leaves)
+            left = _values(_run(forks, tiny_ctx, clamp_task, counts))
+    assert left[0] not in (None, "0"), left
+    with CandidateSessions(_local()) as forks:
+        _run(forks, tiny_ctx, clamp_task, leaves)
+        assert _values(_run(forks, tiny_ctx, clamp_task, counts)) == ["0"]
+        assert forks.started == 1  # the same session served both
+
+
+def test_a_run_that_forges_its_end_reaches_no_other_run(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext, forks: CandidateSessions
+) -> None:
+    original = original_source(clamp_task)
+    forged = _run(forks, tiny_ctx, clamp_task, original + FORGES_ITS_END, inputs=5)
+    assert forged.parsed.outcomes == {}  # the forged frame ended its own run on the host
+    after = _run(forks, tiny_ctx, clamp_task, original, inputs=5)
+    expected = [clamp_task.expected[item.index]["value"]["v"] for item in clamp_task.inputs[:5]]
+    assert _values(after) == expected
+    assert forks.started == 1
+
+
+def test_the_second_run_of_a_candidate_is_in_another_session(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext, forks: CandidateSessions
+) -> None:
+    probe = original_source(clamp_task) + ITS_ADDRESS
+    first = _values(_run(forks, tiny_ctx, clamp_task, probe))
+    assert _values(_run(forks, tiny_ctx, clamp_task, probe)) == first  # one session: alike
+    assert _values(_run(forks, tiny_ctx, clamp_task, probe, again=True)) != first
+    program = original_source(clamp_task) + FOLLOWS_ITS_ADDRESS
+    verdict = grade_text(clamp_task, program.decode(), Jail(tiny_ctx, _local(), candidates=forks))
+    assert verdict.reward == 0.0 and verdict.reason.startswith("nondeterministic"), verdict
+    # the control: both runs in one session, the same candidate earns a reward
+    with _OneSessionForBoth(_local()) as same:
+        kept = grade_text(clamp_task, program.decode(), Jail(tiny_ctx, _local(), candidates=same))
+    assert (kept.reward or 0.0) > 0.0, kept
