@@ -7,10 +7,12 @@ candidates of the same few target files, so they run the way gen runs its own pr
 children forked from one runner per target file, hash seed and memory limit
 (`replicate.jail.session`), here in sessions *sealed* against their children:
 
-- the runner unlinks its requests pipe once it has opened it and makes itself non-dumpable
-  (a child cannot open the pipe to read or inject requests, nor read the session's memory or
-  descriptors through /proc, nor trace it); a runner that cannot do both exits, and every run of
-  that interpreter goes to a jail of its own instead;
+- the requests pipe has no name in the jail (its read end is inherited, and each child closes
+  it), and the runner makes itself non-dumpable: a child cannot open the pipe to read or inject
+  requests, nor read the session's memory or descriptors through /proc, nor trace it; a runner
+  that cannot do that exits, and every run of that interpreter goes to a jail of its own;
+- the target's file is bound read-only, and the host writes each candidate into it between
+  runs (a child cannot write the host's disk through it);
 - one request at a time: the next candidate's job (its nonce, its inputs) reaches the runner
   only after the host has the previous run's ``exited`` frame, so no child holds another's;
 - that frame is written under the run's own nonce, which no other child ever had; a child that

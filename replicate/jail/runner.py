@@ -1371,8 +1371,8 @@ def run_session(session: wire.Session) -> None:
     run's nonce, marked.  Ends the process at an ``end`` request or when the pipe closes; at
     once, when a session for candidates cannot be sealed."""
     fd = int(session.get("channel_fd", 3))
-    requests = _Requests(os.open(str(session["requests"]), os.O_RDONLY))
-    sealed = _seal(str(session["requests"]))
+    requests = _Requests(int(session["requests_fd"]))
+    sealed = _seal()
     if session.get("candidates") is True and not sealed:
         _os_exit(_UNSEALED)  # the host grades its candidates in jails of their own instead
     residue = session.get("pid_residue")
@@ -1383,9 +1383,10 @@ def run_session(session: wire.Session) -> None:
             _os_exit(0)
         if "k" not in request:
             continue  # a kill for a child already gone
-        with open(request["program"], "rb") as source, open(session["file"], "r+b") as target:
-            target.truncate(0)  # same inode: the bind shows it
-            target.write(source.read())
+        if "program" in request:  # else the host wrote it, the file is read-only here
+            with open(request["program"], "rb") as source, open(session["file"], "r+b") as target:
+                target.truncate(0)  # same inode: the bind shows it
+                target.write(source.read())
         job = request["job"]
         if job.get("by_value") is True:
             _load_by_value()  # our own shipped module: once here, not once per child
@@ -1542,16 +1543,12 @@ _UNSEALED = wire.UNSEALED_EXIT  # the session ends: the host runs jails of their
 _DUMPABLE: list[Any] = []  # prctl, kept from `_seal` for the children
 
 
-def _seal(requests: str) -> bool:
-    """Keep the session's process out of its children's reach: its requests pipe has no name
-    left in the jail (a child cannot open it to read or write requests), and the process is not
-    dumpable (a child of the same user cannot read its memory or open its descriptors through
-    /proc, nor trace it).  ctypes is imported for prctl and taken out of ``sys.modules`` again,
-    so a child's modules are those of a fresh runner.  False when either cannot be done."""
-    try:
-        os.unlink(requests)
-    except OSError:
-        return False
+def _seal() -> bool:
+    """Keep the session's process out of its children's reach: it is not dumpable, so a child of
+    the same user can neither read its memory nor open its descriptors (the requests pipe among
+    them) through /proc, nor trace it.  ctypes is imported for prctl and taken out of
+    ``sys.modules`` again, so a child's modules are those of a fresh runner.  False when it
+    cannot be done."""
     before = set(_sys_modules)
     try:
         import ctypes  # only a session needs it, and only once

@@ -14,9 +14,12 @@ and empties /tmp and /dev/shm, then writes an ``exited`` frame under the run's o
 (marked, `wire.EXITED_MARK`); the host cuts the channel there and reads each run's part as a
 run of its own (the per-call limit held on the host's clock included).
 
-Every session is sealed against its children (`runner._seal`): the runner unlinks its requests
-pipe once open and makes itself non-dumpable, so a child can neither open the pipe (to read the
-requests to come or inject its own) nor reach the runner's memory or descriptors through /proc.
+Every session is sealed against its children (`runner._seal`): its requests come on a pipe
+whose read end the jail inherits (no name to open it by; each child closes it) and the runner
+makes itself non-dumpable, so a child can neither read nor inject requests nor reach the
+runner's memory or descriptors through /proc. For candidates the target's file is bound
+read-only and the host writes each program into it between runs (gen's own programs are copied
+in from inside, the file bound writable for that).
 A run's ``exited`` frame is under a nonce only that run's job held, so a child that forges one
 ends only its own run early. What the children still share is the runner's state before any
 repository code ran, as fresh jails do, and one memory layout: two children of one session give
@@ -98,43 +101,51 @@ class Session:
         ctx, target = plan.ctx, plan.target
         self.plan = plan
         self.scratch = make_dir("replicate-session-")
-        door = self.scratch / "door"  # the runner unlinks the pipe in it once open
-        door.mkdir()
-        requests = door / "requests"
-        os.mkfifo(requests, 0o600)
-        self.writer = os.open(requests, os.O_RDWR)  # never blocks, never sees the reader go
-        current = self.scratch / "current.py"
-        current.write_bytes(b"")
+        self.candidates = candidates
+        from replicate.jail.sandbox.process import Pipe  # a backend's: loaded when used
+
+        pipe = Pipe()  # the requests: its read end is inherited, it has no name in the jail
+        self.writer = pipe.write_fd
+        self.current = self.scratch / "current.py"
+        self.current.write_bytes(b"")
         self.programs = self.scratch / "programs"
         self.programs.mkdir()
         inside = str(ctx.tree / target.path)
         session: wire.Session = {
-            "requests": str(requests),
+            "requests_fd": pipe.read_fd,
             "file": inside,
             "own_pids": getattr(sandbox, "name", "") == "local",  # bubblewrap: --unshare-pid
         }
-        if candidates:
+        if candidates:  # the host writes each program (one run at a time), the jail cannot
             session["candidates"] = True
         else:
             session["pid_residue"] = pid_residue(plan)
         mounts = [
             *ctx.mounts(),
             Mount.same(str(ctx.tree)),
-            Mount(str(current), inside, writable=True),
-            Mount(str(door), str(door), writable=True),
+            Mount(str(self.current), inside, writable=not candidates),
             Mount.same(str(self.programs)),
         ]
         stdin = json.dumps({"session": session}).encode() + b"\n"
         request = plan.request(ctx.tree, mounts, ctx.bytecode(ctx.tree, target), stdin)
         limits = dataclasses.replace(request.limits, output_bytes=SESSION_OUTPUT)
-        request = dataclasses.replace(request, timeout_s=SESSION_S, limits=limits)
+        request = dataclasses.replace(
+            request, timeout_s=SESSION_S, limits=limits, keep_fds=(pipe.read_fd,)
+        )
         self.lock = threading.Lock()  # one caller's requests at a time
         self.cond = threading.Condition()
         self.queue: list[Run] = []
         self.count = 0
         self.ended = False
         self.exit_code: int | None = None  # the jail's, once it has ended
-        self.started: Started = sandbox.start(request)
+        try:
+            self.started: Started = sandbox.start(request)
+        except BaseException:  # no jail: nothing of the session is left behind either
+            os.close(self.writer)
+            remove_dir(self.scratch)
+            raise
+        finally:
+            os.close(pipe.read_fd)  # the jail's now
         self.thread = threading.Thread(target=self._supervise, name="replicate-session")
         self.thread.daemon = True
         self.thread.start()
@@ -158,10 +169,19 @@ class Session:
         called = target if target is not None else self.plan.target
         if called.path != self.plan.target.path:
             raise ValueError(f"a session of {self.plan.target.path} cannot run {called.path}")
+        flags = (encode_inputs, until_timeout)
         with self.lock:
+            if self.candidates:  # one at a time: the next is written once the last is gone
+                return [
+                    self._wait(
+                        self._send(called, program, inputs, settings, flags, until),
+                        inputs,
+                        settings,
+                    )
+                    for program in programs
+                ]
             runs = [
-                self._send(called, program, inputs, settings, (encode_inputs, until_timeout), until)
-                for program in programs
+                self._send(called, program, inputs, settings, flags, until) for program in programs
             ]
             return [self._wait(run, inputs, settings) for run in runs]
 
@@ -177,13 +197,19 @@ class Session:
         encode_inputs, until_timeout = flags
         self.count += 1
         k, nonce = self.count, secrets.token_hex(16)
-        path = self.programs / f"{k}.py"
-        path.write_bytes(program)
         job = job_dict(target, inputs, settings, encode_inputs)
         job.update({"nonce": nonce, "until_timeout": until_timeout})
         clock = CallClock(tuple(item.index for item in inputs), settings.call_timeout_s)
         run = Run(k, nonce, LiveFrames(nonce, clock), until, settings.total_timeout_s)
-        request = {"k": k, "program": str(path), "job": job, "timeout_s": settings.total_timeout_s}
+        request: dict[str, object] = {"k": k, "job": job, "timeout_s": settings.total_timeout_s}
+        if self.candidates:
+            with self.current.open("r+b") as handle:  # same inode: the bind shows it
+                handle.truncate(0)
+                handle.write(program)
+        else:
+            path = self.programs / f"{k}.py"
+            path.write_bytes(program)
+            request["program"] = str(path)
         with self.cond:
             if not self.queue:
                 run.began = time.monotonic()
@@ -210,7 +236,8 @@ class Session:
         if run.exited is None:
             self.close(kill=True)
             return None
-        (self.programs / f"{run.k}.py").unlink(missing_ok=True)
+        if not self.candidates:
+            (self.programs / f"{run.k}.py").unlink(missing_ok=True)
         return self._finished(run, inputs, settings)
 
     def _finished(

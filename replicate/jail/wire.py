@@ -111,13 +111,14 @@ class JobInput(TypedDict):
 
 class Session(TypedDict, total=False):
     """A jail that runs programs, a forked child each, as requests arrive
-    (`replicate.jail.session`): a request is one line of JSON on ``requests``, ``{"k",
-    "program", "job", "timeout_s"}`` (the program's file is copied over ``file``, the job is
-    run as the runner runs any, and once its child is gone an ``exited`` frame {"k", "status",
-    "timed_out", "s"} is written under the job's nonce), ``{"kill": k}`` or ``{"end": true}``."""
+    (`replicate.jail.session`): a request is one line of JSON on ``requests_fd``, ``{"k",
+    "program", "job", "timeout_s"}`` (the program's file, when named, is copied over ``file``;
+    the job is run as the runner runs any, and once its child is gone an ``exited`` frame {"k",
+    "status", "timed_out", "s"} is written under the job's nonce), ``{"kill": k}`` or
+    ``{"end": true}``."""
 
-    requests: str  # a named pipe, in a folder bound writable (the runner unlinks it)
-    file: str  # the target's file, bound writable for this
+    requests_fd: int  # a pipe's read end, inherited (no name in the jail)
+    file: str  # the target's file, bound writable for gen's programs (the host writes candidates')
     channel_fd: int
     pid_residue: int  # each child's pid is this modulo PID_MODULUS (none: pids as they come)
     candidates: bool  # the programs are candidates': no session unless it can be sealed

@@ -64,6 +64,7 @@ class SandboxRequest:
     network: bool = False
     channel: bool = False
     limits: Limits = field(default_factory=Limits)
+    keep_fds: tuple[int, ...] = ()  # host fds the command inherits at their numbers (local only)
 
 
 @dataclass(frozen=True)

@@ -83,6 +83,7 @@ class BwrapSandbox:
             track_tree=False,  # the pid namespace dies with its init: nothing escapes
             stdin=request.stdin,
             stdin_later=True,
+            keep_fds=request.keep_fds,
         )
         try:
             started = start_process(spec, side=status)

@@ -54,6 +54,7 @@ class ProcessSpec:
     # keep stdin open for `StartedProcess.finish`; `stdin` is then sent at the start (as much as
     # the pipe takes at once) and `finish`'s input after it
     stdin_later: bool = False
+    keep_fds: tuple[int, ...] = ()  # inherited at their own numbers, as the side pipe's
 
 
 class Pipe:
@@ -202,7 +203,7 @@ def _spawn(
             subprocess.PIPE if spec.stdin or spec.stdin_later else subprocess.DEVNULL,
             limits,
             channel.write_fd if channel else -1,
-            (side.write_fd,) if side else (),
+            ((side.write_fd,) if side else ()) + spec.keep_fds,
             group.join_fds,
         )
     except (FileNotFoundError, PermissionError) as exc:

@@ -7,7 +7,9 @@ Each defence is shown against a control: the same attack on a runner with that d
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -15,35 +17,31 @@ from typing import Any
 import pytest
 
 from replicate.batch import LoadedTask
+from replicate.errors import InfraError
 from replicate.grading import grade_text, original_source
 from replicate.jail import CandidateSessions, Jail, JailRun, RepoContext, get_sandbox
 from replicate.jail import calls as calls_module
+from replicate.jail.calls import RunPlan
 from replicate.jail.runner import wire_beside
 from replicate.jail.sandbox.base import WarmStart
+from replicate.jail.session import Session
 from tests.integration.minted import Tiny
 
 CLAMP = "tinypkg.core.clamp"
 
-# What a child can see of its session: the requests pipe by the name in the memory it was
-# forked with, and its parent's environment, memory and descriptors through /proc.
+# What a child can reach of its session's process through /proc: its environment, its memory and
+# its descriptors (the requests pipe among them).
 PROBE = b"""
 
 import os as _os
-import sys as _sys
 
 
 def _facts():
     found = []
-    frame = _sys._getframe()
-    while frame is not None:
-        session = frame.f_locals.get("session")
-        if type(session) is dict and isinstance(session.get("requests"), str):
-            found.append("pipe:" + str(_os.path.exists(session["requests"])))
-        frame = frame.f_back
     parent = _os.getppid()
     for name in ("environ", "mem", "fd"):
         try:
-            if name == "fd":  # the requests pipe is one of them
+            if name == "fd":
                 for fd in _os.listdir(f"/proc/{parent}/fd"):
                     _os.close(_os.open(f"/proc/{parent}/fd/{fd}", _os.O_RDONLY | _os.O_NONBLOCK))
             else:
@@ -51,7 +49,7 @@ def _facts():
             found.append(name + ":open")
         except OSError:
             found.append(name + ":denied")
-    return " ".join(sorted(set(found)))
+    return " ".join(found)
 
 
 _FACTS = _facts()
@@ -59,6 +57,25 @@ _FACTS = _facts()
 
 def clamp(value, low, high):
     return _FACTS
+"""
+
+# Whether the file it was imported from (the host's copy, bound into the jail) takes writes.
+WRITES_ITS_FILE = b"""
+
+def _writes():
+    try:
+        with open(__file__, "ab") as handle:
+            handle.write(b"#")
+        return "writable"
+    except OSError:
+        return "read-only"
+
+
+_WRITES = _writes()
+
+
+def clamp(value, low, high):
+    return _WRITES
 """
 
 # Leaves a sleeper in a session of its own that ignores SIGTERM, and a chain of processes each
@@ -203,6 +220,12 @@ def _run(
     return found
 
 
+def _run_or_none(forks: CandidateSessions, ctx: RepoContext, task: LoadedTask) -> JailRun | None:
+    hidden = task.hidden
+    program = original_source(task)
+    return forks.run(ctx, hidden.target, task.inputs[:1], hidden.grading, program)
+
+
 def _values(run: JailRun) -> list[object]:
     outcomes = run.parsed.outcomes
     return [outcomes[i].get("value", {}).get("v") for i in sorted(outcomes)]
@@ -246,15 +269,34 @@ def test_a_sealed_session_is_out_of_its_children_s_reach(
         _without(
             unsealed,
             tmp_path,
-            "def _seal(requests: str) -> bool:\n",
-            "def _seal(requests: str) -> bool:\n    return True\n",
+            "def _seal() -> bool:\n",
+            "def _seal() -> bool:\n    return True\n",
         )
         with CandidateSessions(_local()) as forks:
             control = _values(_run(forks, tiny_ctx, clamp_task, program))
-    assert control == ["environ:open fd:open mem:open pipe:True"]
+    assert control == ["environ:open mem:open fd:open"]
     with CandidateSessions(_local()) as forks:
         sealed = _values(_run(forks, tiny_ctx, clamp_task, program))
-    assert sealed == ["environ:denied fd:denied mem:denied pipe:False"]
+    assert sealed == ["environ:denied mem:denied fd:denied"]
+
+
+def test_a_candidate_cannot_write_the_host_s_copy_of_its_file(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext, forks: CandidateSessions
+) -> None:
+    """The target's file in a session is a host file bound into the jail: gen's sessions copy
+    each program into it from inside, so it is writable there (the control); for candidates the
+    host writes it and it is read-only, as in a jail of their own (else a candidate could fill
+    the host's disk through it)."""
+    program = original_source(clamp_task) + WRITES_ITS_FILE
+    hidden = clamp_task.hidden
+    plan = RunPlan(tiny_ctx, hidden.target, hidden.grading, 0, 0)
+    with Session(_local(), plan) as gens:
+        (mutant,) = gens.run_all(clamp_task.inputs[:1], hidden.grading, [program])
+    assert mutant is not None and _values(mutant) == ["writable"]
+    assert _values(_run(forks, tiny_ctx, clamp_task, program)) == ["read-only"]
+    assert _values(_run(forks, tiny_ctx, clamp_task, original_source(clamp_task))) == [
+        clamp_task.expected[clamp_task.inputs[0].index]["value"]["v"]
+    ]
 
 
 def test_nothing_a_child_left_meets_the_next_child(
@@ -308,3 +350,33 @@ def test_the_second_run_of_a_candidate_is_in_another_session(
     with _OneSessionForBoth(_local()) as same:
         kept = grade_text(clamp_task, program.decode(), Jail(tiny_ctx, _local(), candidates=same))
     assert (kept.reward or 0.0) > 0.0, kept
+
+
+class _Refusing:
+    """The local sandbox, except that no jail starts."""
+
+    def __init__(self, inner: WarmStart) -> None:
+        self._inner = inner
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._inner, name)
+
+    def start(self, request: object) -> object:
+        raise InfraError("no jail today")
+
+
+def test_a_session_that_cannot_start_leaves_nothing_and_the_run_goes_to_a_jail(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext
+) -> None:
+    refusing = _Refusing(_local())
+    before = set(os.listdir("/proc/self/fd"))
+    folders = set(Path(tempfile.gettempdir()).glob("replicate-session-*"))
+    with CandidateSessions(refusing) as forks:  # type: ignore[arg-type]
+        for _ in range(3):
+            assert _run_or_none(forks, tiny_ctx, clamp_task) is None
+        assert forks.started == 3
+    assert set(os.listdir("/proc/self/fd")) <= before  # no pipe left open
+    assert set(Path(tempfile.gettempdir()).glob("replicate-session-*")) <= folders
+    jail = Jail(tiny_ctx, _local(), candidates=CandidateSessions(refusing))  # type: ignore[arg-type]
+    verdict = grade_text(clamp_task, original_source(clamp_task).decode(), jail)
+    assert verdict.reward == 1.0  # graded in a jail of its own
