@@ -28,13 +28,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from replicate.agents import AgentConfig
-from replicate.batch import Batch
-from replicate.core import ResultRow
-from replicate.jail import get_sandbox
-from replicate.scoring import RunOptions, run_batch
-
 REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))
+
+from replicate.agents import AgentConfig  # noqa: E402
+from replicate.batch import Batch  # noqa: E402
+from replicate.core import ResultRow  # noqa: E402
+from replicate.jail import get_sandbox  # noqa: E402
+from replicate.scoring import RunOptions, run_batch  # noqa: E402
+
 AGENT = (
     'f="$ANSWERS/$REPLICATE_TARGET.py"; if [ -f "$f" ]; then cp "$f" "$REPLICATE_TARGET_FILE"; fi'
 )
