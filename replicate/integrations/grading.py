@@ -173,10 +173,24 @@ def grader_for(root: Path) -> Grader:
     key = root.expanduser().resolve()
     with _GRADERS_LOCK:
         if key not in _GRADERS:
-            if not _GRADERS:
+            if not _HOOKED:
                 atexit.register(close_graders)
+                os.register_at_fork(after_in_child=_forget_in_child)
+                _HOOKED.append(True)
             _GRADERS[key] = Grader(key, warm=True, warm_per_key=os.cpu_count() or 1)
         return _GRADERS[key]
+
+
+_HOOKED: list[bool] = []
+
+
+def _forget_in_child() -> None:
+    """In a child forked from a process that graded (a trainer's data workers, say): the
+    parent's graders hold the parent's sessions, jails and threads, none of which the child
+    may use or end; the child opens its own on first use."""
+    global _GRADERS_LOCK  # the parent's may have been held by another thread at the fork
+    _GRADERS_LOCK = threading.Lock()
+    _GRADERS.clear()
 
 
 def close_graders() -> None:

@@ -3,6 +3,8 @@ the way that framework calls it: the original scores 1.0, the stub 0.0, as `grad
 
 from __future__ import annotations
 
+import multiprocessing
+import time
 from pathlib import Path
 from typing import Any
 
@@ -10,7 +12,7 @@ import pytest
 
 from replicate.grading.grader import grade_text
 from replicate.integrations import openrlhf, trl, verl
-from replicate.integrations.grading import TASKS_ENV, completion_text, grader_for
+from replicate.integrations.grading import TASKS_ENV, Grader, completion_text, grader_for
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
@@ -144,3 +146,46 @@ def test_an_infrastructure_failure_is_not_a_zero() -> None:
     from replicate.integrations.grading import infra_verdict, reward_of
 
     assert reward_of(infra_verdict("t", "sandbox gone")) is None
+
+
+_PARENT: list[Grader] = []  # the parent's grader, as a forked child inherits it
+
+
+def _score_in_child(row: dict[str, Any], text: str) -> tuple[float, bool, bool]:
+    """In a forked child: the score, whether the parent's grader (inherited) still has a live
+    session, and whether the child's grader is another one."""
+    (parent,) = _PARENT
+    alive = any(session.thread.is_alive() for _, session in parent.forks._idle)  # type: ignore[union-attr]
+    score = verl.compute_score(row["data_source"], text, row["task_id"], row["extra_info"])
+    mine = grader_for(Path(row["extra_info"]["tasks_dir"]))
+    return score["score"], alive, mine is not parent
+
+
+def test_a_forked_child_grades_with_its_own_sessions(
+    tiny: Tiny, rows: list[dict[str, Any]]
+) -> None:
+    """A trainer's data workers are often forked from the process that graded: the parent's
+    sessions are served by threads the child does not have (the control: none is alive in the
+    child), so the child opens its own, and the parent's go on serving the parent."""
+    row = next(r for r in rows if r["extra_info"]["symbol"] == SYMBOLS[0])
+    text = candidates(tiny.batch.load(row["task_id"]))["whole_file"]
+    assert verl.compute_score(row["data_source"], text, row["task_id"], row["extra_info"]) == {
+        "score": 1.0,
+        "infra_error": False,
+    }
+    parent = grader_for(Path(row["extra_info"]["tasks_dir"]))
+    assert parent.forks is not None and parent.forks._idle  # sessions the child inherits
+    _PARENT[:] = [parent]
+    started = time.monotonic()
+    with multiprocessing.get_context("fork").Pool(1) as pool:
+        score, alive, other = pool.apply(_score_in_child, (row, text))
+    assert (score, alive, other) == (1.0, False, True)
+    assert (
+        time.monotonic() - started < tiny.batch.load(row["task_id"]).hidden.grading.total_timeout_s
+    )
+    served = parent.forks.served
+    assert (
+        verl.compute_score(row["data_source"], text, row["task_id"], row["extra_info"])["score"]
+        == 1.0
+    )
+    assert parent.forks.served == served + 2  # the parent's sessions, untouched by the child
