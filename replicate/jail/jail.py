@@ -51,9 +51,9 @@ class Jail:
         With `sessions` (gen: never a candidate) the run is a child of the target's session;
         else a candidate's run (`override` given) is a child of a sealed session of
         `candidates` if any (`again`: the determinism check's second run, in another session),
-        or takes a warm jail from the pool if any.  Once
-        a SIGINT or SIGTERM is ending the process, an InfraError instead: in-flight work in
-        other threads stops at its next run rather than starting jails the exit waits for."""
+        or takes a warm jail from the pool if any.  Once a SIGINT or SIGTERM is ending the
+        process, an InfraError instead: in-flight work in other threads stops at its next run
+        rather than starting jails the exit waits for."""
         if stopping():
             raise InfraError("interrupted")
         if self.sessions is not None:

@@ -37,7 +37,7 @@ and encoded by what they gave (``wire.PROBED``).
 
 Session (``replicate.jail.session``): a first line ``{"session": {...}}`` instead of a job makes
 this process seal itself against its children (`_seal`) and fork a child per request read from
-a named pipe, each child running its request's job as above (`run_session`).
+an inherited pipe, each child running its request's job as above (`run_session`).
 
 Before any candidate code is imported, this module takes a private copy of the builtins (its
 functions look names up there, not in ``builtins``) and captures every library function it needs
@@ -1363,11 +1363,12 @@ def _load_input(
 def run_session(session: wire.Session) -> None:
     """Run programs (gen's own, or candidates' with ``candidates``: see
     `replicate.jail.session`), each in a child forked from this process, one request after
-    another: a request (a line of JSON on the ``requests`` pipe) names a program file, copied
-    over the target's file (bound writable for this), and a job, which the child runs as `run`
-    does.  Once the child has exited, been killed at the request's time limit or by a ``kill``
-    request, this process kills what the child left running, empties /tmp and /dev/shm (so the
-    next child finds the jail as a fresh one would be) and writes an ``exited`` frame under the
+    another: a request (a line of JSON on the inherited ``requests_fd`` pipe) holds a job,
+    which the child runs as `run` does, and for gen's programs names a program file, copied
+    over the target's file (bound writable for this; the host writes candidates' itself).  Once
+    the child has exited, been killed at the request's time limit or by a ``kill`` request,
+    this process kills what the child left running, empties /tmp and /dev/shm (so the next
+    child finds the jail as a fresh one would be) and writes an ``exited`` frame under the
     run's nonce, marked.  Ends the process at an ``end`` request or when the pipe closes; at
     once, when a session for candidates cannot be sealed."""
     fd = int(session.get("channel_fd", 3))
