@@ -10,15 +10,14 @@ Expected outputs never enter the candidate's process; comparison happens here.
 from __future__ import annotations
 
 import time
-from collections.abc import Mapping
 from dataclasses import dataclass
 
 from replicate import GRADER_VERSION
 from replicate.batch import LoadedTask
 from replicate.core import MAX_CANDIDATE_BYTES, SpliceError, Verdict, VerdictStatus
-from replicate.grading.reward import normalise, score
+from replicate.grading.reward import normalise, score_matches
 from replicate.grading.shrink import shrink_counterexample
-from replicate.grading.stability import Outcome, flipped, rescued, unstable_reason
+from replicate.grading.stability import Compared, compared, flipped, rescued, unstable_reason
 from replicate.jail import Jail, JailRun
 
 
@@ -138,27 +137,22 @@ def run_spliced(
 def _second_run(
     task: LoadedTask,
     found: Attempt,
+    first: Compared,
     jail: Jail,
     hash_seed: int,
-) -> Refusal | Mapping[int, Outcome]:
+) -> Refusal | Compared:
     """Grade again (docs/design.md §4 and §5, item 17): a Refusal when passes come and go between
-    the two runs, else the second run's outcomes (inputs that timed out in the first are scored
-    on them)."""
+    the two runs, else the second run, compared."""
     again = run_spliced(task, found.spliced, jail, hash_seed=hash_seed, again=True)
     if isinstance(again, Refusal):
         if again.status == "infra_error":
             return again
         return Refusal(0.0, "graded", f"nondeterministic: in a second run, {again.reason}")
-    flips = flipped(
-        task.inputs,
-        task.expected,
-        found.run.parsed.outcomes,
-        again.run.parsed.outcomes,
-        task.hidden.grading,
-    )
+    second = compared(task.inputs, task.expected, again.run.parsed.outcomes, task.hidden.grading)
+    flips = flipped(task.inputs, first, second)
     if flips:
         return Refusal(0.0, "graded", unstable_reason(flips, len(task.inputs)))
-    return again.run.parsed.outcomes
+    return second
 
 
 def grade_text(
@@ -176,7 +170,8 @@ def grade_text(
     the same hash seed; if some input passes in one run and fails in the other, it earns 0
     (`replicate.grading.stability`).  With `shrink`, a counterexample on a generated input is
     shrunk against the reference (`replicate.grading.shrink`, a few seconds at most).
-    When `jail` has a warm pool, the candidate's runs use jails started ahead of time
+    When `jail` has candidate sessions, the candidate's runs are children of sealed sessions
+    (`CandidateSessions`), else with a warm pool they use jails started ahead of time
     (`WarmPool`); the verdict is the same, only the process start is off the critical path.
     """
     started = time.monotonic()
@@ -186,15 +181,16 @@ def grade_text(
         return verdict.model_copy(update={"raw_reward": found.reward})
     run = found.run
     settings = task.hidden.grading
-    result = score(task.inputs, task.expected, run.parsed.outcomes, settings)
+    first = compared(task.inputs, task.expected, run.parsed.outcomes, settings)
+    result = score_matches(task.inputs, first.misses, settings)
     base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
     if normalise(result.reward, base) > 0:
-        again = _second_run(task, found, jail, hash_seed)
+        again = _second_run(task, found, first, jail, hash_seed)
         if isinstance(again, Refusal):
             verdict = _verdict(task, started, again.reward, again.status, again.reason)
             raw = None if again.reward is None else round(result.reward, 6)
             return verdict.model_copy(update={"raw_reward": raw, "counts": result.counts})
-        result = score(task.inputs, task.expected, rescued(run.parsed.outcomes, again), settings)
+        result = score_matches(task.inputs, rescued(task.inputs, first, again), settings)
     reward = round(normalise(result.reward, base), 6)
     reason = _reason(result.mismatches, len(task.inputs), run.result.timed_out, run.parsed.ready)
     example = result.counterexample

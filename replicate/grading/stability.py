@@ -9,47 +9,66 @@ count, and neither does an input that timed out in either run: a busy machine is
 nondeterminism.  A timeout counts only when it repeats: an input that timed out in the first run and
 finished in the second is scored on the second (`rescued`), so a call stalled by a busy machine
 does not cost a right program its reward, while a hang hangs twice.  Pure: the two runs'
-outcomes in, the flipped inputs or the rescued outcomes out.
+outcomes, each compared once (`compared`), in; the flipped inputs or the rescued comparisons
+out.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from replicate.core import CallInput, GradingSettings
+from replicate.grading.compare import Mismatch
 from replicate.grading.reward import matches
 
 Outcome = Mapping[str, Any]
 
 
-def flipped(
+@dataclass(frozen=True)
+class Compared:
+    """One run's outcomes and, per input in order, how each compared (None: a match)."""
+
+    outcomes: Mapping[int, Outcome]
+    misses: tuple[Mismatch | None, ...]
+
+
+def compared(
     inputs: Sequence[CallInput],
     expected: Mapping[int, Outcome],
-    first: Mapping[int, Outcome],
-    second: Mapping[int, Outcome],
+    outcomes: Mapping[int, Outcome],
     settings: GradingSettings,
-) -> tuple[int, ...]:
+) -> Compared:
+    return Compared(outcomes, tuple(matches(inputs, expected, outcomes, settings)))
+
+
+def flipped(inputs: Sequence[CallInput], first: Compared, second: Compared) -> tuple[int, ...]:
     """The indices of the inputs that pass in one run and fail in the other."""
-    one = matches(inputs, expected, first, settings)
-    two = matches(inputs, expected, second, settings)
     out = []
-    for item, miss_one, miss_two in zip(inputs, one, two, strict=True):
-        if _timed_out(first.get(item.index)) or _timed_out(second.get(item.index)):
+    for item, miss_one, miss_two in zip(inputs, first.misses, second.misses, strict=True):
+        if _timed_out(first.outcomes.get(item.index)) or _timed_out(
+            second.outcomes.get(item.index)
+        ):
             continue
         if (miss_one is None) != (miss_two is None):
             out.append(item.index)
     return tuple(out)
 
 
-def rescued(first: Mapping[int, Outcome], second: Mapping[int, Outcome]) -> dict[int, Outcome]:
-    """The first run's outcomes, with each input that timed out there (or never ran: the run hit
-    its time limit) taken from the second run where it finished."""
-    out = dict(first)
-    for index, outcome in second.items():
-        if _timed_out(first.get(index)) and not _timed_out(outcome):
-            out[index] = outcome
-    return out
+def rescued(
+    inputs: Sequence[CallInput], first: Compared, second: Compared
+) -> tuple[Mismatch | None, ...]:
+    """How each input compares on the first run's outcomes, with each input that timed out there
+    (or never ran: the run hit its time limit) taken from the second run where it finished."""
+    return tuple(
+        two if _rescued(first.outcomes.get(item.index), second.outcomes.get(item.index)) else one
+        for item, one, two in zip(inputs, first.misses, second.misses, strict=True)
+    )
+
+
+def _rescued(first: Outcome | None, second: Outcome | None) -> bool:
+    return _timed_out(first) and second is not None and not _timed_out(second)
 
 
 def _timed_out(outcome: Outcome | None) -> bool:

@@ -3,8 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from replicate.core.records import CallInput, GradingSettings
-from replicate.grading.reward import score
-from replicate.grading.stability import flipped, rescued, unstable_reason
+from replicate.grading.reward import score, score_matches
+from replicate.grading.stability import Compared, compared, flipped, rescued, unstable_reason
 
 SETTINGS = GradingSettings()
 
@@ -20,22 +20,35 @@ def _inputs(n: int) -> list[CallInput]:
 EXPECTED = {0: _int(1), 1: _int(2), 2: _int(3)}
 
 
+def _flips(first: dict[int, Any], second: dict[int, Any]) -> tuple[int, ...]:
+    return flipped(_inputs(3), _compared(first), _compared(second))
+
+
+def _compared(outcomes: dict[int, Any]) -> Compared:
+    return compared(_inputs(3), EXPECTED, outcomes, SETTINGS)
+
+
+def _rescued_mismatches(first: dict[int, Any], second: dict[int, Any]) -> int:
+    kept = rescued(_inputs(3), _compared(first), _compared(second))
+    return score_matches(_inputs(3), kept, SETTINGS).mismatches
+
+
 def test_a_coin_flip_shows_as_flipped_inputs() -> None:
     first = {0: _int(1), 1: _int(0), 2: _int(3)}
     second = {0: _int(0), 1: _int(2), 2: _int(3)}
-    assert flipped(_inputs(3), EXPECTED, first, second, SETTINGS) == (0, 1)
+    assert _flips(first, second) == (0, 1)
 
 
 def test_the_same_passes_and_fails_are_stable() -> None:
     first = {0: _int(1), 1: _int(7), 2: _int(3)}
     second = {0: _int(1), 1: _int(8), 2: _int(3)}  # wrong both times, differently: no flip
-    assert flipped(_inputs(3), EXPECTED, first, second, SETTINGS) == ()
+    assert _flips(first, second) == ()
 
 
 def test_timeouts_are_no_evidence() -> None:
     first = {0: _int(1), 1: {"status": "timeout", "t": 1.0}, 2: _int(3)}
     second = {0: _int(1), 1: _int(2)}  # input 2 missing: the run died or timed out
-    assert flipped(_inputs(3), EXPECTED, first, second, SETTINGS) == ()
+    assert _flips(first, second) == ()
 
 
 def test_a_timeout_counts_only_when_it_repeats() -> None:
@@ -45,12 +58,16 @@ def test_a_timeout_counts_only_when_it_repeats() -> None:
     first = {0: _int(1), 1: stalled, 2: stalled}  # input 2 hangs in both runs
     second = {0: _int(1), 1: _int(2), 2: stalled}
     assert score(_inputs(3), EXPECTED, first, SETTINGS).mismatches == 2  # without: both count
-    kept = rescued(first, second)
-    assert kept == {0: _int(1), 1: _int(2), 2: stalled}
-    assert score(_inputs(3), EXPECTED, kept, SETTINGS).mismatches == 1
+    assert _rescued_mismatches(first, second) == 1  # input 1 from the second run
     never_ran = {0: _int(1)}  # the first run hit its time limit before inputs 1 and 2
-    assert rescued(never_ran, second) == {0: _int(1), 1: _int(2)}
-    assert rescued(second, {0: _int(9), 1: _int(9)}) == second  # a finished outcome stays
+    assert _rescued_mismatches(never_ran, second) == 1
+    assert _rescued_mismatches(never_ran, {0: _int(1), 1: _int(2), 2: _int(3)}) == 0
+    assert _rescued_mismatches(second, {0: _int(9), 1: _int(9)}) == 1  # finished outcomes stay
+    # the same as scoring the outcomes the first run would have had with them
+    assert (
+        _rescued_mismatches(first, second)
+        == score(_inputs(3), EXPECTED, {0: _int(1), 1: _int(2), 2: stalled}, SETTINGS).mismatches
+    )
 
 
 def test_reason_counts() -> None:
