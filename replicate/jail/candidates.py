@@ -16,10 +16,11 @@ children forked from one runner per target file, hash seed and memory limit
 - one request at a time: the next candidate's job (its nonce, its inputs) reaches the runner
   only after the host has the previous run's ``exited`` frame, so no child holds another's;
 - that frame is written under the run's own nonce, which no other child ever had; a child that
-  forges its own ends only its own run early, and the runner's real frame for it then ends the
-  session (the next run goes to a jail of its own);
+  forges its own ends only its own run early (what it writes after, and the runner's real
+  frame, carry no nonce of the next run's: the next run ignores them);
 - after each child the runner kills every other process of the jail until none is left, and
-  empties /tmp and /dev/shm, before it copies the next program in;
+  empties /tmp and /dev/shm, before it writes that ``exited`` frame (and so before the host
+  writes the next candidate in);
 - the determinism check's second run (`again`) goes to a session of its own, another process
   with another memory layout, as a second jail would: a candidate whose answers follow `id()`
   is caught the same way.

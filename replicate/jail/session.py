@@ -138,6 +138,7 @@ class Session:
         self.count = 0
         self.ended = False
         self.exit_code: int | None = None  # the jail's, once it has ended
+        self.closed = False
         try:
             self.started: Started = sandbox.start(request)
         except BaseException:  # no jail: nothing of the session is left behind either
@@ -298,7 +299,12 @@ class Session:
         self.close()
 
     def close(self, kill: bool = False) -> None:
-        """End the session (its jail exits, or is killed with `kill`) and remove its files."""
+        """End the session (its jail exits, or is killed with `kill`) and remove its files; once
+        (a second close must not close a descriptor number that may have been reused since)."""
+        with self.cond:
+            if self.closed:
+                return
+            self.closed = True
         if not kill:
             self._request({"end": True})
             self.thread.join(timeout=GRACE_S)

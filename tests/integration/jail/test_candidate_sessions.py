@@ -380,3 +380,22 @@ def test_a_session_that_cannot_start_leaves_nothing_and_the_run_goes_to_a_jail(
     jail = Jail(tiny_ctx, _local(), candidates=CandidateSessions(refusing))  # type: ignore[arg-type]
     verdict = grade_text(clamp_task, original_source(clamp_task).decode(), jail)
     assert verdict.reward == 1.0  # graded in a jail of its own
+
+
+def test_a_session_closed_twice_closes_its_pipe_once(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext
+) -> None:
+    """A session that died in a run is closed by the run's wait and again by its owner; the
+    second close must not close what has taken the pipe's descriptor number since."""
+    hidden = clamp_task.hidden
+    session = Session(_local(), RunPlan(tiny_ctx, hidden.target, hidden.grading, 0, 0))
+    session.close(kill=True)
+    spare = os.open(os.devnull, os.O_RDONLY)  # the number, reused by something else
+    if spare != session.writer:
+        os.dup2(spare, session.writer)
+        os.close(spare)
+    try:
+        session.close(kill=True)
+        os.fstat(session.writer)  # still open: raises OSError if the close reached it
+    finally:
+        os.close(session.writer)
