@@ -194,7 +194,7 @@ def _forget_in_child() -> None:
 
 
 def close_graders() -> None:
-    """Stop the warm jails of every grader this process opened."""
+    """Stop the warm jails and sessions of every grader this process opened."""
     with _GRADERS_LOCK:
         graders = list(_GRADERS.values())
         _GRADERS.clear()

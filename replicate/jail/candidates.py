@@ -79,11 +79,10 @@ class CandidateSessions:
         if session is None:
             return None
         found = session.run_all(inputs, settings, [program], target=target)[0]
-        if found is None:
+        if found is None:  # the session is closed
             if unsealed(session):
                 with self._lock:
                     self._refused.add(str(ctx.python))
-            session.close(kill=True)
             return None
         self._give(key, session)
         with self._lock:

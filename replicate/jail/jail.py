@@ -72,12 +72,11 @@ class Jail:
             if stopping():  # the session died because the process is ending
                 raise InfraError("interrupted")
         elif self.candidates is not None and override is not None and not clock_shift_days:
-            forked = None
-            if not encode_inputs and until is None:  # what candidates' grades ask
-                forked = self.candidates.run(
-                    self.ctx, target, inputs, settings, override, hash_seed=hash_seed, again=again
-                )
-            if forked is not None:
+            plain = not encode_inputs and until is None  # what candidates' grades ask
+            forked = plain and self.candidates.run(
+                self.ctx, target, inputs, settings, override, hash_seed=hash_seed, again=again
+            )
+            if forked:
                 return forked
             if stopping():
                 raise InfraError("interrupted")

@@ -117,10 +117,9 @@ class FileSessions:
         got = session.run_all(
             inputs, settings, [program], encode_inputs=encode_inputs, until=until, target=target
         )
-        if got[0] is None:
+        if got[0] is None:  # the session is closed
             with self.lock:
                 self.sessions[self._key(plan)] = None
-            session.close(kill=True)
         return got[0]
 
     def seed_zero(self, target: Target, settings: GradingSettings) -> Session | None:

@@ -108,24 +108,24 @@ class Session:
         self.writer = pipe.write_fd
         self.current = self.scratch / "current.py"
         self.current.write_bytes(b"")
-        self.programs = self.scratch / "programs"
-        self.programs.mkdir()
+        self.programs = self.scratch / "programs"  # gen's: copied in from inside
         inside = str(ctx.tree / target.path)
         session: wire.Session = {
             "requests_fd": pipe.read_fd,
             "file": inside,
             "own_pids": getattr(sandbox, "name", "") == "local",  # bubblewrap: --unshare-pid
         }
-        if candidates:  # the host writes each program (one run at a time), the jail cannot
-            session["candidates"] = True
-        else:
-            session["pid_residue"] = pid_residue(plan)
         mounts = [
             *ctx.mounts(),
             Mount.same(str(ctx.tree)),
             Mount(str(self.current), inside, writable=not candidates),
-            Mount.same(str(self.programs)),
         ]
+        if candidates:  # the host writes each program (one run at a time), the jail cannot
+            session["candidates"] = True
+        else:
+            session["pid_residue"] = pid_residue(plan)
+            self.programs.mkdir()
+            mounts.append(Mount.same(str(self.programs)))
         stdin = json.dumps({"session": session}).encode() + b"\n"
         request = plan.request(ctx.tree, mounts, ctx.bytecode(ctx.tree, target), stdin)
         limits = dataclasses.replace(request.limits, output_bytes=SESSION_OUTPUT)
@@ -163,10 +163,11 @@ class Session:
         target: Target | None = None,
     ) -> list[JailRun | None]:
         """Each program's run on `inputs` (its bytes replace the target's file), in order; None
-        for one the session could not give.  `until` sees each result frame of a run as it
-        arrives, and once it holds that run's child is killed (the inputs after it get no
-        outcome); `until_timeout`: a run ends at its first timeout.  `target`: the function to
-        call, of the session's file (the session's own target when None)."""
+        for one the session could not give (the session is then closed).  `until` sees each
+        result frame of a run as it arrives, and once it holds that run's child is killed (the
+        inputs after it get no outcome); `until_timeout`: a run ends at its first timeout.
+        `target`: the function to call, of the session's file (the session's own target when
+        None)."""
         called = target if target is not None else self.plan.target
         if called.path != self.plan.target.path:
             raise ValueError(f"a session of {self.plan.target.path} cannot run {called.path}")

@@ -203,7 +203,7 @@ def _without(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str, new: str
     monkeypatch.setattr(calls_module, "RUNNER_PATH", copy)
 
 
-def _run(
+def _forked(
     forks: CandidateSessions,
     ctx: RepoContext,
     task: LoadedTask,
@@ -211,19 +211,18 @@ def _run(
     *,
     again: bool = False,
     inputs: int = 1,
-) -> JailRun:
+) -> JailRun | None:
     hidden = task.hidden
-    found = forks.run(
-        ctx, hidden.target, task.inputs[:inputs], hidden.grading, program, again=again
-    )
+    return forks.run(ctx, hidden.target, task.inputs[:inputs], hidden.grading, program, again=again)
+
+
+def _run(
+    forks: CandidateSessions, ctx: RepoContext, task: LoadedTask, program: bytes, **options: Any
+) -> JailRun:
+    """`_forked`, which must give a run."""
+    found = _forked(forks, ctx, task, program, **options)
     assert found is not None, "the session gave no run"
     return found
-
-
-def _run_or_none(forks: CandidateSessions, ctx: RepoContext, task: LoadedTask) -> JailRun | None:
-    hidden = task.hidden
-    program = original_source(task)
-    return forks.run(ctx, hidden.target, task.inputs[:1], hidden.grading, program)
 
 
 def _values(run: JailRun) -> list[object]:
@@ -373,7 +372,7 @@ def test_a_session_that_cannot_start_leaves_nothing_and_the_run_goes_to_a_jail(
     folders = set(Path(tempfile.gettempdir()).glob("replicate-session-*"))
     with CandidateSessions(refusing) as forks:  # type: ignore[arg-type]
         for _ in range(3):
-            assert _run_or_none(forks, tiny_ctx, clamp_task) is None
+            assert _forked(forks, tiny_ctx, clamp_task, original_source(clamp_task)) is None
         assert forks.started == 3
     assert set(os.listdir("/proc/self/fd")) <= before  # no pipe left open
     assert set(Path(tempfile.gettempdir()).glob("replicate-session-*")) <= folders
