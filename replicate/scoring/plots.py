@@ -53,7 +53,12 @@ def pass_at_k_curve(series: Mapping[str, Sequence[float | None]]) -> str:
     axes.set_xlabel("k (attempts)")
     axes.set_ylabel("pass@k")
     axes.set_ylim(-0.02, 1.02)
-    axes.xaxis.get_major_locator().set_params(integer=True)
+    most = max((len(values) for values in series.values()), default=1)
+    axes.set_xlim(0.5, most + 0.5)  # one sample: k = 1 alone, not a dot on a 0.96-1.04 axis
+    if most <= 12:
+        axes.set_xticks(range(1, most + 1))
+    else:
+        axes.xaxis.get_major_locator().set_params(integer=True)
     if len(series) > 1:
         axes.legend()
     return _data_uri(figure)
