@@ -74,7 +74,7 @@ class CandidateSessions:
         sandbox = self._sandbox
         if not isinstance(sandbox, WarmStart) or not self.serves(ctx):
             return None
-        key = (str(ctx.tree), str(ctx.python), target.path, hash_seed, settings.memory_mb, again)
+        key = _key(ctx, target, settings, hash_seed, again)
         session = self._take(sandbox, key, RunPlan(ctx, target, settings, hash_seed, 0))
         if session is None:
             return None
@@ -88,6 +88,29 @@ class CandidateSessions:
         with self._lock:
             self.served += 1
         return found
+
+    def prepare(
+        self, ctx: RepoContext, target: Target, settings: GradingSettings, *, hash_seed: int = 0
+    ) -> None:
+        """Start the sessions a later grade of `target` takes (its first run's and its second's)
+        where none waits idle, so they get ready while the caller does something else (`run`:
+        while the agent works); a grade then starts no jail.  Best effort: a session that
+        cannot start is simply not there."""
+        sandbox = self._sandbox
+        if not isinstance(sandbox, WarmStart) or not self.serves(ctx):
+            return
+        plan = RunPlan(ctx, target, settings, hash_seed, 0)
+        for again in (False, True):
+            key = _key(ctx, target, settings, hash_seed, again)
+            with self._lock:
+                if self._closed or any(held == key for held, _ in self._idle):
+                    continue
+                self.started += 1
+            try:
+                session = Session(sandbox, plan, candidates=True)
+            except InfraError:
+                return
+            self._give(key, session)
 
     def serves(self, ctx: RepoContext) -> bool:
         """Whether candidates' runs in `ctx` go to sessions (else to jails of their own)."""
@@ -136,3 +159,11 @@ class CandidateSessions:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _key(
+    ctx: RepoContext, target: Target, settings: GradingSettings, hash_seed: int, again: bool
+) -> Hashable:
+    """Which sessions can run a candidate: one repository, interpreter, target file, hash seed
+    and memory limit, and the first run's apart from the second's."""
+    return (str(ctx.tree), str(ctx.python), target.path, hash_seed, settings.memory_mb, again)

@@ -135,9 +135,11 @@ class Jail:
         *,
         hash_seed: int = 0,
     ) -> None:
-        """Start the warm jails a later candidate run of `target` on `inputs` will take (nothing
-        without a pool, nor where candidates' runs go to sessions)."""
+        """Start what a later candidate run of `target` on `inputs` will take: the sessions,
+        where candidates' runs go to sessions, else the pool's warm jails (nothing without
+        either)."""
         if self.candidates is not None and self.candidates.serves(self.ctx):
+            self.candidates.prepare(self.ctx, target, settings, hash_seed=hash_seed)
             return
         if self.pool is not None:
             prewarm(self.ctx, target, inputs, settings, self.pool, hash_seed=hash_seed)

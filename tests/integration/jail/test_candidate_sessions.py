@@ -351,6 +351,23 @@ def test_the_second_run_of_a_candidate_is_in_another_session(
     assert (kept.reward or 0.0) > 0.0, kept
 
 
+def test_prepared_sessions_serve_a_grade_that_then_starts_no_jail(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext, forks: CandidateSessions
+) -> None:
+    original, hidden = original_source(clamp_task).decode(), clamp_task.hidden
+    with CandidateSessions(_local()) as unprepared:  # the control: the grade starts both itself
+        jail = Jail(tiny_ctx, _local(), candidates=unprepared)
+        assert grade_text(clamp_task, original, jail, shrink=False).reward == 1.0
+        assert unprepared.started == 2
+    jail = Jail(tiny_ctx, _local(), candidates=forks)
+    jail.prewarm(hidden.target, clamp_task.inputs, hidden.grading)
+    assert forks.started == 2  # the first run's session and the second's
+    jail.prewarm(hidden.target, clamp_task.inputs, hidden.grading)
+    assert forks.started == 2  # they wait idle: none more
+    assert grade_text(clamp_task, original, jail, shrink=False).reward == 1.0
+    assert (forks.started, forks.served) == (2, 2)
+
+
 class _Refusing:
     """The local sandbox, except that no jail starts."""
 
