@@ -105,10 +105,8 @@ class CandidateSessions:
             with self._lock:
                 if self._closed or any(held == key for held, _ in self._idle):
                     continue
-                self.started += 1
-            try:
-                session = Session(sandbox, plan, candidates=True)
-            except InfraError:
+            session = self._start(sandbox, plan)
+            if session is None:
                 return
             self._give(key, session)
 
@@ -127,6 +125,11 @@ class CandidateSessions:
                 if held == key:
                     del self._idle[at]
                     return session
+        return self._start(sandbox, plan)
+
+    def _start(self, sandbox: WarmStart, plan: RunPlan) -> Session | None:
+        """A new sealed session (counted in `started`), or None when none can start."""
+        with self._lock:
             self.started += 1
         try:
             return Session(sandbox, plan, candidates=True)
