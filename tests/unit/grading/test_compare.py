@@ -285,6 +285,47 @@ def test_same_outcome_is_exact_and_ignores_duration() -> None:
     assert same_outcome({k: a[k] for k in ("status", "value")}, reordered)
 
 
+def _reordered(node: Any) -> Any:
+    if type(node) is dict:
+        return {k: _reordered(node[k]) for k in reversed(node)}
+    return [_reordered(item) for item in node] if type(node) is list else node
+
+
+def _retyped(node: Any) -> Any:
+    if type(node) is dict:
+        return {k: _retyped(v) for k, v in node.items()}
+    if type(node) is list:
+        return [_retyped(item) for item in node]
+    if type(node) is bool:
+        return int(node)
+    return float(node) if type(node) is int and abs(node) < 2**53 else node
+
+
+_plain = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=3),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=2), inner),
+    max_leaves=10,
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(value=_plain, other=_plain, how=st.sampled_from(["same", "reordered", "retyped", "other"]))
+def test_same_outcome_agrees_with_canonical_json(value: Any, other: Any, how: str) -> None:
+    """The fast path (equal `marshal` bytes) never changes the answer of the canonical one."""
+    second = {
+        "same": json.loads(json.dumps(value)),
+        "reordered": _reordered(value),
+        "retyped": _retyped(value),
+        "other": other,
+    }[how]
+    a, b = {"status": "returned", "value": value}, {"value": second, "status": "returned"}
+
+    def canonical(x: Any) -> str:
+        return json.dumps(x, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+
+    assert same_outcome(a, b) == (canonical(a) == canonical(b))
+
+
 # ---------------------------------------------------------------- untrusted shapes
 
 json_values = st.recursive(
