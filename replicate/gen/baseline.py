@@ -30,6 +30,7 @@ from typing import Any
 
 from replicate.batch import LoadedTask
 from replicate.core import Baseline, DegenerateScore, Target
+from replicate.gen.lines import keep_line_count
 from replicate.grading import (
     MAX_BASELINE,
     MAX_CONSTANT_BASELINE,
@@ -79,7 +80,9 @@ def with_body(task: LoadedTask, body: str) -> bytes:
     """The target file with the target's body replaced by `body` (as the stub replaces it)."""
     span = task.hidden.target.body_span
     source = original_source(task)
-    return source[: span.start_byte] + body.encode("utf-8") + source[span.end_byte :]
+    program = source[: span.start_byte] + body.encode("utf-8") + source[span.end_byte :]
+    line_end = program.find(b"\n", span.start_byte + len(body.encode("utf-8")))
+    return keep_line_count(program, line_end if line_end >= 0 else len(program), source)
 
 
 def derivable(target: Target, stub: Mapping[int, Outcome] | None) -> bool:

@@ -28,6 +28,7 @@ from replicate.batch import LoadedTask
 from replicate.core import CallInput, GradingSettings, Span, SpliceError, Strength
 from replicate.executors import map_in_order
 from replicate.gen.golden import Golden
+from replicate.gen.lines import keep_line_count
 from replicate.gen.mutants import FEW, Mutant, mutants
 from replicate.gen.survivors import (
     NOTHING,
@@ -121,9 +122,15 @@ def spliced_mutant(task: LoadedTask, mutant: Mutant) -> bytes | None:
     "refused" as it would be here)."""
     stubbed, target = stubbed_source(task), task.hidden.target
     try:
-        return task.language().splice(stubbed, mutant.text, target, check=False)
+        program = task.language().splice(stubbed, mutant.text, target, check=False)
     except SpliceError:
         return None
+    original = task.original_source()
+    rest = original[target.body_span.end_byte :]  # the file after the target's body
+    after = rest[rest.find(b"\n") :] if b"\n" in rest else b""  # the lines after the def's
+    if not program.endswith(after):
+        return program
+    return keep_line_count(program, len(program) - len(after), original)
 
 
 def mutant_settings(task: LoadedTask, reference_s: float) -> GradingSettings:

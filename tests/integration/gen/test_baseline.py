@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import re
 from typing import Any
 
 from replicate.core.records import Baseline, CallKind, DegenerateScore, Span, Target
@@ -17,7 +18,7 @@ from replicate.gen.baseline import (
     weak_detail,
     with_body,
 )
-from replicate.grading.grader import grade_text, stubbed_source
+from replicate.grading.grader import grade_text, original_source, stubbed_source
 from replicate.grading.reward import normalise, score
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
@@ -198,8 +199,11 @@ def test_a_table_of_the_visible_calls_sets_the_baseline(tiny: Tiny) -> None:
 
 
 def test_with_body_is_the_stub_with_another_statement(tiny: Tiny) -> None:
+    """... and blank lines after it, up to the original's line count (`gen/lines.py`)."""
     task = tiny.task("tinypkg.core.clamp")
-    assert with_body(task, "raise NotImplementedError") == stubbed_source(task)
+    stub, original = with_body(task, "raise NotImplementedError"), original_source(task)
+    assert stub.count(b"\n") == original.count(b"\n") > stubbed_source(task).count(b"\n")
+    assert re.sub(rb"\n+", b"\n", stub) == re.sub(rb"\n+", b"\n", stubbed_source(task))
     assert b"    return None\n" in with_body(task, "return None")
 
 
