@@ -48,10 +48,12 @@ more than computing the answer.
 """
 
 from __future__ import annotations
+import __future__
 
 import _signal as _signal_c
 import _thread
 import binascii
+import bisect
 import builtins
 import collections
 import datetime
@@ -73,6 +75,7 @@ import site
 import sys
 import time
 import types
+import warnings
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
@@ -1209,6 +1212,189 @@ class _CompiledLoader(importlib.machinery.SourceFileLoader):
                 return _marshal_loads(entry[2])
         return super().get_code(fullname)
 
+    def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> Any:  # type: ignore[override]
+        held = _HELD[0] if _HELD and _optimize == -1 and _type(data) is bytes else None
+        code = _held_code(held, data, path) if held is not None else None
+        return code if code is not None else super().source_to_code(data, path, _optimize=_optimize)
+
+
+# ------------------------------------------------ a session's programs, compiled once
+
+# Gen's session runs the same target file many times: the original (each golden run, search,
+# re-grade) and its mutants and degenerate programs, each differing from the original inside one
+# top-level statement.  Compiling the whole file is most of a child's import (12-25 ms for a
+# large module).  So the session's runner compiles a program it has been sent twice, once, before
+# forking (`_Held.offer`), and a child importing the target's file takes that code when its bytes
+# are the same, or compiles only the top-level statement its bytes differ in and puts that into a
+# copy of the held module code (`_patched`), checked against the held code's own statement, else
+# compiles the file as a fresh runner does.  The code is the file's compile in everything
+# `code.__eq__` compares, with two differences no result shows: equal constants of the patched
+# statement are other objects than the module's (compile shares them across a module), and the
+# module-level instructions of the changed statement keep the original's end line and column.
+
+
+class _Held:
+    """The program a session has been sent most often (at least twice), compiled, with where
+    its top-level function and class statements lie."""
+
+    __slots__ = ("code", "counts", "imported", "lines", "path", "source", "statements")
+
+    def __init__(self) -> None:
+        self.counts: dict[int, int] = {}
+        self.source = b""
+        self.path = ""
+        self.code: Any = None
+        self.lines: list[bytes] = []
+        self.statements: list[tuple[int, int, int]] = []  # (index in co_consts, first, last)
+        self.imported = b""  # `import` of the names the module's own imports bind, or nothing
+
+    def offer(self, path: str, source: bytes) -> None:
+        """Note a program the session is about to run from `path`; compile it once it is the
+        most frequent (best effort: a warning or an error at compile leaves it to the child)."""
+        key = hash(source)
+        seen = self.counts[key] = self.counts.get(key, 0) + 1
+        if len(self.counts) > 4096:
+            self.counts = {key: seen}
+        if source == self.source or seen < 2 or seen <= self.counts.get(hash(self.source), 0):
+            return
+        try:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                code = compile(source, path, "exec", dont_inherit=True)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return
+        if not caught:
+            self.source, self.path, self.code = source, path, code
+            self.lines = source.split(b"\n")
+            self.statements = _statements(code, len(self.lines), source)
+            self.imported = _imported(source, path)
+
+
+_HELD: list[_Held] = []  # the session's, in the runner of a session only
+_CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=]")  # an encoding declaration (PEP 263)
+
+
+def _statements(module: Any, final: int, source: bytes) -> list[tuple[int, int, int]]:
+    """Each function or class statement at the top of `module`: its code's index in the
+    module's constants, its first line, and the line before the next module-level statement
+    (its comments and blank lines with it); none for a file with an encoding mark."""
+    head = source.split(b"\n", 2)[:2]
+    if source.startswith(b"\xef\xbb\xbf") or any(_CODING.match(line) for line in head):
+        return []
+    starts = sorted({line for _, _, line in module.co_lines() if line is not None})
+    found = []
+    for index, const in enumerate(module.co_consts):
+        if _type(const) is types.CodeType:
+            first, last = _lines_of(const)
+            after = bisect.bisect_right(starts, last)  # the next statement's first line
+            found.append((index, first, starts[after] - 1 if after < len(starts) else final))
+    return found
+
+
+def _imported(source: bytes, path: str) -> bytes:
+    """One `import` statement binding every name the module's own imports bind: compiled
+    before a statement alone, so its functions compile as in the module (a method call on an
+    imported module is compiled differently from one on any other name)."""
+    import symtable  # the session's runner only, once per program it holds
+
+    try:
+        top = symtable.symtable(source.decode("utf-8"), path, "exec")
+    except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, MemoryError):
+        return b""
+    names = sorted(n for n in top.get_identifiers() if top.lookup(n).is_imported())
+    return ("import " + ", ".join(names)).encode("utf-8") if names else b""
+
+
+def _held_code(held: _Held, data: bytes, path: str) -> Any:
+    """The code for `data` from `path` taken from the held program, or None (compile it)."""
+    if path != held.path or held.code is None:
+        return None
+    if data == held.source:
+        return held.code
+    try:
+        return _patched(held, data, path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError, OverflowError):
+        return None
+
+
+def _patched(held: _Held, data: bytes, path: str) -> Any:
+    """The held module code with the one top-level statement `data` differs in compiled from
+    `data`; None unless the difference lies inside one function or class statement whose lines
+    are the same in number, and compiling that statement of the held source alone gives the held
+    code for it and the same module-level code as `data`'s (but where it ends)."""
+    base, module = held.source, held.code
+    if data.count(b"\n") != base.count(b"\n"):
+        return None
+    start = _common_prefix(base, data)
+    end = len(base) - _common_prefix(base[start:][::-1], data[start:][::-1])
+    first, last = base.count(b"\n", 0, start) + 1, base.count(b"\n", 0, end) + 1
+    found = [(n, lo, hi) for n, lo, hi in held.statements if lo <= first and last <= hi]
+    if len(found) != 1:
+        return None
+    index, lo, hi = found[0]
+    flags = module.co_flags & _FUTURE_FLAGS
+    pad = held.imported + b"\n" * (lo - 1) if held.imported and lo > 1 else b"\n" * (lo - 1)
+    old = compile(pad + b"\n".join(held.lines[lo - 1 : hi]), path, "exec", flags, True)
+    new = compile(pad + b"\n".join(data.split(b"\n")[lo - 1 : hi]), path, "exec", flags, True)
+    at = [n for n, c in enumerate(old.co_consts) if _type(c) is types.CodeType]
+    if len(at) != 1 or not _same_code(old.co_consts[at[0]], module.co_consts[index]):
+        return None
+    j, replaced = at[0], new.co_consts[at[0]] if len(new.co_consts) > at[0] else None
+    if _type(replaced) is not types.CodeType:
+        return None
+    probe = old.replace(co_consts=(*old.co_consts[:j], replaced, *old.co_consts[j + 1 :]))
+    if not _same_but_ends(probe, new):
+        return None  # the statement's own module-level code differs (a default, a decorator)
+    consts = module.co_consts
+    return module.replace(co_consts=(*consts[:index], replaced, *consts[index + 1 :]))
+
+
+def _common_prefix(a: bytes, b: bytes) -> int:
+    """How many leading bytes `a` and `b` share (by halving: each step one C comparison)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
+
+
+def _same_but_ends(a: Any, b: Any) -> bool:
+    """Whether two module codes are equal but for where their statements end (a changed
+    definition ends at another line and column; only a traceback's marks could show it)."""
+    starts = [(p[0], p[2]) for p in a.co_positions()] == [(p[0], p[2]) for p in b.co_positions()]
+    return starts and a.replace(co_linetable=b.co_linetable) == b
+
+
+def _same_code(a: Any, b: Any) -> bool:
+    """Whether two code objects are equal, the code they hold compared the same way (`==`
+    compares held code objects by identity)."""
+    inner_a = [n for n, c in enumerate(a.co_consts) if _type(c) is types.CodeType]
+    inner_b = [n for n, c in enumerate(b.co_consts) if _type(c) is types.CodeType]
+    if inner_a != inner_b:
+        return False
+    masked_a = tuple(None if n in inner_a else c for n, c in enumerate(a.co_consts))
+    masked_b = tuple(None if n in inner_b else c for n, c in enumerate(b.co_consts))
+    if a.replace(co_consts=masked_a) != b.replace(co_consts=masked_b):
+        return False
+    return all(_same_code(a.co_consts[n], b.co_consts[n]) for n in inner_a)
+
+
+def _lines_of(code: Any) -> tuple[int, int]:
+    """The first and last line of a code object and the code it holds."""
+    lines = [line for _, _, line in code.co_lines() if line is not None]
+    for inner in code.co_consts:
+        if _type(inner) is types.CodeType:
+            lines.extend(_lines_of(inner))
+    return code.co_firstlineno, max(lines, default=code.co_firstlineno)
+
+
+_FUTURE_FLAGS = 0
+for _feature in __future__.all_feature_names:
+    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
+
 
 def _use_bytecode(table_path: str, roots: list[str]) -> None:
     """Serve the modules under `roots` from the table at `table_path` (best effort)."""
@@ -1378,6 +1564,9 @@ def run_session(session: wire.Session) -> None:
         _os_exit(_UNSEALED)  # the host grades its candidates in jails of their own instead
     residue = session.get("pid_residue")
     own_pids = session.get("own_pids") is True
+    held = _Held()
+    if session.get("candidates") is not True:  # candidates' sessions: each file compiled anew
+        _HELD[:] = [held]
     while True:
         request = requests.next()
         if request is None or request.get("end") is True:
@@ -1386,8 +1575,10 @@ def run_session(session: wire.Session) -> None:
             continue  # a kill for a child already gone
         if "program" in request:  # else the host wrote it, the file is read-only here
             with open(request["program"], "rb") as source, open(session["file"], "r+b") as target:
+                program = source.read()
                 target.truncate(0)  # same inode: the bind shows it
-                target.write(source.read())
+                target.write(program)
+            held.offer(str(session["file"]), program)
         job = request["job"]
         if job.get("by_value") is True:
             _load_by_value()  # our own shipped module: once here, not once per child

@@ -150,3 +150,33 @@ def _processes() -> list[str]:
         except OSError:
             continue
     return found
+
+
+SHARED = (  # `clamp` says whether its constant is the very object `_other`'s is
+    b'\n\ndef _other():\n    return "a shared constant, not a name"\n\n\n'
+    b"def clamp(value, low, high):\n"
+    b'    mine = "a shared constant, not a name"\n'
+    b"    return mine is _other()\n"
+)
+
+
+def test_a_program_sent_twice_is_compiled_once_and_its_mutants_in_part(
+    tiny: Tiny, tiny_ctx: RepoContext
+) -> None:
+    """The session's runner holds a program it was sent twice, compiled, and a child whose
+    file differs from it inside one function compiles only that function (runner._patched):
+    seen here through the one difference that leaves, a constant no longer shared with the
+    module's other functions.  The control: the same mutant as a session's first program."""
+    task = tiny.task("tinypkg.core.clamp")
+    settings = task.hidden.grading
+    plan = RunPlan(tiny_ctx, task.hidden.target, settings, 0, 0)
+    program = original_source(task) + SHARED
+    mutant = program.replace(b"is _other()\n", b"is (_other())\n")
+    moved_default = program.replace(b"def _other():", b"def _other(x=1):")
+    inputs = task.inputs[:1]
+    with Session(_local(), plan) as session:
+        runs = session.run_all(inputs, settings, [program, program, mutant, moved_default])
+    assert [_first_value(run) for run in runs] == [True, True, False, True]
+    with Session(_local(), plan) as session:
+        (alone,) = session.run_all(inputs, settings, [mutant])
+    assert _first_value(alone) is True
