@@ -120,12 +120,19 @@ def spliced_mutant(task: LoadedTask, mutant: Mutant) -> bytes | None:
     """The target file with the mutant in place (as a candidate's completion is spliced, but
     not compiled here: a mutant that does not compile fails to import in the jail, and is
     "refused" as it would be here)."""
-    stubbed, target = stubbed_source(task), task.hidden.target
+    target, original = task.hidden.target, task.original_source()
+    direct = task.language().replace_definition(original, mutant.text, target)
+    return direct if direct is not None else spliced_into_stub(task, mutant)
+
+
+def spliced_into_stub(task: LoadedTask, mutant: Mutant) -> bytes | None:
+    """`spliced_mutant` through the candidates' splice: the mutant put into the stubbed file,
+    padded to the original's line count (`replicate.gen.lines`)."""
+    stubbed, target, original = stubbed_source(task), task.hidden.target, task.original_source()
     try:
         program = task.language().splice(stubbed, mutant.text, target, check=False)
     except SpliceError:
         return None
-    original = task.original_source()
     rest = original[target.body_span.end_byte :]  # the file after the target's body
     after = rest[rest.find(b"\n") :] if b"\n" in rest else b""  # the lines after the def's
     if not program.endswith(after):

@@ -45,3 +45,9 @@ class Language(Protocol):
         by the jail, where its import fails: gen's mutants, whose whole-file compile was most of
         their splicing's cost on a large module."""
         ...
+
+    def replace_definition(self, source: bytes, definition: str, target: Target) -> bytes | None:
+        """`source` (the original file) with the target's definition replaced by `definition`
+        (gen's mutants) and padded to the original's line count, as `splice` into the stubbed
+        file would place it, but cheaply; None where the adapter cannot tell (gen splices)."""
+        ...

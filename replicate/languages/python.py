@@ -17,7 +17,7 @@ from replicate.languages.python_layout import (
     generated_reason,
     iter_module_files,
 )
-from replicate.languages.python_splice import splice, stub_source
+from replicate.languages.python_splice import replace_definition, splice, stub_source
 
 MAX_FILE_BYTES = 2_000_000
 
@@ -37,6 +37,9 @@ class PythonLanguage:
         self, stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True
     ) -> bytes:
         return splice(stubbed, candidate_text, target, check=check)
+
+    def replace_definition(self, source: bytes, definition: str, target: Target) -> bytes | None:
+        return replace_definition(source, definition, target)
 
 
 def discover_python(root: Path) -> Extraction:

@@ -39,6 +39,7 @@ __all__ = [
     "dedent_code",
     "find_candidate_def",
     "is_whole_file",
+    "replace_definition",
     "splice",
     "strip_fences",
     "stub_source",
@@ -143,6 +144,32 @@ def splice(stubbed: bytes, candidate_text: str, target: Target, *, check: bool =
     if check:
         _check_compiles(result, target.path)
     return (("\ufeff" if bom else "") + result).encode("utf-8")
+
+
+def replace_definition(source: bytes, definition: str, target: Target) -> bytes | None:
+    """`source`, the target's original file, with the target's whole definition replaced by
+    `definition` (one bare def of the target, as gen's mutants are) and blank lines after it up
+    to the original's line count: what `splice` puts into the stubbed file for it, padded as
+    `replicate.gen.lines` pads, without parsing the file (a large file's parse was a tenth of a
+    gen's own time).  None where that cannot be told so (a CRLF or BOM file, a definition that
+    is not one def of the target, or one without the decorators the original has)."""
+    if b"\r" in source or source.startswith(b"\xef\xbb\xbf"):
+        return None
+    try:
+        tree = _parse(definition, "definition")
+    except SpliceError:
+        return None
+    node = tree.body[0] if len(tree.body) == 1 else None
+    if not isinstance(node, _FunctionNode) or node.name != target.name:
+        return None
+    if target.decorators and not node.decorator_list:
+        return None  # `splice` would keep the original's decorators
+    lines = source.decode("utf-8").split("\n")
+    first, last = target.def_span.start_line, target.def_span.end_line
+    indent = leading_space(lines[first - 1])
+    block = reindent(definition, _first_line(node), _end_line(node), indent)
+    block += [""] * (last - first + 1 - len(block))
+    return "\n".join(lines[: first - 1] + block + lines[last:]).encode("utf-8")
 
 
 def is_whole_file(file_tree: ast.Module, candidate_tree: ast.Module, target: Target) -> bool:

@@ -9,7 +9,6 @@ from pathlib import Path
 
 from replicate.batch import Batch
 from replicate.gen.baseline import with_body
-from replicate.gen.lines import keep_line_count
 from replicate.gen.strength import spliced_mutant, task_mutants
 from replicate.jail import runner
 
@@ -125,14 +124,3 @@ def test_gen_s_programs_of_the_bundled_batch_are_patched_as_the_file_compiles() 
                 patched += 1
                 assert same_as_compile(code, program), (ident, program)
     assert total > 500 and patched >= 0.95 * total, (patched, total)
-
-
-def test_blank_lines_make_up_a_shorter_program() -> None:
-    original = b"def f():\n    x = 1\n    return x\n\nY = 2\n"
-    program = b"def f():\n    return None\n\nY = 2\n"
-    at = program.index(b"\n\nY")
-    padded = keep_line_count(program, at, original)
-    assert padded == b"def f():\n    return None\n\n\nY = 2\n"
-    assert padded.count(b"\n") == original.count(b"\n")
-    assert keep_line_count(program, at - 1, original) == program  # not a line's end
-    assert keep_line_count(original + b"\n", 0, original) == original + b"\n"  # not shorter
