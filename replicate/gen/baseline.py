@@ -80,8 +80,9 @@ def with_body(task: LoadedTask, body: str) -> bytes:
     """The target file with the target's body replaced by `body` (as the stub replaces it)."""
     span = task.hidden.target.body_span
     source = original_source(task)
-    program = source[: span.start_byte] + body.encode("utf-8") + source[span.end_byte :]
-    line_end = program.find(b"\n", span.start_byte + len(body.encode("utf-8")))
+    statement = body.encode("utf-8")
+    program = source[: span.start_byte] + statement + source[span.end_byte :]
+    line_end = program.find(b"\n", span.start_byte + len(statement))
     return keep_line_count(program, line_end if line_end >= 0 else len(program), source)
 
 

@@ -48,7 +48,6 @@ more than computing the answer.
 """
 
 from __future__ import annotations
-import __future__
 
 import _signal as _signal_c
 import _thread
@@ -1237,7 +1236,7 @@ class _Held:
     """The program a session has been sent most often (at least twice), compiled, with where
     its top-level function and class statements lie."""
 
-    __slots__ = ("code", "counts", "imported", "lines", "path", "source", "statements")
+    __slots__ = ("code", "counts", "flags", "imported", "lines", "path", "source", "statements")
 
     def __init__(self) -> None:
         self.counts: dict[int, int] = {}
@@ -1247,6 +1246,7 @@ class _Held:
         self.lines: list[bytes] = []
         self.statements: list[tuple[int, int, int]] = []  # (index in co_consts, first, last)
         self.imported = b""  # `import` of the names the module's own imports bind, or nothing
+        self.flags = 0  # the module's `__future__` features, for compiling one statement alone
 
     def offer(self, path: str, source: bytes) -> None:
         """Note a program the session is about to run from `path`; compile it once it is the
@@ -1268,6 +1268,7 @@ class _Held:
             self.lines = source.split(b"\n")
             self.statements = _statements(code, len(self.lines), source)
             self.imported = _imported(source, path)
+            self.flags = code.co_flags & _future_flags()
 
 
 _HELD: list[_Held] = []  # the session's, in the runner of a session only
@@ -1289,6 +1290,16 @@ def _statements(module: Any, final: int, source: bytes) -> list[tuple[int, int, 
             after = bisect.bisect_right(starts, last)  # the next statement's first line
             found.append((index, first, starts[after] - 1 if after < len(starts) else final))
     return found
+
+
+def _future_flags() -> int:
+    """Every `__future__` feature's compiler flag (the session's runner only, not each jail)."""
+    import __future__
+
+    flags = 0
+    for feature in __future__.all_feature_names:
+        flags |= getattr(__future__, feature).compiler_flag
+    return flags
 
 
 def _imported(source: bytes, path: str) -> bytes:
@@ -1332,7 +1343,7 @@ def _patched(held: _Held, data: bytes, path: str) -> Any:
     if len(found) != 1:
         return None
     index, lo, hi = found[0]
-    flags = module.co_flags & _FUTURE_FLAGS
+    flags = held.flags
     pad = held.imported + b"\n" * (lo - 1) if held.imported and lo > 1 else b"\n" * (lo - 1)
     old = compile(pad + b"\n".join(held.lines[lo - 1 : hi]), path, "exec", flags, True)
     new = compile(pad + b"\n".join(data.split(b"\n")[lo - 1 : hi]), path, "exec", flags, True)
@@ -1389,11 +1400,6 @@ def _lines_of(code: Any) -> tuple[int, int]:
         if _type(inner) is types.CodeType:
             lines.extend(_lines_of(inner))
     return code.co_firstlineno, max(lines, default=code.co_firstlineno)
-
-
-_FUTURE_FLAGS = 0
-for _feature in __future__.all_feature_names:
-    _FUTURE_FLAGS |= getattr(__future__, _feature).compiler_flag
 
 
 def _use_bytecode(table_path: str, roots: list[str]) -> None:
