@@ -183,10 +183,15 @@ def cpu_clock() -> Iterator[list[float]]:
 
 
 def one_gen(repo: str, out: Path, workers: int, cold: bool) -> dict[str, Any]:
-    """Mint once, in this process, instrumented (the `--one` mode)."""
+    """Mint once, in this process, instrumented (the `--one` mode), with the process set up as
+    `replicate gen` sets up its own."""
     sys.path.insert(0, str(ROOT))
     from replicate.gen import GenOptions, mint
 
+    with contextlib.suppress(ImportError):  # as the CLI's `main` does, where the code has it
+        from replicate.cli.main import collect_less_often
+
+        collect_less_often()
     tally, clock = Tally(), StageClock()
     _instrument(tally)
     with cpu_clock() as cpu:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import io
 from typing import Any
 
@@ -116,3 +117,31 @@ def test_error_message_is_one_unwrapped_line(
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and len(err) > 200
     assert err.startswith("error: cannot clone x: fatal: bad more word word")
+
+
+class _Seen:
+    """A subcommand whose handler notes the collector's thresholds it runs under."""
+
+    thresholds: tuple[int, ...] = ()
+
+    @staticmethod
+    def register(sub: Any) -> None:
+        sub.add_parser("seen").set_defaults(handler=_Seen.handle)
+
+    @staticmethod
+    def handle(args: object) -> int:
+        _Seen.thresholds = gc.get_threshold()
+        return 0
+
+
+def test_subcommands_run_with_the_collector_s_raised_thresholds(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    before = gc.get_threshold()
+    monkeypatch.setattr(cli_main, "SUBCOMMANDS", (_Seen,))
+    try:
+        gc.set_threshold(700, 10, 10)  # the interpreter's defaults: the control
+        assert cli_main.main(["seen"]) == 0
+    finally:
+        gc.set_threshold(*before)
+    assert _Seen.thresholds == cli_main.COLLECTOR_THRESHOLDS != (700, 10, 10)
