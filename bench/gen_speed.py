@@ -267,6 +267,16 @@ def _libraries(args: argparse.Namespace, scratch: Path) -> list[tuple[str, str]]
     return found
 
 
+def _default_workers() -> int:
+    """What `replicate gen` uses by default, in the code this script runs with."""
+    sys.path.insert(0, str(ROOT))
+    try:
+        from replicate.cli.gen import default_workers
+    except ImportError:  # code from before it was named: one worker per core
+        return os.cpu_count() or 2
+    return default_workers()
+
+
 def _median(runs: list[dict[str, Any]], key: str) -> float:
     values = [r[key] for r in runs if r[key] is not None]
     return statistics.median(values) if values else float("nan")
@@ -313,7 +323,7 @@ def main() -> None:
     parser.add_argument("--lib", action="append", help="NAME==VERSION of a pinned PyPI sdist")
     parser.add_argument("--no-samplelib", action="store_true")
     parser.add_argument("--rounds", type=int, default=1)
-    parser.add_argument("--workers", type=int, default=os.cpu_count() or 2)
+    parser.add_argument("--workers", type=int, default=_default_workers())
     parser.add_argument("--keep", action="store_true", help="keep the minted batches")
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)

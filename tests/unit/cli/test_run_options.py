@@ -1,4 +1,5 @@
-"""`run --workers` defaults to the cores the process may use; `--cold` turns warm grading off."""
+"""`run --workers` defaults to the cores the process may use, `gen --workers` to twice that;
+`--cold` turns warm grading off."""
 
 from __future__ import annotations
 
@@ -24,3 +25,12 @@ def test_zero_workers_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) ->
     code = main(["run", "--tasks", "t", "--agent", "true", "--out", "o", "--workers", "0"])
     err = capsys.readouterr().err.strip()
     assert code == 2 and err == "error: --workers is 1 or more, not 0"
+
+
+def test_gen_mints_twice_as_many_targets_at_once_as_there_are_cores() -> None:
+    args = build_parser().parse_args(["gen", "--repo", "r", "--out", "o"])
+    assert args.workers == 2 * len(os.sched_getaffinity(0))
+    assert (
+        build_parser().parse_args(["gen", "--repo", "r", "--out", "o", "--workers", "1"]).workers
+        == 1
+    )
