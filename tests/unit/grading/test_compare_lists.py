@@ -1,0 +1,93 @@
+"""Lists of text leaves are compared by `==` first (`compare._nodes`): the result must be what
+the item-by-item walk gives, mismatch for mismatch, on well-formed and malformed nodes alike."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from replicate.core.records import GradingSettings
+from replicate.grading import compare
+from replicate.grading.compare import Mismatch, compare_outcome
+
+SETTINGS = GradingSettings()
+
+
+def _list(items: list[Any]) -> dict[str, Any]:
+    return {"t": "list", "v": items}
+
+
+_TEXT = st.sampled_from(["0", "1", "a", "", "1.0"])
+_LEAF = st.one_of(
+    st.builds(lambda t, v: {"t": t, "v": v}, st.sampled_from(["int", "str", "bytes"]), _TEXT),
+    st.builds(lambda b: {"t": "bool", "v": b}, st.booleans()),  # a JSON bool, not text
+    st.builds(lambda v: {"t": "int", "v": v}, st.sampled_from([1, True, 1.0])),  # malformed
+    st.just({"t": "int", "v": "1", "extra": "x"}),
+    st.just({"t": "opaque", "v": "1"}),  # never equal, not even to itself
+    st.just({"t": "float", "v": "0x1.0000000000000p+0"}),
+    st.just({"t": "nope", "v": "1"}),
+)
+_NODE = st.recursive(
+    _LEAF, lambda inner: st.builds(_list, st.lists(inner, max_size=4)), max_leaves=8
+)
+
+
+def _outcome(items: list[Any]) -> dict[str, Any]:
+    return {"status": "returned", "value": _list(items), "args": [], "kwargs": {}}
+
+
+def _walked(e: Any, g: Any) -> Mismatch | None:
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(compare, "_is_text_leaf", lambda node: False)  # no shortcut
+        return compare_outcome(_outcome(e), _outcome(g), SETTINGS)
+
+
+def _changed(items: list[Any], n: int) -> list[Any]:
+    if not items:
+        return items
+    out = copy.deepcopy(items)
+    node = out[n % len(out)]
+    if type(node.get("v")) is str:
+        node["v"] = node["v"] + "x"
+    elif node.get("v") is True or node.get("v") == 1:
+        node["v"] = 1 if node["v"] is True else True  # 1 == True: a change `==` cannot see
+    else:
+        out.pop(n % len(out))
+    return out
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.lists(_NODE, max_size=6), st.integers(0, 5), st.booleans())
+def test_the_shortcut_finds_what_the_walk_finds(items: list[Any], n: int, change: bool) -> None:
+    other = _changed(items, n) if change else copy.deepcopy(items)
+    assert compare_outcome(_outcome(items), _outcome(other), SETTINGS) == _walked(items, other)
+
+
+def test_equal_text_leaves_take_the_shortcut_and_other_lists_do_not() -> None:
+    assert all(map(compare._is_text_leaf, [{"t": "int", "v": "1"}, {"t": "str", "v": ""}]))
+    for node in ({"t": "bool", "v": True}, {"t": "int", "v": 1}, {"t": "opaque", "v": "1"}):
+        assert not compare._is_text_leaf(node)
+
+
+def _nested(levels: int) -> list[Any]:
+    deep: list[Any] = [{"t": "int", "v": "1"}]
+    for _ in range(levels):
+        deep = [_list(deep)]
+    return deep
+
+
+def test_a_list_past_the_depth_limit_differs_even_when_equal() -> None:
+    levels = compare._MAX_DEPTH  # the innermost list at the limit, its item past it
+    found = compare_outcome(_outcome(_nested(levels)), _outcome(_nested(levels)), SETTINGS)
+    assert found is not None and found.kind == "value"
+    assert compare_outcome(_outcome(_nested(20)), _outcome(_nested(20)), SETTINGS) is None
+
+
+def test_true_and_1_differ_though_python_finds_them_equal() -> None:
+    e, g = [{"t": "bool", "v": True}], [{"t": "bool", "v": 1}]
+    assert e == g  # the reason bool nodes are not text leaves
+    assert compare_outcome(_outcome(e), _outcome(g), SETTINGS) is not None
