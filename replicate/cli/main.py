@@ -60,10 +60,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 # Gen, run and the reward server decode every jail's result frames into many small dicts and
-# lists (~40,000 a second in a gen), nearly all freed by reference counting. At the cyclic
-# collector's default thresholds (700, 10, 10) that meant ~40,000 young collections and ~60 full
-# ones over a more-itertools gen, each full one walking every live task record: a sixth of gen's
-# own CPU. With these, a few hundred young collections and two full ones; memory is unchanged
+# lists (~28 million over a more-itertools gen), nearly all freed by reference counting. At the
+# cyclic collector's default thresholds (700, 10, 10) that meant ~40,000 young collections and
+# ~60 full ones over that gen, each full one walking every live object: a sixth of gen's own
+# CPU. With these, a few hundred young collections and two full ones; memory is unchanged
 # (little of what gen frees is cyclic). Measured by `bench/gen_speed.py`.
 COLLECTOR_THRESHOLDS = (50_000, 20, 1_000)
 
