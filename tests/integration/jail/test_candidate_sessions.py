@@ -140,9 +140,10 @@ def _forge():
 _forge()
 """
 
-# Wrong on about one call in eight, which ones chosen by this process's heap address: the same in
+# Wrong on about one call in four, which ones chosen by this process's heap address: the same in
 # every child of one session, others in another process (right on most inputs, so it earns a
-# reward and is run again).
+# reward and is run again).  Two processes pick the same calls by chance with probability
+# (1/16 + 9/16) ** N over N inputs; at one in eight it was (50/64) ** N, which one CI run met.
 FOLLOWS_ITS_ADDRESS = b"""
 
 _KEY = id(object()) >> 12
@@ -151,7 +152,7 @@ _SEEN = []
 
 def clamp(value, low, high):
     _SEEN.append(1)
-    if hash((_KEY, len(_SEEN))) % 8:
+    if hash((_KEY, len(_SEEN))) % 4:
         return min(max(value, low), high)
     return "wrong"
 """
