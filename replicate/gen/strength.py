@@ -32,6 +32,7 @@ from replicate.gen.lines import keep_line_count
 from replicate.gen.mutants import FEW, Mutant, mutants
 from replicate.gen.survivors import (
     NOTHING,
+    Reference,
     Search,
     confirmed,
     joined,
@@ -242,13 +243,19 @@ def assess(
     budget: Budget = SEARCH,
     max_added: int = MAX_ADDED,
     workers: int = 1,
+    reference_s: float | None = None,
 ) -> Assessment | str:
     """Grade the reference's mutants on the task and search inputs that kill the survivors;
-    a str when the infrastructure failed."""
-    reference = reference_run(task, jail)
-    if isinstance(reference, str):
-        return f"strength: reference run failed: {reference}"
-    settings = mutant_settings(task, reference.wall_s)
+    a str when the infrastructure failed.  `reference_s`: how long a run of the reference on
+    the hidden inputs took, when the caller timed one (the reference's own run, which gives
+    the seeds of the search, is then made only when some mutant survives)."""
+    reference: Reference | str | None = None
+    if reference_s is None:
+        reference = reference_run(task, jail)
+        if isinstance(reference, str):
+            return f"strength: reference run failed: {reference}"
+        reference_s = reference.wall_s
+    settings = mutant_settings(task, reference_s)
     found = task_mutants(task, limit)
     runs = run_mutants(
         task, found, jail, task.inputs, task.expected, settings, workers, first_wrong=True
@@ -258,7 +265,11 @@ def assess(
     added: list[CallInput] = []
     searched = NOTHING
     hunted = list(alive)
-    if alive and reference.seeds:
+    if alive and reference is None:
+        reference = reference_run(task, jail)
+        if isinstance(reference, str):
+            return f"strength: reference run failed: {reference}"
+    if alive and isinstance(reference, Reference) and reference.seeds:
         searched = search(task, jail, reference, budget)
         hunted = _hunt(task, jail, alive, searched, settings, workers)
         order = [i.index for i in searched.inputs]

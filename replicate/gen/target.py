@@ -28,6 +28,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import functools
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -263,7 +264,9 @@ def mint_target(
         return short
     pending = Validation(reference_reward=-1.0, stub_reward=-1.0)
     task = _task(repo, repo_dir, target, g, pending)
+    started = time.monotonic()
     flaky = _reference_misses(task, jail)
+    reference_s = time.monotonic() - started  # the mutants' time limit scales with it
     if isinstance(flaky, Dropped):
         return flaky
     if flaky:  # outcomes that differ under the grading hash seed: nondeterministic after all
@@ -274,7 +277,7 @@ def mint_target(
         task = _task(repo, repo_dir, target, g, pending)
     strength: Strength | None = None
     if min_kill_rate is not None:
-        assessed = assess(task, jail, threshold=min_kill_rate)
+        assessed = assess(task, jail, threshold=min_kill_rate, reference_s=reference_s)
         if isinstance(assessed, str):
             return Dropped("validated", assessed)
         unvouched = _unvouched(g, assessed.strength)

@@ -4,9 +4,13 @@ from __future__ import annotations
 
 import dataclasses
 from collections import Counter
+from typing import Any
+
+import pytest
 
 from replicate.batch.store import LoadedTask
 from replicate.core.records import CallInput, Strength
+from replicate.gen import strength as strength_module
 from replicate.gen.golden import Golden
 from replicate.gen.strength import (
     Assessment,
@@ -85,6 +89,34 @@ def test_the_search_finds_inputs_that_kill_survivors(
     )
     assert sum(r.killed for r in again) == strength.killed - strength.killed_before
     assert all(found.added_expected[i.index]["status"] == "returned" for i in found.added)
+
+
+def test_the_reference_s_own_run_is_made_only_when_a_mutant_survives(
+    tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = tiny.task("tinypkg.core.clamp")
+    jail = Jail(tiny_ctx, local_sandbox)
+    made: list[str] = []
+    real = strength_module.reference_run
+
+    def counted(task: LoadedTask, jail: Jail) -> Any:
+        made.append(task.spec.source.symbol)
+        return real(task, jail)
+
+    monkeypatch.setattr(strength_module, "reference_run", counted)
+    with_survivors = assess(task, jail, budget=NO_SEARCH, workers=2, reference_s=0.5)
+    assert not isinstance(with_survivors, str) and with_survivors.survivors
+    assert len(made) == 1  # the survivor search needs the seeds it gives
+    equivalent = {"swap Gt->GtE", "swap Lt->LtE"}  # clamp's only survivors (see above)
+    killable = [m for m in task_mutants(task) if m.operator not in equivalent]
+    monkeypatch.setattr(strength_module, "task_mutants", lambda task, limit: killable)
+    made.clear()
+    timed = assess(task, jail, budget=NO_SEARCH, workers=2, reference_s=0.5)
+    assert not isinstance(timed, str)
+    assert made == [] and timed.strength.killed == timed.strength.mutants == len(killable)
+    untimed = assess(task, jail, budget=NO_SEARCH, workers=2)  # the control: no timed run given
+    assert not isinstance(untimed, str)
+    assert len(made) == 1 and untimed.strength == timed.strength
 
 
 def test_mutants_of_a_method_are_graded(
