@@ -42,6 +42,12 @@ BULKY_BYTES = 20_000  # a generated input whose expected outcome is larger is no
 # All of a task's expected outcomes together: every grade (and every mutant at gen time) sends
 # and compares them all.  Past it, the inputs with the largest outcomes go first.
 TASK_EXPECTED_BYTES = 2_000_000
+# The reference's time on all of a task's hidden inputs (each input's faster run): every grade,
+# and every mutant at gen time, pays about as much.  Past it, the inputs slower than
+# `SLOW_INPUT_S` go, slowest first (a traced call that builds a function of thousands of
+# parameters took one task's grade to ~6 s).
+TASK_CALL_S = 2.0
+SLOW_INPUT_S = 0.5
 BLOW_UPS = frozenset({"builtins.RecursionError", "builtins.MemoryError", "builtins.SystemError"})
 # The second run also moves the wall clock ahead, so an output that depends on "now" (a
 # doctest's `datetime.utcnow()` compared with the current time, say) shows as nondeterministic.
@@ -329,11 +335,19 @@ def keep(
         kept.append(item.model_copy(update={"stratum": stratum, "call": render_call(target, a)}))
         expected[item.index] = strip_inputs(a)
     over = _over_budget(expected)
-    for item in (i for i in kept if i.index in over):
-        (drops if item.provenance == "traced" else gen_drops)["outcome too large for the task"] += 1
+    slow = _over_time({i.index: _time(i, first, second) for i in kept if i.index not in over})
+    for item in kept:
+        reason = _TOO_LARGE if item.index in over else _TOO_SLOW if item.index in slow else None
+        if reason:
+            (drops if item.provenance == "traced" else gen_drops)[reason] += 1
+    over |= slow
     times = [t for item, t in zip(kept, times, strict=True) if item.index not in over]
     kept = [item for item in kept if item.index not in over]
     return kept, {i: o for i, o in expected.items() if i not in over}, times
+
+
+_TOO_LARGE = "outcome too large for the task"
+_TOO_SLOW = "reference too slow for the task"
 
 
 def _over_budget(expected: Mapping[int, Outcome]) -> set[int]:
@@ -344,6 +358,18 @@ def _over_budget(expected: Mapping[int, Outcome]) -> set[int]:
         if total <= TASK_EXPECTED_BYTES:
             break
         total -= sizes[index]
+        over.add(index)
+    return over
+
+
+def _over_time(times: Mapping[int, float]) -> set[int]:
+    """The inputs to drop, slowest first and only those slower than `SLOW_INPUT_S`, so the rest
+    take at most `TASK_CALL_S` in all (or as close to it as the quicker inputs allow)."""
+    total, over = sum(times.values()), set()
+    for index in sorted(times, key=lambda i: (-times[i], i)):
+        if total <= TASK_CALL_S or times[index] <= SLOW_INPUT_S:
+            break
+        total -= times[index]
         over.add(index)
     return over
 

@@ -178,6 +178,40 @@ def test_a_tasks_outcomes_stay_within_its_budget_largest_first(
     assert [i.index for i in kept] == [0, 3] and gen_drops["outcome too large for the task"] == 1
 
 
+def test_a_tasks_slowest_inputs_go_until_its_calls_fit_the_time_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The faster of each input's two runs counts: 4.5 and 1.1 s, then quick ones.
+    seconds = {0: 4.5, 1: 1.1, 2: 0.001, 3: 0.6, 4: 0.002}
+    first = {n: _returned(_int(n), t=s) for n, s in seconds.items()}
+    second = {n: _returned(_int(n), t=s + 0.3) for n, s in seconds.items()}
+    items = [_item(n, "traced") for n in (0, 1, 2)] + [_item(3, "widened"), _item(4, "edge")]
+    drops: Counter[str] = Counter()
+    gen_drops: Counter[str] = Counter()
+    monkeypatch.setattr(golden, "TASK_CALL_S", 1e9)  # the control: no budget keeps all
+    kept, _, times = keep(_target("function"), items, (first, second), drops, gen_drops, 10.0)
+    assert [i.index for i in kept] == [0, 1, 2, 3, 4] and sum(times) > 6
+    monkeypatch.undo()
+    kept, expected, times = keep(
+        _target("function"), items, (first, second), drops, gen_drops, 10.0
+    )
+    # 6.2 s in all: the 4.5 goes; 1.7 s left fits TASK_CALL_S (2 s)
+    assert [i.index for i in kept] == [1, 2, 3, 4] and sorted(expected) == [1, 2, 3, 4]
+    assert drops == Counter({"reference too slow for the task": 1}) and not gen_drops
+    assert len(times) == 4
+    monkeypatch.setattr(golden, "TASK_CALL_S", 0.5)  # then the 1.1 and 0.6 go too, not the rest
+    drops.clear()
+    kept, _, _ = keep(_target("function"), items, (first, second), drops, gen_drops, 10.0)
+    assert [i.index for i in kept] == [2, 4]
+    assert drops["reference too slow for the task"] == 2
+    assert gen_drops == Counter({"reference too slow for the task": 1})
+    # Many quick inputs over the budget stay: only inputs slower than SLOW_INPUT_S ever go.
+    quick = {n: _returned(_int(n), t=0.4) for n in range(10)}
+    many = [_item(n, "traced") for n in range(10)]
+    kept, _, _ = keep(_target("function"), many, (quick, quick), Counter(), Counter(), 10.0)
+    assert len(kept) == 10
+
+
 def test_minted_inputs_carry_rendered_calls_and_strata(tiny: Tiny) -> None:
     parse = tiny.task("tinypkg.core.parse_int")
     traced = [i for i in parse.inputs if i.provenance == "traced"]
