@@ -159,9 +159,10 @@ def run_mutants(
     first_wrong: bool = False,
 ) -> list[MutantRun]:
     """Grade each mutant on `inputs`, each in its own jailed process (started ahead of time
-    where the sandbox can, `workers` at a time).  With `first_wrong`, a warm run ends at the
-    mutant's first wrong answer (it is killed; `differing` holds the inputs seen wrong by then):
-    a mutant that loops costs one call's limit instead of the run's."""
+    where the sandbox can, `workers` at a time).  With `first_wrong`, a run (in a series too)
+    ends at the mutant's first wrong answer (it is killed; `differing` holds the inputs seen
+    wrong by then): a mutant that loops costs one call's limit instead of the run's, and a
+    killed one no more than it took to be seen wrong."""
     sandbox, pool = jail.sandbox, None
     if isinstance(sandbox, WarmStart) and sandbox.isolated and found:
         # a spare: the next mutant never waits; none started beyond the mutants to grade
@@ -202,7 +203,9 @@ def _run_mutants(
     ours = [text for text in texts if text is not None]
     # a series ends a mutant's run at its first timeout, as `until` would (a timeout is wrong)
     in_series = iter(
-        jail.run_series(target, inputs, settings, ours, workers=workers, until_timeout=True)
+        jail.run_series(
+            target, inputs, settings, ours, workers=workers, until_timeout=True, until=until
+        )
     )
     series = [None if text is None else next(in_series) for text in texts]
 

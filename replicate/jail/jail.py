@@ -103,11 +103,13 @@ class Jail:
         *,
         workers: int = 1,
         until_timeout: bool = False,
+        until: Until | None = None,
     ) -> list[JailRun | None]:
         """Each of our own programs (mutants: never a candidate) run on `inputs` in a series,
         one jail per worker forking a child per program (`replicate.jail.series`); None for a
         program to run alone: all of them where the sandbox runs no series (not bubblewrap, or
-        `--cold`).  `until_timeout`: a program's run ends at its first timeout.  An
+        `--cold`).  `until_timeout`: a program's run ends at its first timeout; `until`: at
+        the first result frame it holds for.  An
         InfraError once a signal is ending the process, as `run`."""
         if stopping():
             raise InfraError("interrupted")
@@ -124,6 +126,7 @@ class Jail:
             programs,
             workers=workers,
             until_timeout=until_timeout,
+            until=until,
             first=first,
         )
 

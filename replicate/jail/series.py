@@ -44,20 +44,24 @@ def run_series(
     *,
     workers: int = 1,
     until_timeout: bool = False,
+    until: Until | None = None,
     first: Session | None = None,
 ) -> list[JailRun | None]:
     """Each program's run on `inputs` (its bytes replace the target's file), in `workers`
     sessions at once; the runs in the programs' order.  With `until_timeout`, a program's run
-    ends at its first timeout (a mutant that loops is killed by then: one call's limit).
+    ends at its first timeout (a mutant that loops is killed by then: one call's limit); with
+    `until`, at the first result frame it holds for (a mutant's first wrong answer, say).
     `first`: a session of the target's already started (hash seed 0, clock as it is), which
     takes the first part instead of a session of its own."""
 
     def one(numbered: tuple[int, Sequence[bytes]]) -> list[JailRun | None]:
         n, part = numbered
         if n == 0 and first is not None:
-            return first.run_all(inputs, settings, part, until_timeout=until_timeout, target=target)
+            return first.run_all(
+                inputs, settings, part, until=until, until_timeout=until_timeout, target=target
+            )
         with Session(sandbox, RunPlan(ctx, target, settings, 0, 0)) as session:
-            return session.run_all(inputs, settings, part, until_timeout=until_timeout)
+            return session.run_all(inputs, settings, part, until=until, until_timeout=until_timeout)
 
     parts = [[programs[k] for k in part] for part in _cut(len(programs), workers)]
     if len(parts) <= 1:
@@ -142,7 +146,10 @@ class FileSessions:
                     self.sessions[key] = Session(self.sandbox, plan)
                 except InfraError:
                     self.sessions[key] = None
-            return self.sessions[key]
+            found = self.sessions[key]
+            if found is not None and found.closed:  # closed by a run that came back None
+                self.sessions[key] = found = None
+            return found
 
     def close(self) -> None:
         """End every session (their jails exit) and remove their files."""

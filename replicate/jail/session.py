@@ -173,7 +173,10 @@ class Session:
             raise ValueError(f"a session of {self.plan.target.path} cannot run {called.path}")
         flags = (encode_inputs, until_timeout)
         with self.lock:
-            if self.candidates:  # one at a time: the next is written once the last is gone
+            # One at a time where the next is written once the last is gone (candidates), or
+            # where a run may be cut short: the kill goes down the same pipe, from the thread
+            # that reads the frames, and must not meet a request half written.
+            if self.candidates or until is not None:
                 return [
                     self._wait(
                         self._send(called, program, inputs, settings, flags, until),

@@ -139,6 +139,54 @@ def test_a_program_deaf_to_the_alarm_is_killed_at_its_limit_and_the_series_goes_
     assert after is not None and len(after.parsed.outcomes) == len(task.inputs)
 
 
+@pytest.mark.parametrize("cut", [True, False])
+def test_a_run_ends_at_the_first_result_until_holds_for_and_the_series_goes_on(
+    tiny: Tiny, tiny_ctx: RepoContext, cut: bool
+) -> None:
+    from replicate.gen.strength import wrong_answer
+
+    task = tiny.task("tinypkg.core.clamp")
+    programs = [original_source(task) + tail for tail in (WRONG, b"", WRONG, b"")]
+    target, inputs, settings = task.hidden.target, task.inputs, task.hidden.grading
+    until = wrong_answer(task.expected, settings) if cut else None
+    runs = run_series(
+        tiny_ctx, target, inputs, get_sandbox("local"), settings, programs, until=until
+    )
+    assert all(run is not None for run in runs)
+    seen = [len(run.parsed.outcomes) for run in runs if run is not None]
+    # The right programs answer every input either way; a wrong one stops at its first wrong
+    # answer with `until`, and answers them all without it (the control).
+    assert seen[1] == seen[3] == len(inputs)
+    if cut:
+        assert seen[0] < len(inputs) and seen[2] < len(inputs)
+    else:
+        assert seen[0] == seen[2] == len(inputs)
+
+
+def test_a_closed_session_is_not_handed_out_again(tiny: Tiny, tiny_ctx: RepoContext) -> None:
+    from replicate.jail.series import FileSessions
+
+    task = tiny.task("tinypkg.core.clamp")
+    target, inputs, settings = task.hidden.target, task.inputs[:2], task.hidden.grading
+    with FileSessions(get_sandbox("local"), tiny_ctx) as sessions:
+        sessions.begin(target)
+        first = sessions.seed_zero(target, settings)
+        assert first is not None
+        first.close(kill=True)  # as a run that came back None closes it
+        assert sessions.seed_zero(target, settings) is None
+        run = sessions.run(
+            target,
+            inputs,
+            settings,
+            None,
+            hash_seed=0,
+            clock_shift_days=0,
+            encode_inputs=False,
+            until=None,
+        )
+        assert run is None  # the caller runs it in a jail of its own
+
+
 def test_programs_after_the_series_died_come_back_as_none(
     tiny: Tiny, tiny_ctx: RepoContext
 ) -> None:
