@@ -254,9 +254,9 @@ def assess(
     the seeds of the search, is then made only when some mutant survives)."""
     reference: Reference | str | None = None
     if reference_s is None:
-        reference = reference_run(task, jail)
+        reference = _seeded(task, jail)
         if isinstance(reference, str):
-            return f"strength: reference run failed: {reference}"
+            return reference
         reference_s = reference.wall_s
     settings = mutant_settings(task, reference_s)
     found = task_mutants(task, limit)
@@ -269,9 +269,9 @@ def assess(
     searched = NOTHING
     hunted = list(alive)
     if alive and reference is None:
-        reference = reference_run(task, jail)
+        reference = _seeded(task, jail)
         if isinstance(reference, str):
-            return f"strength: reference run failed: {reference}"
+            return reference
     if alive and isinstance(reference, Reference) and reference.seeds:
         searched = search(task, jail, reference, budget)
         hunted = _hunt(task, jail, alive, searched, settings, workers)
@@ -292,6 +292,12 @@ def assess(
         tuple(searched.times[i.index] for i in added),
         tuple(survivors),
     )
+
+
+def _seeded(task: LoadedTask, jail: Jail) -> Reference | str:
+    """The reference's run that gives the survivor search its seeds, or why it failed."""
+    found = reference_run(task, jail)
+    return f"strength: reference run failed: {found}" if isinstance(found, str) else found
 
 
 def _hunt(
