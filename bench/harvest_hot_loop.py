@@ -1,7 +1,9 @@
 """The recorder's cost on a hot loop: a test calling a traced function 1,000,000 times.
 
-A tiny project whose one test calls `scale(3)` (a plain argument) and `weigh(box)` (an object,
-told apart only by its pickle) N times each, run by pytest in a plain subprocess (no sandbox):
+A tiny project whose tests call `scale(3)` (a plain argument) and `weigh(box)` (an object,
+told apart only by its pickle) N times each, and `heft(box)` N/100 times on a box of 100,000
+items that changes between calls (every call distinct, each pickle far over the size limit),
+run by pytest in a plain subprocess (no sandbox):
 
   none      — pytest without the recording plugin (the floor)
   distinct  — the plugin of this checkout (distinct calls, a share per test, hot loops let be)
@@ -40,9 +42,13 @@ def scale(x):
 
 def weigh(box):
     return box.n * 2
+
+
+def heft(box):
+    return len(box.n)
 """
 TESTS = """
-from pkg.core import Box, scale, weigh
+from pkg.core import Box, heft, scale, weigh
 
 CALLS = {calls}
 
@@ -56,10 +62,18 @@ def test_object_hot_loop():
     box = Box(3)
     for _ in range(CALLS):
         weigh(box)
+
+
+def test_large_object_loop():
+    box = Box([list(range(1000)) for _ in range(100)])
+    for i in range(CALLS // 100):
+        box.n[i % 100].append(i)
+        heft(box)
 """
 TARGETS = [
     {"key": "pkg.core.scale", "module": "pkg.core", "qualname": "scale", "kind": "function"},
     {"key": "pkg.core.weigh", "module": "pkg.core", "qualname": "weigh", "kind": "function"},
+    {"key": "pkg.core.heft", "module": "pkg.core", "qualname": "heft", "kind": "function"},
 ]
 
 
@@ -124,7 +138,8 @@ def main() -> None:
             for way, (plugin, budget) in ways.items():
                 times[way].append(run(proj, plugin, budget, scratch))
     floor = statistics.median(times["none"])
-    print(f"{2 * args.calls} calls of traced functions in one pytest run, median of {args.repeat}")
+    calls = 2 * args.calls + args.calls // 100
+    print(f"{calls} calls of traced functions in one pytest run, median of {args.repeat}")
     for way, found in times.items():
         median = statistics.median(found)
         print(f"  {way:<12} {median:7.2f} s   {median / floor:5.2f} x none")

@@ -42,7 +42,6 @@ import hashlib
 import importlib
 import json
 import os
-import pickle
 import re
 import sys
 import types
@@ -61,7 +60,7 @@ try:
         unpicklable,
     )
     from .byvalue import ByValue
-    from .rebuild import Memory, looks_large
+    from .rebuild import Memory, dumps_capped, looks_large
 except ImportError:
     from replicate_harvest_budget import (  # type: ignore[no-redef]
         ATTEMPTS_PER_KEPT,
@@ -73,7 +72,11 @@ except ImportError:
         unpicklable,
     )
     from replicate_harvest_byvalue import ByValue  # type: ignore[no-redef]
-    from replicate_harvest_rebuild import Memory, looks_large  # type: ignore[no-redef]
+    from replicate_harvest_rebuild import (  # type: ignore[no-redef]
+        Memory,
+        dumps_capped,
+        looks_large,
+    )
 
 _STATE: _Harvest | None = None
 
@@ -186,7 +189,7 @@ class _Harvest:
             return None
         rebuilt = False
         try:
-            data = pickle.dumps((args, kwargs), protocol=4)
+            capped = dumps_capped((args, kwargs), self.max_bytes)
         except Exception as exc:  # noqa: BLE001 - any pickling failure is a drop reason
             found: tuple[bytes, bool] | None = None
             by_value = self.by_value.dumps((args, kwargs), protocol=4)
@@ -202,6 +205,10 @@ class _Harvest:
                 return None
             data, rebuilt = found
         else:
+            if capped is None:
+                self.drops[(key, "argument too large")] += 1
+                return None
+            data = capped
             if self.by_value.names_tests(data):  # not to import the test module in the jail
                 data = self.by_value.dumps((args, kwargs), protocol=4) or data
         if len(data) > self.max_bytes or self.tallies[key].bytes + len(data) > self.budget:

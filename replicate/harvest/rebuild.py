@@ -30,6 +30,41 @@ def looks_large(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
     return any(type(v) in _SIZED and len(v) > LARGE_LEN for v in values)
 
 
+class _TooLarge(Exception):
+    pass
+
+
+class _Capped:
+    """A file that takes at most `cap` bytes and raises `_TooLarge` past them."""
+
+    __slots__ = ("cap", "parts", "size")
+
+    def __init__(self, cap: int) -> None:
+        self.cap, self.size = cap, 0
+        self.parts: list[bytes] = []
+
+    def write(self, data: Any) -> int:
+        self.size += len(data)
+        if self.size > self.cap:
+            raise _TooLarge
+        self.parts.append(bytes(data))
+        return len(data)
+
+
+def dumps_capped(obj: Any, cap: int) -> bytes | None:
+    """`pickle.dumps(obj, protocol=4)`, the same bytes, or None when they would exceed `cap`:
+    found at the first frame written past it (the pickler writes a frame of ~64 KiB at a time
+    to a file), not after pickling the whole object.  A `self` holding 100,000 items that a
+    test calls thousands of times costs a tenth of pickling it whole.  Raises what pickling
+    raises."""
+    out = _Capped(cap)
+    try:
+        pickle.Pickler(out, protocol=4).dump(obj)
+    except _TooLarge:
+        return None
+    return b"".join(out.parts)
+
+
 CTOR_ATTEMPTS = 20_000  # constructions of one class pickled at most (each costs a pickling)
 
 
@@ -67,10 +102,10 @@ class Memory:
         if looks_large(args, kwargs):
             return
         try:
-            data = pickle.dumps((args, kwargs), protocol=4)
+            data = dumps_capped((args, kwargs), self.max_bytes)
         except Exception:  # noqa: BLE001 - this instance cannot be rebuilt
             return
-        if len(data) > self.max_bytes or self.spent[name] + len(data) > self.budget:
+        if data is None or self.spent[name] + len(data) > self.budget:
             return
         key = id(obj)
 
