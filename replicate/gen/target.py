@@ -3,7 +3,8 @@
 Hidden inputs per task, by rule:
 - at least `MIN_TRACED` (3) inputs recorded from the repository's tests, else the task is dropped
   — unless the strength check runs and the tests' one or two calls widen into at least
-  `MIN_SPARSE_GENERATED` (20) generated inputs the reference answers deterministically: such a
+  `MIN_SPARSE_GENERATED` (20) generated inputs the reference answers deterministically (half of
+  them may run on a built `self`, `SPARSE_SELF_SHARE`, against a quarter otherwise): such a
   task is kept only when those inputs kill at least `MIN_SPARSE_MUTANTS` (3) mutants' worth at the
   same kill-rate floor as any other task (its few traced inputs fold into the widened stratum, so
   no traced stratum is claimed that the tests did not give);
@@ -69,6 +70,9 @@ TOO_FEW_GENERATED = f"fewer than {MIN_GENERATED} generated inputs survive"
 MIN_STRATUM = 3
 MIN_SPARSE_GENERATED = 20  # generated inputs standing in for the traced calls the tests lack
 MIN_SPARSE_MUTANTS = FEW  # mutants graded on a sparse task, so its kill rate says something
+# Of a sparse task's generated inputs, at most this share on a `self` built from a class call
+# (a task of a method that takes only `self` could otherwise never reach its 20).
+SPARSE_SELF_SHARE = 0.5
 SPARSE = "fewer than 3 traced calls, generated inputs"  # a sparse task's strength drop reason
 EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many traced survive
 EXAMPLES = 2
@@ -251,6 +255,9 @@ def mint_target(
     recorded class calls (pickled, base64) of a method's class, to build other `self`s from."""
     inputs = [traced_input(n, call) for n, call in enumerate(calls)]
     others = [base64.b64decode(c) for c in ctors] if target.kind == "method" else []
+    sparse = min_kill_rate is not None
+    if budget is not None and sparse and len(calls) < MIN_TRACED:
+        budget = dataclasses.replace(budget, self_share=SPARSE_SELF_SHARE)
     g = golden(jail, target, inputs, budget, others)
     if g.infra:  # "reference does not import: <the error>", "runner did not start...: ..."
         reason, _, why = g.infra.partition(": ")
@@ -258,7 +265,6 @@ def mint_target(
     if g.encodable == 0:
         detail = drops_detail(g.drops, g.examples, len(calls), "traced inputs", 0)
         return Dropped("encodable", _top(g) or "no input survives", detail)
-    sparse = min_kill_rate is not None
     short = _too_few(g, len(calls), sparse)
     if short:
         return short

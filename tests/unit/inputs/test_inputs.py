@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from replicate.core.records import CallInput, CallKind, Span, Target
+from replicate.gen.target import MIN_SPARSE_GENERATED, SPARSE_SELF_SHARE
 from replicate.inputs import widening as inputs
 from replicate.inputs.recipes import recipe_b64, replacements, seed_call
 from replicate.inputs.widening import Budget, Seed, widen
@@ -144,6 +145,20 @@ def test_a_methods_self_is_varied_through_the_class_call_that_built_it() -> None
     budget = Budget()
     assert built <= budget.built_selves(budget.widened) + budget.built_selves(budget.edge)
     assert len(made.inputs) - built >= 10
+
+
+def test_a_method_of_self_alone_reaches_a_sparse_tasks_20_inputs_only_at_the_sparse_share() -> None:
+    me = Bag([4, 5, 1], cap=3)
+    call = pickle.dumps(((me,), {}))
+    ctor = pickle.dumps((([4, 5, 1],), {"cap": 3}))
+    item = CallInput(index=0, origin="t::0", pickle_b64=recipe_b64(call, {}, ctor))
+    enc = {"t": "obj", "type": "tests.Bag", "fields": {}}
+    seed = Seed(item, (enc,), {}, True, (plain.encode([4, 5, 1]),), {"cap": plain.encode(3)})
+    target = _target("method", "    def size(self):")
+    # only built selves to generate: the usual share caps them under 20 (the control) ...
+    assert len(widen(target, [seed], 1, Budget()).inputs) < MIN_SPARSE_GENERATED
+    sparse = Budget(self_share=SPARSE_SELF_SHARE)
+    assert len(widen(target, [seed], 1, sparse).inputs) >= MIN_SPARSE_GENERATED
 
 
 def test_nothing_to_generate_from() -> None:
