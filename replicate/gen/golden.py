@@ -296,11 +296,14 @@ def screen(
 
 
 def _second_problem(first: Outcome, second: Outcome | None) -> str | None:
+    """Why the second run's outcome breaks an input whose first one could be golden, or None:
+    an outcome equal to that first one is as gradable as it (checking it again walked every
+    outcome a second time)."""
     if second is None:
         return "reference hangs or crashes the process"
-    return _first_problem(second) or (
-        None if same_outcome(first, second) else "nondeterministic outcome"
-    )
+    if same_outcome(first, second):
+        return None
+    return _first_problem(second) or "nondeterministic outcome"
 
 
 def keep(
@@ -313,7 +316,7 @@ def keep(
     examples: dict[str, str] | None = None,
 ) -> tuple[list[CallInput], dict[int, Outcome], list[float]]:
     """The inputs whose two runs agree on a comparable outcome (generated ones also quick), their
-    expected outcomes and call times; why the others were dropped goes to `drops` (traced) or
+    expected outcomes and call times (`inputs`: those whose first outcome could be golden); why the others were dropped goes to `drops` (traced) or
     `gen_drops`, with an instance of each traced reason to `examples`."""
     first, second = runs
     kept: list[CallInput] = []

@@ -114,6 +114,22 @@ def test_drop_reasons() -> None:
     assert GOLDEN_SETTINGS.call_timeout_s >= 5.0
 
 
+def test_a_second_outcome_equal_to_the_first_is_not_walked_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    walked: list[object] = []
+
+    def counted(outcome: Any, settings: Any) -> bool:
+        walked.append(outcome)
+        return True
+
+    monkeypatch.setattr(golden, "is_gradable", counted)
+    ok = _returned(_int(1), t=0.1)
+    assert _second_problem(ok, _returned(_int(1), t=0.2)) is None and walked == []
+    assert _second_problem(ok, _returned(_int(2))) == "nondeterministic outcome"
+    assert len(walked) == 1  # a different one is checked: it may be why (not comparable)
+
+
 def test_generated_inputs_are_also_dropped_when_the_reference_blows_up_or_is_slow() -> None:
     ok = _returned(_int(1), t=0.01)
     assert generated_problem(ok, 0.1) is None
