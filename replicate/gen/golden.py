@@ -316,8 +316,9 @@ def keep(
     examples: dict[str, str] | None = None,
 ) -> tuple[list[CallInput], dict[int, Outcome], list[float]]:
     """The inputs whose two runs agree on a comparable outcome (generated ones also quick), their
-    expected outcomes and call times (`inputs`: those whose first outcome could be golden); why the others were dropped goes to `drops` (traced) or
-    `gen_drops`, with an instance of each traced reason to `examples`."""
+    expected outcomes and call times (`inputs`: those whose first outcome could be golden); why
+    the others were dropped goes to `drops` (traced) or `gen_drops`, with an instance of each
+    traced reason to `examples`."""
     first, second = runs
     kept: list[CallInput] = []
     expected: dict[int, Outcome] = {}
