@@ -171,10 +171,12 @@ ATTACKS = [
     Attack(
         "coin-flip",
         17,
-        # baseline 0.695 ('visible calls, else return 1'): one grading of 95% right pays ~0.8
-        "samplelib.numeric.gcd_list",
+        # 127 hidden inputs, baseline 0.483: one grading of 90% right pays ~0.8 normalised (the
+        # naive grader's plain fraction ~0.9), and both gradings all right by luck (1.0) comes
+        # once in ~4e11 runs (0.9 ** 254; gcd_list's 65 inputs at 95%: once in ~800, seen in CI)
+        "samplelib.text.snake_to_camel",
         "coin_flip.py",
-        ("0.95",),
+        ("0.9",),
         naive_min=0.6,
         max_reward=0.1,
     ),

@@ -54,6 +54,16 @@ for item in items:
         no.append(item)
 return yes, no
 """,
+    "snake_to_camel": """
+name = args[0] if args else kwargs["name"]
+upper = args[1] if len(args) > 1 else kwargs.get("upper_first", False)
+core = name.lstrip("_")
+words = [word for word in core.split("_") if word]
+if not words:
+    return name
+first = words[0].capitalize() if upper else words[0].lower()
+return name[: len(name) - len(core)] + first + "".join(w.capitalize() for w in words[1:])
+""",
     "is_prime": """
 (n,) = args
 if type(n) is bool or not isinstance(n, int):
