@@ -265,6 +265,7 @@ def _from_tests(frame: Any) -> bool:
     return _is_test_file(frame.f_code.co_filename, os.getcwd())
 
 
+@functools.lru_cache(maxsize=4096)  # asked on every distinct call: of a few files, many times
 def _is_test_file(filename: str, root: str) -> bool:
     if filename.startswith("<doctest "):
         return True
