@@ -357,23 +357,23 @@ _TOO_SLOW = "reference too slow for the task"
 def _over_budget(expected: Mapping[int, Outcome]) -> set[int]:
     """The inputs to drop, largest outcome first, so the rest fit `TASK_EXPECTED_BYTES`."""
     sizes = {index: len(json.dumps(outcome)) for index, outcome in expected.items()}
-    total, over = sum(sizes.values()), set()
-    for index in sorted(sizes, key=lambda i: (-sizes[i], i)):
-        if total <= TASK_EXPECTED_BYTES:
-            break
-        total -= sizes[index]
-        over.add(index)
-    return over
+    return _largest_first(sizes, TASK_EXPECTED_BYTES)
 
 
 def _over_time(times: Mapping[int, float]) -> set[int]:
     """The inputs to drop, slowest first and only those slower than `SLOW_INPUT_S`, so the rest
     take at most `TASK_CALL_S` in all (or as close to it as the quicker inputs allow)."""
-    total, over = sum(times.values()), set()
-    for index in sorted(times, key=lambda i: (-times[i], i)):
-        if total <= TASK_CALL_S or times[index] <= SLOW_INPUT_S:
+    return _largest_first(times, TASK_CALL_S, above=SLOW_INPUT_S)
+
+
+def _largest_first(amounts: Mapping[int, float], budget: float, above: float = 0.0) -> set[int]:
+    """The indices to drop, largest amount first (ties by index) and only amounts over
+    `above`, until the rest add up to at most `budget`."""
+    total, over = sum(amounts.values()), set()
+    for index in sorted(amounts, key=lambda i: (-amounts[i], i)):
+        if total <= budget or amounts[index] <= above:
             break
-        total -= times[index]
+        total -= amounts[index]
         over.add(index)
     return over
 

@@ -188,8 +188,9 @@ class _Harvest:
             self.drops[(key, "argument too large")] += 1
             return None
         rebuilt = False
+        data: bytes | None
         try:
-            capped = dumps_capped((args, kwargs), self.max_bytes)
+            data = dumps_capped((args, kwargs), self.max_bytes)  # None: past `max_bytes`
         except Exception as exc:  # noqa: BLE001 - any pickling failure is a drop reason
             found: tuple[bytes, bool] | None = None
             by_value = self.by_value.dumps((args, kwargs), protocol=4)
@@ -205,13 +206,14 @@ class _Harvest:
                 return None
             data, rebuilt = found
         else:
-            if capped is None:
-                self.drops[(key, "argument too large")] += 1
-                return None
-            data = capped
-            if self.by_value.names_tests(data):  # not to import the test module in the jail
+            # a pickle naming a test module would import it in the jail: by value instead
+            if data is not None and self.by_value.names_tests(data):
                 data = self.by_value.dumps((args, kwargs), protocol=4) or data
-        if len(data) > self.max_bytes or self.tallies[key].bytes + len(data) > self.budget:
+        if (
+            data is None
+            or len(data) > self.max_bytes
+            or self.tallies[key].bytes + len(data) > self.budget
+        ):
             self.drops[(key, "argument too large")] += 1
             return None
         return data, rebuilt
