@@ -17,6 +17,7 @@ not even themselves.
 
 from __future__ import annotations
 
+import functools
 import json
 import marshal
 import math
@@ -58,6 +59,14 @@ def compare_outcome(
     """None when `got` behaves as `expected` (value or exception, then arguments after the call)."""
     if got is None:
         return Mismatch("missing", "", render_outcome(expected), "<no result>")
+    if _same_gradable(expected, got):
+        return None  # what `_walk` finds, in a few microseconds
+    return _walk(expected, got, settings)
+
+
+def _walk(
+    expected: Mapping[str, Any], got: Mapping[str, Any], settings: GradingSettings
+) -> Mismatch | None:
     e_status, g_status = expected.get("status"), got.get("status")
     for status in (e_status, g_status):
         if status not in ("returned", "raised"):
@@ -113,6 +122,44 @@ def same_outcome(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
     except ValueError:  # not a decoded frame's value: the canonical form decides
         pass
     return _canonical(a_) == _canonical(b_)
+
+
+def _same_gradable(expected: Mapping[str, Any], got: Mapping[str, Any]) -> bool:
+    """Whether `got` equals `expected` (the call's duration aside), `expected` matches itself
+    and holds text only at its leaves: then the two match.  With text leaves, ``==`` is exact
+    (no 1 == 1.0 == True: a string equals only a string), and the comparison is reflexive on
+    an outcome that matches itself under any settings (tolerances and messages take a value
+    as equal to itself); most of a good candidate's outcomes are the reference's own."""
+    try:
+        key = marshal.dumps(_untimed(expected), 2)  # a task's outcomes keep their key order
+    except ValueError:
+        return False
+    return _text_and_gradable(key) and _untimed(got) == _untimed(expected)
+
+
+def _untimed(outcome: Mapping[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in outcome.items() if k != "t"}
+
+
+@functools.lru_cache(maxsize=1 << 14)
+def _text_and_gradable(data: bytes) -> bool:
+    outcome = marshal.loads(data)
+    if type(outcome) is not dict or not _text_leaves(outcome):
+        return False
+    return _walk(outcome, outcome, GradingSettings()) is None
+
+
+def _text_leaves(node: Any) -> bool:
+    stack = [node]
+    while stack:
+        item = stack.pop()
+        if type(item) is dict:
+            stack += item.values()
+        elif type(item) is list:
+            stack += item
+        elif type(item) is not str and item is not None:
+            return False
+    return True
 
 
 def is_gradable(outcome: Mapping[str, Any], settings: GradingSettings) -> bool:

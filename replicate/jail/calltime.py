@@ -45,6 +45,7 @@ class CallClock:
 
 _CALL_HEAD = wire.CALL_HEAD.encode("ascii")
 _CALL = re.escape(_CALL_HEAD) + rb"(-?\d{1,18})\}"
+_CALL_AFTER_PREFIX = re.compile(_CALL)  # one pattern for every run: a run's nonce is new
 
 
 def without_call_frames(channel: bytes, nonce: str) -> bytes:
@@ -90,7 +91,6 @@ class HeldClock:
     def __init__(self, nonce: str, clock: CallClock) -> None:
         self.prefix = nonce.encode("ascii") + b" "
         self.call_head = self.prefix + _CALL_HEAD  # half the channel: by pattern, not as JSON
-        self.call = re.compile(re.escape(self.prefix) + _CALL)
         self.clock = clock
         self.previous = {index: clock.order[n - 1] for n, index in enumerate(clock.order) if n}
         self.seen_call: dict[int, float] = {}
@@ -101,7 +101,8 @@ class HeldClock:
     def frames(self, line: bytes, at: float) -> list[wire.Frame | None]:
         """The line's frame (a late result replaced; None when the line is not ours), or no
         frame for a call frame."""
-        matched = self.call.fullmatch(line) if line.startswith(self.call_head) else None
+        head = line.startswith(self.call_head)
+        matched = _CALL_AFTER_PREFIX.fullmatch(line, len(self.prefix)) if head else None
         if matched is not None:
             self.seen_call.setdefault(int(matched.group(1)), at)
             return []
