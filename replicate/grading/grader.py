@@ -18,7 +18,7 @@ from replicate.core import MAX_CANDIDATE_BYTES, SpliceError, Verdict, VerdictSta
 from replicate.grading.reward import normalise, score_matches
 from replicate.grading.shrink import shrink_counterexample
 from replicate.grading.stability import Compared, compared, flipped, rescued, unstable_reason
-from replicate.jail import Jail, JailRun
+from replicate.jail import Jail, JailRun, compile_candidate
 
 
 def size_problem(candidate: str) -> str | None:
@@ -57,13 +57,8 @@ def _verdict(
 
 
 def _syntax_problem(source: bytes, path: str) -> str | None:
-    try:
-        compile(source, path, "exec", dont_inherit=True)
-    except SyntaxError as exc:
-        return f"candidate does not parse: line {exc.lineno}: {exc.msg}"
-    except ValueError as exc:  # null bytes
-        return f"candidate does not parse: {exc}"
-    return None
+    problem = compile_candidate(source, path).problem
+    return f"candidate does not parse: {problem}" if problem is not None else None
 
 
 @dataclass(frozen=True)
@@ -99,7 +94,8 @@ def run_candidate(
         spliced = task.language().splice(stubbed_source(task), candidate, target, check=False)
     except SpliceError as exc:
         return Refusal(0.0, "graded", f"candidate rejected: {exc}")
-    problem = _syntax_problem(spliced, target.path)  # the one compile, of the bytes the jail runs
+    inside = str(jail.ctx.tree / target.path)  # the one compile, of the bytes the jail runs
+    problem = _syntax_problem(spliced, inside)
     if problem:
         return Refusal(0.0, "graded", problem)
     return run_spliced(task, spliced, jail, hash_seed=hash_seed)

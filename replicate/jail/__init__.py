@@ -9,6 +9,7 @@ Many runs share one jail as forked children of a session (`session`): gen's own 
 
 from __future__ import annotations
 
+from replicate.jail.bytecode import compile_candidate
 from replicate.jail.byvalue import module_file
 from replicate.jail.calls import JAIL_ENV, JailRun, RepoContext, Until, run_calls
 from replicate.jail.candidates import CandidateSessions
@@ -50,6 +51,7 @@ __all__ = [
     "WarmPool",
     "WarmStart",
     "WorkerSessions",
+    "compile_candidate",
     "context_for",
     "get_sandbox",
     "is_result",

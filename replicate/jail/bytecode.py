@@ -31,6 +31,10 @@ import marshal
 import os
 import subprocess
 import tempfile
+import types
+import warnings
+from dataclasses import dataclass
+from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 
 from replicate.cache import publish
@@ -153,3 +157,70 @@ def bytecode_table(cache: Path, tree: Path, python: Path, target_path: str) -> P
     except (OSError, ValueError, EOFError, TypeError, subprocess.SubprocessError):
         return None
     return final
+
+
+# ------------------------------------------- a candidate's file, compiled on the host
+
+# A candidate's run in a session's child imports the target's file, which the host has just
+# written: compiling it there is most of a short run's import (1-1.5 ms for a 200-line module,
+# 10-20 ms for a large one), twice per candidate that earns anything (its second run is in
+# another session).  When the environment's interpreter reads this interpreter's code (the
+# same bytecode magic number) the host compiles the file once and ships the code beside it:
+# a header (magic, the source's length), the source, the marshalled code.  The runner takes the
+# code only when the file it imports holds that very source, and compiles it otherwise.
+
+_MAGIC = """
+import importlib.util, sys
+sys.stdout.write(importlib.util.MAGIC_NUMBER.hex())
+"""
+
+
+@functools.cache
+def same_magic(python: Path) -> bool:
+    """Whether `python` reads code this interpreter compiles (asked once per interpreter)."""
+    try:
+        done = subprocess.run(
+            [str(python), "-I", "-S", "-c", _MAGIC],
+            capture_output=True,
+            timeout=COMPILE_TIMEOUT_S,
+            check=True,
+            stdin=subprocess.DEVNULL,
+        )
+    except (OSError, subprocess.SubprocessError):
+        return False
+    return done.stdout.strip() == MAGIC_NUMBER.hex().encode()
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """A candidate's file compiled on the host: its code, or why it has none."""
+
+    code: types.CodeType | None
+    problem: str | None  # "line N: message" when it does not compile
+    warned: bool  # the compile warned (a SyntaxWarning, say)
+
+
+@functools.lru_cache(maxsize=8)
+def compile_candidate(program: bytes, path: str) -> Compiled:
+    """`program` compiled as the jail imports it from `path` (the grader's syntax check and
+    the code shipped to a session's child are this one compile, kept for the second run)."""
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            code = compile(program, path, "exec", dont_inherit=True)
+    except SyntaxError as exc:
+        return Compiled(None, f"line {exc.lineno}: {exc.msg}", False)
+    except (ValueError, RecursionError, MemoryError, OverflowError) as exc:  # null bytes, depth
+        return Compiled(None, str(exc) or type(exc).__name__, False)
+    return Compiled(code, None, bool(caught))
+
+
+def shipped_code(program: bytes, path: str) -> bytes:
+    """The code file for `program` imported from `path` in the jail (see above), or b"" when
+    it does not compile cleanly (an error or a warning: the child then compiles it and meets
+    them as a fresh runner would)."""
+    found = compile_candidate(program, path)
+    if found.code is None or found.warned:
+        return b""
+    code = marshal.dumps(found.code)
+    return MAGIC_NUMBER + len(program).to_bytes(8, "little") + program + code

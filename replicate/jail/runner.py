@@ -58,6 +58,7 @@ import collections
 import datetime
 import decimal
 import functools
+import gc
 import importlib
 import importlib.machinery
 import json
@@ -212,6 +213,7 @@ _LOADED, _DONE, _EXITED = wire.LOADED, wire.DONE, wire.EXITED
 # instead of passing golden runs by chance and failing when graded. `setstate` is captured here,
 # before any candidate code runs, and needs no builtins (a candidate may have patched them).
 _SET_RANDOM_STATE = random.setstate
+_GET_RANDOM_STATE = random.getstate
 _RANDOM_STATE: list[Any] = []
 # Unpickling an input may import the repository's test modules (a function defined in a test file
 # is recorded by reference), and with them pytest: seconds on a busy machine. That is our data,
@@ -222,6 +224,7 @@ _EXC_MSG_CAP = 100_000
 _ALRM = {_SIGALRM}
 _SNAPSHOT: dict[str, dict[str, Any]] = {}
 _PID: list[int] = []
+_ROOTS: list[str] = []  # the repository's import roots
 
 Tagged = wire.Tagged
 
@@ -1212,8 +1215,11 @@ class _CompiledLoader(importlib.machinery.SourceFileLoader):
         return super().get_code(fullname)
 
     def source_to_code(self, data: Any, path: Any, *, _optimize: int = -1) -> Any:  # type: ignore[override]
-        held = _HELD[0] if _HELD and _optimize == -1 and _type(data) is bytes else None
+        plain = _optimize == -1 and _type(data) is bytes
+        held = _HELD[0] if _HELD and plain else None
         code = _held_code(held, data, path) if held is not None else None
+        if code is None and _SHIPPED and plain and path == _SHIPPED[0]:
+            code = _shipped_code(data, _SHIPPED[1])
         return code if code is not None else super().source_to_code(data, path, _optimize=_optimize)
 
 
@@ -1272,6 +1278,27 @@ class _Held:
 
 
 _HELD: list[_Held] = []  # the session's, in the runner of a session only
+_SHIPPED: list[str] = []  # a candidates' session: the target's file, the host's code for it
+
+
+def _shipped_code(data: bytes, code_file: str) -> Any:
+    """The host's code for `data` (replicate.jail.bytecode.shipped_code), or None: no file, of
+    another interpreter, or of other source."""
+    try:
+        with open(code_file, "rb") as handle:
+            blob = handle.read()
+    except OSError:
+        return None
+    magic = importlib._bootstrap_external.MAGIC_NUMBER
+    size = int.from_bytes(blob[4:12], "little")
+    if blob[:4] != magic or blob[12 : 12 + size] != data:
+        return None
+    try:
+        return _marshal_loads(blob[12 + size :])
+    except (ValueError, EOFError, TypeError):
+        return None
+
+
 _CODING = re.compile(rb"^[ \t\f]*#.*?coding[:=]")  # an encoding declaration (PEP 263)
 
 
@@ -1436,6 +1463,7 @@ def _prepare(setup: wire.Setup) -> None:
         if _type(mod) is _ModuleType:
             _SNAPSHOT[name] = dict(_module_dict(mod))
     roots = [str(p) for p in setup.get("sys_path", ())]
+    _ROOTS[:] = roots
     bytecode = setup.get("bytecode")
     if bytecode is not None and _type(bytecode) is str:
         _use_bytecode(bytecode, roots)
@@ -1515,6 +1543,7 @@ def run(job: wire.Job) -> None:
     channel.send({"event": _STARTED})  # before any code of the repository runs
     if job.get("by_value") is True:
         _load_by_value()
+    _with_made_packages()
     try:
         fn = _target(module_name, qualname)
     except BaseException as exc:  # noqa: BLE001 - whatever the import raises is the candidate's
@@ -1570,9 +1599,14 @@ def run_session(session: wire.Session) -> None:
         _os_exit(_UNSEALED)  # the host grades its candidates in jails of their own instead
     residue = session.get("pid_residue")
     own_pids = session.get("own_pids") is True
+    _preload(session.get("preload"), requests.fd, own_pids)
+    gc.collect()
+    gc.freeze()  # the children inherit every object: a collection there need not visit them
     held = _Held()
     if session.get("candidates") is not True:  # candidates' sessions: each file compiled anew
         _HELD[:] = [held]
+    elif _type(session.get("code_file")) is str:  # or by the host
+        _SHIPPED[:] = [str(session["file"]), str(session["code_file"])]
     while True:
         request = requests.next()
         if request is None or request.get("end") is True:
@@ -1597,6 +1631,176 @@ def run_session(session: wire.Session) -> None:
         frame = {"event": _EXITED, "k": request["k"], "status": status, "timed_out": timed_out}
         channel = _Channel(fd, wire.EXITED_MARK + str(job["nonce"]))  # only this run knew it
         channel.write("\n" + channel.frame({**frame, "s": time.monotonic() - started}))
+
+
+# ------------------------------------------- a session's repository modules, imported once
+
+# A child imports the target's module as a fresh runner would, and with it the modules of its
+# package the package's ``__init__`` imports: most of a short run, the same in every child.  The
+# host names those a session may import before its first child (replicate.jail.preload): not
+# the target's module, nor its packages' ``__init__`` (which import it); the packages are made
+# from their specs without running their code.  A child first tries them (`_PreloadTrial`):
+# the target's module blocked, each imported or undone, kept only if it raised nothing, left no
+# thread and drew nothing from `random`; the session imports those it kept.  Each child then
+# takes the packages out of `sys.modules` and imports the target as a fresh runner would: the
+# packages' own objects (holding their preloaded submodules) come back through `_MadePackages`,
+# their ``__init__`` run in the child, the target's module compiled from its file.
+
+_PRELOAD_S = 20.0  # the trial's limit: past it, nothing is preloaded
+_MADE: list[tuple[str, Any, Any]] = []  # (name, module, loader): the target's packages
+
+
+class _Blocked:
+    """A meta path finder that refuses the target's module while the session preloads."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> None:
+        if name == self.name:
+            raise ImportError(f"{name} is not imported before a session's children")
+
+
+class _MadeLoader:
+    """A package made at preload: its own object, its ``__init__`` run by its loader."""
+
+    def __init__(self, module: Any, loader: Any) -> None:
+        self.module, self.loader = module, loader
+
+    def create_module(self, spec: Any) -> Any:
+        return self.module
+
+    def exec_module(self, module: Any) -> None:
+        self.loader.exec_module(module)
+
+    def __getattr__(self, name: str) -> Any:  # resources and the rest: the real loader's
+        if name == "loader":
+            raise AttributeError(name)
+        return getattr(self.loader, name)
+
+
+class _MadePackages:
+    """A meta path finder that gives each preloaded package back to a child's import."""
+
+    def find_spec(self, name: str, path: object = None, target: object = None) -> Any:
+        for made, module, loader in _MADE:
+            if made == name:
+                spec = importlib.machinery.ModuleSpec(
+                    name,
+                    _MadeLoader(module, loader),  # type: ignore[arg-type]
+                    origin=module.__spec__.origin,
+                )
+                spec.submodule_search_locations = module.__spec__.submodule_search_locations
+                spec.has_location = module.__spec__.has_location
+                return spec
+        return None
+
+
+def _threads() -> int:
+    try:
+        return len(os.listdir("/proc/self/task"))
+    except OSError:
+        return _thread._count() + 1
+
+
+def _import_kept(preload: wire.Preload, names: list[str]) -> list[str]:
+    """Import the target's packages (made, not run) and then `names`, undoing each that fails
+    the checks; the names kept."""
+    for name in preload["packages"]:
+        parent = _sys_modules.get(name.rpartition(".")[0])
+        spec = importlib.machinery.PathFinder.find_spec(name, getattr(parent, "__path__", None))
+        if spec is None or spec.loader is None or spec.submodule_search_locations is None:
+            return []
+        module = importlib.util.module_from_spec(spec)
+        _sys_modules[name] = module
+        _MADE.append((name, module, spec.loader))
+    kept: list[str] = []
+    for name in names:
+        before, state, threads = set(_sys_modules), _GET_RANDOM_STATE(), _threads()
+        try:
+            _import_module(name)
+            clean = _GET_RANDOM_STATE() == state and _threads() == threads
+        except Exception:  # noqa: BLE001 - a module that cannot come first is left to the child
+            clean = False
+        if clean:
+            kept.append(name)
+        else:
+            _SET_RANDOM_STATE(state)
+            _undo([n for n in _sys_modules if n not in before])
+    return kept
+
+
+def _undo(names: list[str]) -> None:
+    """Forget the repository's modules among `names` (and their parents' attributes for them)."""
+    roots = tuple(root.rstrip("/") + "/" for root in _ROOTS)
+    for name in names:
+        module = _sys_modules.get(name)
+        if not str(getattr(module, "__file__", None) or "").startswith(roots):
+            continue
+        del _sys_modules[name]
+        parent, _, leaf = name.rpartition(".")
+        holder = _sys_modules.get(parent)
+        if holder is not None and getattr(holder, leaf, None) is module:
+            delattr(holder, leaf)
+
+
+def _preload(preload: wire.Preload | None, requests_fd: int, own_pids: bool) -> None:
+    """Import what the trial in a child kept, in the session's own process (see above)."""
+    if not preload or not preload.get("modules"):
+        return
+    import importlib.util  # noqa: F401 - a session's only, for module_from_spec
+
+    blocked = _Blocked(str(preload["target"]))
+    sys.meta_path.insert(0, blocked)
+    try:
+        kept = _trial(preload, requests_fd, own_pids)
+        if kept:
+            _import_kept(preload, kept)
+    finally:
+        sys.meta_path.remove(blocked)
+    if _MADE:
+        sys.meta_path.insert(0, _MadePackages())
+
+
+def _trial(preload: wire.Preload, requests_fd: int, own_pids: bool) -> list[str]:
+    """The modules a child could import cleanly, in order; [] when it failed or was late."""
+    read_fd, write_fd = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        try:
+            os.close(requests_fd)
+            os.close(read_fd)
+            kept = _import_kept(preload, list(preload["modules"]))
+            os.write(write_fd, "\n".join(kept).encode())
+        finally:
+            _os_exit(0)
+    os.close(write_fd)
+    data = b""
+    deadline = time.monotonic() + _PRELOAD_S
+    try:
+        while time.monotonic() < deadline:
+            ready, _, _ = select.select([read_fd], [], [], max(deadline - time.monotonic(), 0))
+            chunk = os.read(read_fd, 1 << 16) if ready else b""
+            if not chunk:
+                break
+            data += chunk
+    finally:
+        os.close(read_fd)
+        try:  # noqa: SIM105 - as above
+            os.kill(pid, signal.SIGKILL)
+        except OSError:
+            pass
+        os.waitpid(pid, 0)
+        _tidy(own_pids)
+    names = set(preload["modules"])
+    return [name for name in data.decode("utf-8", "replace").split("\n") if name in names]
+
+
+def _with_made_packages() -> None:
+    """In a child: the preloaded packages out of `sys.modules`, so the target's import runs
+    their ``__init__`` (`_MadePackages` gives back their objects)."""
+    for name, _, _ in _MADE:
+        _sys_modules.pop(name, None)
 
 
 class _Requests:

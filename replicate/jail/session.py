@@ -52,9 +52,11 @@ from dataclasses import dataclass, field
 from replicate.core import CallInput, GradingSettings, Target
 from replicate.errors import InfraError
 from replicate.jail import wire
+from replicate.jail.bytecode import same_magic, shipped_code
 from replicate.jail.calls import (
     CHANNEL_CAP,
     JailRun,
+    RepoContext,
     RunPlan,
     Until,
     finished_run,
@@ -62,6 +64,7 @@ from replicate.jail.calls import (
 )
 from replicate.jail.calltime import CallClock, LiveFrames
 from replicate.jail.frames import read_frame
+from replicate.jail.preload import preload_plan
 from replicate.jail.sandbox.base import (
     Arrival,
     Mount,
@@ -108,6 +111,9 @@ class Session:
         self.writer = pipe.write_fd
         self.current = self.scratch / "current.py"
         self.current.write_bytes(b"")
+        self.code = self.scratch / "current.code"  # candidates': compiled here (shipped_code)
+        self.code.write_bytes(b"")
+        self.ship = candidates and ctx.speedups and same_magic(ctx.python)
         self.programs = self.scratch / "programs"  # gen's: copied in from inside
         inside = str(ctx.tree / target.path)
         session: wire.Session = {
@@ -120,8 +126,14 @@ class Session:
             Mount.same(str(ctx.tree)),
             Mount(str(self.current), inside, writable=not candidates),
         ]
+        preload = _preload(ctx, target)
+        if preload is not None:
+            session["preload"] = preload
         if candidates:  # the host writes each program (one run at a time), the jail cannot
             session["candidates"] = True
+            if self.ship:
+                session["code_file"] = str(self.code)
+                mounts.append(Mount.same(str(self.code)))
         else:
             session["pid_residue"] = pid_residue(plan)
             self.programs.mkdir()
@@ -211,6 +223,11 @@ class Session:
             with self.current.open("r+b") as handle:  # same inode: the bind shows it
                 handle.truncate(0)
                 handle.write(program)
+            if self.ship:
+                shipped = shipped_code(program, str(self.plan.ctx.tree / target.path))
+                with self.code.open("r+b") as handle:
+                    handle.truncate(0)
+                    handle.write(shipped)
         else:
             path = self.programs / f"{k}.py"
             path.write_bytes(program)
@@ -324,6 +341,19 @@ def unsealed(session: Session) -> bool:
     """Whether the session ended because its runner could not seal it (wire.UNSEALED_EXIT)."""
     session.thread.join(timeout=GRACE_S)
     return session.ended and session.exit_code == wire.UNSEALED_EXIT
+
+
+def _preload(ctx: RepoContext, target: Target) -> wire.Preload | None:
+    """The repository modules the session imports before its children (`preload_plan`); none
+    for a target that is a package's ``__init__`` or without the speed-ups (`gen --cold`)."""
+    if not ctx.speedups or target.path.endswith("__init__.py"):
+        return None
+    modules = preload_plan(ctx.sys_path(ctx.tree), target.module)
+    if not modules:
+        return None
+    packages = target.module.split(".")
+    parents = [".".join(packages[:n]) for n in range(1, len(packages))]
+    return {"target": target.module, "packages": parents, "modules": list(modules)}
 
 
 def pid_residue(plan: RunPlan) -> int:

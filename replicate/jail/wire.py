@@ -109,6 +109,14 @@ class JobInput(TypedDict):
     pickle_b64: str  # a pickled (args, kwargs), or a pickled recipe
 
 
+class Preload(TypedDict):
+    """What a session imports before its children (`replicate.jail.preload`)."""
+
+    target: str  # the target's module: never imported here
+    packages: list[str]  # the target's packages: made, their ``__init__`` run in each child
+    modules: list[str]  # the modules to try, in order
+
+
 class Session(TypedDict, total=False):
     """A jail that runs programs, a forked child each, as requests arrive
     (`replicate.jail.session`): a request is one line of JSON on ``requests_fd``, ``{"k",
@@ -123,6 +131,8 @@ class Session(TypedDict, total=False):
     pid_residue: int  # each child's pid is this modulo PID_MODULUS (none: pids as they come)
     candidates: bool  # the programs are candidates': no session unless it can be sealed
     own_pids: bool  # the jail has a pid namespace of its own: kill(-1) sweeps it
+    preload: Preload  # repository modules imported once, before the children
+    code_file: str  # candidates': the host's compile of the file, when it can give one
 
 
 PID_MODULUS = 4  # sessions whose children are compared get residues that differ
