@@ -33,6 +33,7 @@ the same either way, only slower.  Local (bubblewrap) sandbox with the speed-ups
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Hashable, Sequence
 
 from replicate.core import CallInput, GradingSettings, Target
@@ -46,13 +47,19 @@ from replicate.jail.session import Session, unsealed
 class CandidateSessions:
     """Idle sealed sessions by (repository, target file, hash seed, memory limit, first or
     second run); a run takes one (or starts one), and gives it back once its run is read.  At
-    most `max_idle` wait between runs: the least recently used beyond that are ended."""
+    most `max_idle` wait between runs: the least recently used beyond that are ended.
+
+    A session `prepare` starts (or finds idle) is kept for its `owner` (the attempt's `Jail`)
+    while the owner lives: two attempts at tasks of one file, prepared one after the other and
+    graded at once, each find their own session ready instead of one starting a jail while
+    its grade waits."""
 
     def __init__(self, sandbox: Sandbox, max_idle: int = 8) -> None:
         self._sandbox = sandbox
         self._max_idle = max_idle
         self._lock = threading.Lock()
         self._idle: list[tuple[Hashable, Session]] = []  # least recently used first
+        self._kept: dict[Session, weakref.ref[object]] = {}  # idle ones `prepare` keeps
         self._refused: set[str] = set()  # interpreters whose runner cannot seal a session
         self._closed = False
         self.started = 0  # sessions started, for tests and benches
@@ -68,6 +75,7 @@ class CandidateSessions:
         *,
         hash_seed: int = 0,
         again: bool = False,
+        owner: object | None = None,
     ) -> JailRun | None:
         """`program` (the spliced target file) run on `inputs` in a session's child; None when
         no session can give it (the caller runs it in a jail of its own)."""
@@ -75,7 +83,7 @@ class CandidateSessions:
         if not isinstance(sandbox, WarmStart) or not self.serves(ctx):
             return None
         key = _key(ctx, target, settings, hash_seed, again)
-        session = self._take(sandbox, key, RunPlan(ctx, target, settings, hash_seed, 0))
+        session = self._take(sandbox, key, RunPlan(ctx, target, settings, hash_seed, 0), owner)
         if session is None:
             return None
         found = session.run_all(inputs, settings, [program], target=target)[0]
@@ -90,7 +98,13 @@ class CandidateSessions:
         return found
 
     def prepare(
-        self, ctx: RepoContext, target: Target, settings: GradingSettings, *, hash_seed: int = 0
+        self,
+        ctx: RepoContext,
+        target: Target,
+        settings: GradingSettings,
+        *,
+        hash_seed: int = 0,
+        owner: object | None = None,
     ) -> None:
         """Start the sessions a later grade of `target` takes (its first run's and its second's)
         where none waits idle, so they get ready while the caller does something else (`run`:
@@ -103,11 +117,20 @@ class CandidateSessions:
         for again in (False, True):
             key = _key(ctx, target, settings, hash_seed, again)
             with self._lock:
-                if self._closed or any(held == key for held, _ in self._idle):
+                if self._closed:
+                    return
+                ours = [s for held, s in self._idle if held == key]
+                if any(self._holder(s) is owner for s in ours if owner is not None):
+                    continue  # this owner's, ready
+                free = [s for s in ours if self._holder(s) is None]
+                if free:
+                    self._keep(free[0], owner)
                     continue
             session = self._start(sandbox, plan)
             if session is None:
                 return
+            with self._lock:
+                self._keep(session, owner)
             self._give(key, session)
 
     def serves(self, ctx: RepoContext) -> bool:
@@ -117,15 +140,30 @@ class CandidateSessions:
         with self._lock:
             return str(ctx.python) not in self._refused
 
-    def _take(self, sandbox: WarmStart, key: Hashable, plan: RunPlan) -> Session | None:
+    def _take(
+        self, sandbox: WarmStart, key: Hashable, plan: RunPlan, owner: object | None
+    ) -> Session | None:
         with self._lock:
             if self._closed:
                 return None
-            for at, (held, session) in enumerate(self._idle):
-                if held == key:
-                    del self._idle[at]
-                    return session
+            ours = [at for at, (held, _) in enumerate(self._idle) if held == key]
+            holders = {at: self._holder(self._idle[at][1]) for at in ours}
+            mine = [at for at in ours if owner is not None and holders[at] is owner]
+            free = [at for at in ours if holders[at] is None]
+            for at in mine[:1] or free[:1]:
+                session = self._idle.pop(at)[1]
+                self._kept.pop(session, None)
+                return session
         return self._start(sandbox, plan)
+
+    def _holder(self, session: Session) -> object | None:
+        """Whom an idle session is kept for: None when nobody (or one now gone)."""
+        kept = self._kept.get(session)
+        return kept() if kept is not None else None
+
+    def _keep(self, session: Session, owner: object | None) -> None:
+        if owner is not None:
+            self._kept[session] = weakref.ref(owner)
 
     def _start(self, sandbox: WarmStart, plan: RunPlan) -> Session | None:
         """A new sealed session (counted in `started`), or None when none can start."""
@@ -145,6 +183,8 @@ class CandidateSessions:
                 cut = max(0, len(self._idle) - self._max_idle)
                 ended = [held for _, held in self._idle[:cut]]
                 del self._idle[:cut]
+                for old in ended:
+                    self._kept.pop(old, None)
         for old in ended:
             old.close()
 
@@ -154,6 +194,7 @@ class CandidateSessions:
             self._closed = True
             ended = [session for _, session in self._idle]
             self._idle.clear()
+            self._kept.clear()
         for session in ended:
             session.close()
 

@@ -74,7 +74,14 @@ class Jail:
         elif self.candidates is not None and override is not None and not clock_shift_days:
             plain = not encode_inputs and until is None  # what candidates' grades ask
             forked = plain and self.candidates.run(
-                self.ctx, target, inputs, settings, override, hash_seed=hash_seed, again=again
+                self.ctx,
+                target,
+                inputs,
+                settings,
+                override,
+                hash_seed=hash_seed,
+                again=again,
+                owner=self,
             )
             if forked:
                 return forked
@@ -142,7 +149,7 @@ class Jail:
         where candidates' runs go to sessions, else the pool's warm jails (nothing without
         either)."""
         if self.candidates is not None and self.candidates.serves(self.ctx):
-            self.candidates.prepare(self.ctx, target, settings, hash_seed=hash_seed)
+            self.candidates.prepare(self.ctx, target, settings, hash_seed=hash_seed, owner=self)
             return
         if self.pool is not None:
             prewarm(self.ctx, target, inputs, settings, self.pool, hash_seed=hash_seed)

@@ -78,6 +78,32 @@ def clamp(value, low, high):
     return _WRITES
 """
 
+# Which of the host's session files (the host's compile of the candidate among them) it can
+# write, found where the jail shows them.
+WRITES_SESSION_FILES = b"""
+
+import glob as _glob
+
+
+def _written():
+    found = []
+    for path in sorted(_glob.glob("/tmp/replicate-session-*/*")):
+        try:
+            with open(path, "ab") as handle:
+                handle.write(b"#")
+            found.append(path.rsplit("/", 1)[-1] + " writable")
+        except OSError:
+            found.append(path.rsplit("/", 1)[-1] + " read-only")
+    return ",".join(found)
+
+
+_WRITTEN = _written()
+
+
+def clamp(value, low, high):
+    return _WRITTEN
+"""
+
 # Leaves a sleeper in a session of its own that ignores SIGTERM, and a chain of processes each
 # forking the next and exiting (a sweep that lists pids once misses the newest).
 LEAVES_PROCESSES = b"""
@@ -299,6 +325,15 @@ def test_a_candidate_cannot_write_the_host_s_copy_of_its_file(
     ]
 
 
+def test_the_host_s_compile_of_a_candidate_is_read_only_in_its_jail(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext, forks: CandidateSessions
+) -> None:
+    """The child takes the host's code for its file (`runner._shipped_code`) from a host file
+    bound into the jail: read-only, so no candidate can hand the next one code of its own."""
+    program = original_source(clamp_task) + WRITES_SESSION_FILES
+    assert _values(_run(forks, tiny_ctx, clamp_task, program)) == ["current.code read-only"]
+
+
 def test_nothing_a_child_left_meets_the_next_child(
     clamp_task: LoadedTask,
     tiny_ctx: RepoContext,
@@ -367,6 +402,26 @@ def test_prepared_sessions_serve_a_grade_that_then_starts_no_jail(
     assert forks.started == 2  # they wait idle: none more
     assert grade_text(clamp_task, original, jail, shrink=False).reward == 1.0
     assert (forks.started, forks.served) == (2, 2)
+
+
+def test_two_attempts_prepared_in_turn_each_find_their_own_sessions_ready(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext, forks: CandidateSessions
+) -> None:
+    """Two attempts at tasks of one file, prepared one after the other and graded together:
+    the second's prepare starts sessions of its own instead of counting on the first's idle
+    ones, which the first attempt's grade takes (else one grade would start a jail)."""
+    original, hidden = original_source(clamp_task).decode(), clamp_task.hidden
+    first = Jail(tiny_ctx, _local(), candidates=forks)
+    second = Jail(tiny_ctx, _local(), candidates=forks)
+    first.prewarm(hidden.target, clamp_task.inputs, hidden.grading)
+    second.prewarm(hidden.target, clamp_task.inputs, hidden.grading)
+    assert forks.started == 4
+    assert grade_text(clamp_task, original, first, shrink=False).reward == 1.0
+    assert grade_text(clamp_task, original, second, shrink=False).reward == 1.0
+    assert (forks.started, forks.served) == (4, 4)
+    # given back after their runs, they are kept for nobody: a prepare without an owner takes them
+    forks.prepare(tiny_ctx, hidden.target, hidden.grading)
+    assert forks.started == 4  # idle sessions of the key wait, kept for nobody now
 
 
 class _Refusing:
