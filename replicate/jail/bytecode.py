@@ -38,6 +38,7 @@ from importlib.util import MAGIC_NUMBER
 from pathlib import Path
 
 from replicate.cache import publish
+from replicate.core import PARSE_LOCK
 from replicate.jail.runner import wire_beside
 
 COMPILE_TIMEOUT_S = 300.0
@@ -204,8 +205,8 @@ class Compiled:
 def compile_candidate(program: bytes, path: str) -> Compiled:
     """`program` compiled as the jail imports it from `path` (the grader's syntax check and
     the code shipped to a session's child are this one compile, kept for the second run)."""
-    try:
-        with warnings.catch_warnings(record=True) as caught:
+    try:  # the warnings' filters are the process's: one thread at a time holds them
+        with PARSE_LOCK, warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
             code = compile(program, path, "exec", dont_inherit=True)
     except SyntaxError as exc:

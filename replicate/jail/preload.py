@@ -1,4 +1,4 @@
-"""Which of a repository's modules a session may import once, before it forks its children.
+"""Which modules a session may import once, before it forks its children.
 
 A session's child imports the target's module as a fresh runner would, and with it the
 target's package: its ``__init__`` and, usually, the sibling modules the ``__init__`` imports.
@@ -26,7 +26,10 @@ from __future__ import annotations
 import ast
 import functools
 import os
+import warnings
 from collections.abc import Iterator, Sequence
+
+from replicate.core import PARSE_LOCK
 
 MAX_MODULES = 400  # a fresh import of more is a framework, not a library's package
 
@@ -47,7 +50,9 @@ def _plan(roots: tuple[str, ...], target_module: str) -> tuple[str, ...]:
     if order is None:
         return ()
     kept = [name for name in order if name != target_module and name not in packages]
-    return tuple(name for name in kept if not graph.reaches(name, target_module, set(packages)))
+    ours = [name for name in kept if not graph.reaches(name, target_module, set(packages))]
+    outside = dict.fromkeys(name for module in order for name in graph.outside(module))
+    return (*outside, *ours)
 
 
 def _ancestors(module: str) -> list[str]:
@@ -63,6 +68,7 @@ class _Graph:
         self.roots = roots
         self._found: dict[str, str | None] = {}
         self._edges: dict[str, tuple[str, ...] | None] = {}
+        self._outside: dict[str, tuple[str, ...]] = {}
 
     def find(self, name: str) -> str | None:
         """The file of module `name` in the repository, or None (standard library, installed)."""
@@ -77,19 +83,32 @@ class _Graph:
             self._edges[name] = self._read(name)
         return self._edges[name]
 
+    def outside(self, name: str) -> tuple[str, ...]:
+        """The modules from outside the repository (the standard library, installed packages)
+        `name` imports when it runs, as its statements name them."""
+        self.edges(name)
+        return self._outside.get(name, ())
+
     def _read(self, name: str) -> tuple[str, ...] | None:
         path = self.find(name)
         if path is None:
             return ()
         try:
             with open(path, "rb") as handle:
-                tree = ast.parse(handle.read(), path)
-        except (OSError, SyntaxError, ValueError, RecursionError):
+                source = handle.read()
+            with PARSE_LOCK, warnings.catch_warnings():  # sessions start on worker threads
+                warnings.simplefilter("ignore")
+                tree = ast.parse(source, path)
+        except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
         found = [*_ancestors(name)]
-        for imported in _imported_names(tree, package):
+        outside: list[str] = []
+        for imported, named in _imported_names(tree, package):
             found += [*_ancestors(imported), imported]
+            if named and self.find(imported.partition(".")[0]) is None:
+                outside.append(imported)
+        self._outside[name] = tuple(dict.fromkeys(outside))
         return tuple(dict.fromkeys(n for n in found if n != name and self.find(n) is not None))
 
     def reached(self, starts: Sequence[str]) -> list[str] | None:
@@ -138,19 +157,20 @@ def _find(roots: tuple[str, ...], name: str) -> str | None:
     return None
 
 
-def _imported_names(tree: ast.Module, package: str) -> Iterator[str]:
+def _imported_names(tree: ast.Module, package: str) -> Iterator[tuple[str, bool]]:
     """The modules the import statements that run at import time name (function bodies do not
-    run then; class bodies and branches do), resolved against `package`; a ``from`` import
-    names its module and each imported name as a possible submodule."""
+    run then; class bodies and branches do), resolved against `package`, each with whether the
+    statement names it as a module: a ``from`` import names its module, and each imported name
+    is a possible submodule too."""
     for node in _import_time(tree.body):
         if isinstance(node, ast.Import):
-            yield from (alias.name for alias in node.names)
+            yield from ((alias.name, True) for alias in node.names)
         else:
             base = _resolve(node.module, node.level, package)
             if base is None:
                 continue
-            yield base
-            yield from (f"{base}.{alias.name}" for alias in node.names if alias.name != "*")
+            yield base, True
+            yield from ((f"{base}.{a.name}", False) for a in node.names if a.name != "*")
 
 
 def _import_time(body: list[ast.stmt]) -> Iterator[ast.Import | ast.ImportFrom]:

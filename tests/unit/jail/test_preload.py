@@ -42,7 +42,8 @@ PACKAGE = {
 def test_the_siblings_a_fresh_import_runs_that_do_not_reach_the_target(tmp_path: Path) -> None:
     root = _tree(tmp_path, PACKAGE)
     plan = preload_plan([root], "pkg.target")
-    assert plan == ("pkg.plain", "pkg.relative", "pkg.sub", "pkg.sub.leaf", "pkg.in_try")
+    ours = ("pkg.plain", "pkg.relative", "pkg.sub", "pkg.sub.leaf", "pkg.in_try")
+    assert plan == ("json", *ours)  # what they import from outside first
     # the target, its package's __init__, and what imports the target (even through another
     # module) are never in it; nor is a module no fresh import of the target runs
     assert not {"pkg", "pkg.target", "pkg.uses_target", "pkg.via", "pkg.never_imported"} & set(plan)
@@ -51,9 +52,9 @@ def test_the_siblings_a_fresh_import_runs_that_do_not_reach_the_target(tmp_path:
 def test_an_import_inside_a_function_does_not_count(tmp_path: Path) -> None:
     files = {**PACKAGE, "pkg/__init__.py": "from pkg.lazy import h\nfrom pkg.target import f\n"}
     # pkg.plain: the target's own import
-    assert preload_plan([_tree(tmp_path, files)], "pkg.target") == ("pkg.lazy", "pkg.plain")
+    assert preload_plan([_tree(tmp_path, files)], "pkg.target") == ("json", "pkg.lazy", "pkg.plain")
     eager = {**files, "pkg/lazy.py": "from pkg.target import f\n"}  # the control
-    assert preload_plan([_tree(tmp_path / "eager", eager)], "pkg.target") == ("pkg.plain",)
+    assert preload_plan([_tree(tmp_path / "eager", eager)], "pkg.target") == ("json", "pkg.plain")
 
 
 def test_a_module_that_does_not_parse_is_not_preloaded_nor_what_imports_it(
@@ -74,6 +75,23 @@ def test_the_first_root_that_holds_a_module_is_the_one_read(tmp_path: Path) -> N
     second = _tree(tmp_path / "b", {"pkg/__init__.py": "import pkg.two\nimport pkg.target\n"})
     _tree(tmp_path / "b", {"pkg/two.py": "X = 2\n"})
     assert preload_plan([first, second], "pkg.target") == ("pkg.one",)
+
+
+def test_modules_from_outside_are_named_as_the_statements_name_them(tmp_path: Path) -> None:
+    """The standard library's and installed packages' modules the fresh import runs (the
+    target's own module-level imports among them: they are in the file the agent sees)."""
+    files = {
+        "pkg/__init__.py": "import pkg.target\n",
+        "pkg/target.py": (
+            "import xml.etree.ElementTree as ET\n"
+            "from collections import deque\n"
+            "def f():\n    import heapq\n    return deque()\n"
+        ),
+    }
+    assert preload_plan([_tree(tmp_path, files)], "pkg.target") == (
+        "xml.etree.ElementTree",
+        "collections",  # not collections.deque: a name, not a module
+    )  # heapq: imported only when f runs
 
 
 def test_nothing_for_a_target_outside_the_roots(tmp_path: Path) -> None:
