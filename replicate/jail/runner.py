@@ -224,7 +224,6 @@ _EXC_MSG_CAP = 100_000
 _ALRM = {_SIGALRM}
 _SNAPSHOT: dict[str, dict[str, Any]] = {}
 _PID: list[int] = []
-_ROOTS: list[str] = []  # the repository's import roots
 
 Tagged = wire.Tagged
 
@@ -1463,7 +1462,6 @@ def _prepare(setup: wire.Setup) -> None:
         if _type(mod) is _ModuleType:
             _SNAPSHOT[name] = dict(_module_dict(mod))
     roots = [str(p) for p in setup.get("sys_path", ())]
-    _ROOTS[:] = roots
     bytecode = setup.get("bytecode")
     if bytecode is not None and _type(bytecode) is str:
         _use_bytecode(bytecode, roots)
@@ -1633,15 +1631,16 @@ def run_session(session: wire.Session) -> None:
         channel.write("\n" + channel.frame({**frame, "s": time.monotonic() - started}))
 
 
-# ------------------------------------------- a session's repository modules, imported once
+# ------------------------------------------- what every child would import, imported once
 
 # A child imports the target's module as a fresh runner would, and with it the modules of its
 # package the package's ``__init__`` imports: most of a short run, the same in every child.  The
-# host names those a session may import before its first child (replicate.jail.preload): not
-# the target's module, nor its packages' ``__init__`` (which import it); the packages are made
-# from their specs without running their code.  A child first tries them (`_PreloadTrial`):
-# the target's module blocked, each imported or undone, kept only if it raised nothing, left no
-# thread and drew nothing from `random`; the session imports those it kept.  Each child then
+# host names those a session may import before its first child (replicate.jail.preload: outside
+# modules, then the target's siblings): not the target's module, nor its packages' ``__init__``
+# (which import it); the packages are made from their specs without running their code.  A child
+# first tries them (`_trial`): the target's module blocked, each imported or undone (with every
+# module its import brought in), kept only if it raised nothing, left no thread and drew nothing
+# from `random`; the session imports those it kept.  Each child then
 # takes the packages out of `sys.modules` and imports the target as a fresh runner would: the
 # packages' own objects (holding their preloaded submodules) come back through `_MadePackages`,
 # their ``__init__`` run in the child, the target's module compiled from its file.
@@ -1731,13 +1730,13 @@ def _import_kept(preload: wire.Preload, names: list[str]) -> list[str]:
 
 
 def _undo(names: list[str]) -> None:
-    """Forget the repository's modules among `names` (and their parents' attributes for them)."""
-    roots = tuple(root.rstrip("/") + "/" for root in _ROOTS)
+    """Forget the modules `names` (and their parents' attributes for them): a module that
+    failed a check, and every module its import brought in, which a later one would otherwise
+    find imported (a module that draws from `random`, say, imported by a clean one)."""
     for name in names:
-        module = _sys_modules.get(name)
-        if not str(getattr(module, "__file__", None) or "").startswith(roots):
+        module = _sys_modules.pop(name, None)
+        if module is None:
             continue
-        del _sys_modules[name]
         parent, _, leaf = name.rpartition(".")
         holder = _sys_modules.get(parent)
         if holder is not None and getattr(holder, leaf, None) is module:

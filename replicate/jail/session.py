@@ -22,7 +22,8 @@ read-only and the host writes each program into it between runs (gen's own progr
 in from inside, the file bound writable for that).
 A run's ``exited`` frame is under a nonce only that run's job held, so a child that forges one
 ends only its own run early. What the children still share is the runner's state before any
-repository code ran, as fresh jails do, and one memory layout: two children of one session give
+program ran (its imports, and the modules it imported for its children: `replicate.jail.preload`),
+and one memory layout: two children of one session give
 a value that depends on `id()` alike. So the determinism checks compare runs of *different*
 sessions: the golden runs' two hash seeds at gen, and a candidate's second run in a session of
 its own (`replicate.jail.candidates`). A child is not pid 2, as the runner of a jail of its own
@@ -344,7 +345,7 @@ def unsealed(session: Session) -> bool:
 
 
 def _preload(ctx: RepoContext, target: Target) -> wire.Preload | None:
-    """The repository modules the session imports before its children (`preload_plan`); none
+    """The modules the session imports before its children (`preload_plan`); none
     for a target that is a package's ``__init__`` or without the speed-ups (`gen --cold`)."""
     if not ctx.speedups or target.path.endswith("__init__.py"):
         return None

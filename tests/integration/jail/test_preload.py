@@ -40,9 +40,19 @@ PACKAGE = {
         "T.start()\n"
     ),
     "src/prelo/draws.py": "import random\nD = random.random()\n",
+    "src/prelo/uses_outside.py": "from outside_draws import O\n",  # clean, but for what it imports
+    "outside/outside_draws.py": "import random\nO = random.random()\n",  # not the repository's
     "src/prelo/target.py": 'def f():\n    return "original"\n',
 }
-NAMES = ["prelo.reads_init", "prelo.target", "prelo.plain", "prelo.threads", "prelo.draws"]
+NAMES = [
+    "prelo.reads_init",
+    "prelo.target",
+    "prelo.plain",
+    "prelo.threads",
+    "prelo.draws",
+    "outside_draws",
+    "prelo.uses_outside",
+]
 CANDIDATE = b"""import sys
 
 SEEN = sorted(name for name in sys.modules if name.startswith("prelo."))
@@ -57,13 +67,15 @@ def f():
 TRIAL = """
 import importlib.util, json, sys
 root, mode, names = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
-sys.path.insert(0, root)
+sys.path[0:0] = [root + "/src", root + "/outside"]
 from replicate.jail import runner
-runner._ROOTS[:] = [root]
 if mode == "random unchecked":
     runner._GET_RANDOM_STATE, runner._SET_RANDOM_STATE = lambda: 0, lambda state: None
 if mode == "threads unchecked":
     runner._threads = lambda: 1
+if mode == "outside kept":  # undo only the repository's modules
+    undo = runner._undo
+    runner._undo = lambda names: undo([n for n in names if n.startswith("prelo")])
 if mode != "target unblocked":
     sys.meta_path.insert(0, runner._Blocked("prelo.target"))
 preload = {"target": "prelo.target", "packages": ["prelo"], "modules": names}
@@ -73,7 +85,7 @@ print(json.dumps(runner._import_kept(preload, names)))
 
 def _trial(root: Path, mode: str) -> list[str]:
     done = subprocess.run(
-        [sys.executable, "-c", TRIAL, str(root / "src"), mode, json.dumps(NAMES)],
+        [sys.executable, "-c", TRIAL, str(root), mode, json.dumps(NAMES)],
         capture_output=True,
         text=True,
         timeout=60,
@@ -92,6 +104,9 @@ def test_the_trial_keeps_only_modules_that_import_cleanly_without_the_target(
     assert "prelo.target" in _trial(tmp_path, "target unblocked")  # the original, preloaded
     assert "prelo.draws" in _trial(tmp_path, "random unchecked")
     assert "prelo.threads" in _trial(tmp_path, "threads unchecked")
+    # a clean module importing an unclean one from outside the repository: refused only as the
+    # unclean one is undone with the rest (the control: were it left imported, it is kept)
+    assert "prelo.uses_outside" in _trial(tmp_path, "outside kept")
 
 
 def _local() -> WarmStart:
