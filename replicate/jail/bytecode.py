@@ -216,6 +216,7 @@ def compile_candidate(program: bytes, path: str) -> Compiled:
     return Compiled(code, None, bool(caught))
 
 
+@functools.lru_cache(maxsize=8)  # a candidate's second run ships the same bytes
 def shipped_code(program: bytes, path: str) -> bytes:
     """The code file for `program` imported from `path` in the jail (see above), or b"" when
     it does not compile cleanly (an error or a warning: the child then compiles it and meets

@@ -45,7 +45,7 @@ def preload_plan(roots: Sequence[str], target_module: str) -> tuple[str, ...]:
 @functools.lru_cache(maxsize=512)
 def _plan(roots: tuple[str, ...], target_module: str) -> tuple[str, ...]:
     graph = _Graph(roots)
-    packages = _ancestors(target_module)
+    packages = ancestors(target_module)
     if graph.find(target_module) is None:
         return ()
     order = graph.reached([*packages, target_module])
@@ -57,7 +57,8 @@ def _plan(roots: tuple[str, ...], target_module: str) -> tuple[str, ...]:
     return (*outside, *ours)
 
 
-def _ancestors(module: str) -> list[str]:
+def ancestors(module: str) -> list[str]:
+    """The packages `module` lies in, outermost first (`a`, `a.b` for `a.b.c`)."""
     parts = module.split(".")
     return [".".join(parts[:n]) for n in range(1, len(parts))]
 
@@ -104,10 +105,10 @@ class _Graph:
         except (OSError, SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         package = name if path.endswith("__init__.py") else name.rpartition(".")[0]
-        found = [*_ancestors(name)]
+        found = [*ancestors(name)]
         outside: list[str] = []
         for imported, named in _imported_names(tree, package):
-            found += [*_ancestors(imported), imported]
+            found += [*ancestors(imported), imported]
             if named and self.find(imported.partition(".")[0]) is None:
                 outside.append(imported)
         self._outside[name] = tuple(dict.fromkeys(outside))

@@ -65,7 +65,7 @@ from replicate.jail.calls import (
 )
 from replicate.jail.calltime import CallClock, LiveFrames
 from replicate.jail.frames import read_frame
-from replicate.jail.preload import preload_plan
+from replicate.jail.preload import ancestors, preload_plan
 from replicate.jail.sandbox.base import (
     Arrival,
     Mount,
@@ -352,9 +352,8 @@ def _preload(ctx: RepoContext, target: Target) -> wire.Preload | None:
     modules = preload_plan(ctx.sys_path(ctx.tree), target.module)
     if not modules:
         return None
-    packages = target.module.split(".")
-    parents = [".".join(packages[:n]) for n in range(1, len(packages))]
-    return {"target": target.module, "packages": parents, "modules": list(modules)}
+    packages = ancestors(target.module)
+    return {"target": target.module, "packages": packages, "modules": list(modules)}
 
 
 def pid_residue(plan: RunPlan) -> int:
