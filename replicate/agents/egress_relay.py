@@ -1,6 +1,6 @@
 """The sandbox's end of `--allow-host`: a TCP relay on 127.0.0.1 to the host's egress proxy.
 
-Shipped as source into the sandbox (like runner.py) and started by `agents.protocol` as
+Shipped as source into the sandbox (like the runner) and started by `agents.protocol` as
 ``python -I -S -B egress_relay.py SOCKET PORT -- COMMAND [ARG...]``; standard library only, nothing
 from ``replicate``, nothing done at import time.
 

@@ -4,8 +4,8 @@ A mutant or a degenerate program changes only the target's definition, but usual
 lines than the original has (a body of one statement, a definition re-printed without comments).
 Blank lines put right after the changed definition make up the difference, so every statement
 after it keeps its line and a session's runner can compile only the changed statement into the
-original's code (`replicate/jail/runner.py`, "a session's programs, compiled once").  Blank lines
-change nothing a program does.
+original's code (`replicate/jail/runner/importing.py`, "a session's programs, compiled once").
+Blank lines change nothing a program does.
 """
 
 from __future__ import annotations

@@ -5,7 +5,7 @@ ever unpickled, evaluated or imported.  The channel is untrusted (a candidate ma
 frames without the run's nonce, malformed JSON and second frames for an index are rejected, and
 every comparison treats a node of unexpected shape as a mismatch rather than failing.
 
-Equivalence of tagged values (see ``replicate/jail/runner.py`` for the encoding): tags must
+Equivalence of tagged values (see ``replicate/jail/runner/encoding.py`` for the encoding): tags must
 agree (bool is not int, list is not tuple, a subclass is not its base); floats are equal when both
 are NaN, exactly equal with the same sign of zero, or within the task's declared tolerance; dicts
 and Counters are unordered mappings, OrderedDicts ordered; objects compare by verified type name and

@@ -1,9 +1,10 @@
 """Run the in-jail runner on one target's inputs inside a sandbox (the trusted side's adapter).
 
-The runner (replicate/jail/runner.py, stdlib only) and the wire module it loads from beside it
-(replicate/jail/wire.py) are mounted read-only into the sandbox, and the runner is started
-with the repository environment's interpreter as `python -P -s -S -B runner.py`: no user or
-environment site-packages, no script directory on sys.path, no bytecode written.  (`-I` would
+The runner (the package replicate/jail/runner/, stdlib only) and the wire module it loads from
+beside it (replicate/jail/wire.py) are mounted read-only into the sandbox, and the runner is
+started with the repository environment's interpreter as `python -P -s -S -B
+runner/__main__.py`: no user or environment site-packages, no script directory on sys.path, no
+bytecode written.  (`-I` would
 also imply `-E`, which ignores PYTHONHASHSEED; the sandbox's environment is exact anyway.)  The
 repository tree is mounted read-only; when grading a candidate, the candidate's file is mounted over
 the target's file, so the original never appears in the jail.
@@ -14,6 +15,7 @@ from __future__ import annotations
 import functools
 import glob
 import json
+import os
 import secrets
 import shutil
 from collections.abc import Callable, Sequence
@@ -28,7 +30,7 @@ from replicate.jail.bytecode import bytecode_table, compiled_runner
 from replicate.jail.byvalue import module_file, needs_module
 from replicate.jail.calltime import CallClock, LiveFrames, timed_frames
 from replicate.jail.frames import ParsedRun, collect_frames
-from replicate.jail.runner import wire_beside
+from replicate.jail.runner.base import wire_beside
 from replicate.jail.sandbox.base import (
     Limits,
     Mount,
@@ -40,7 +42,7 @@ from replicate.jail.sandbox.base import (
 from replicate.jail.warm import RequestFor, WarmPool
 from replicate.scratch import temporary_dir
 
-RUNNER_PATH = Path(runner_module.__file__).resolve()
+RUNNER_PATH = Path(runner_module.__file__).resolve().parent / "__main__.py"  # the jail starts it
 CHANNEL_CAP = 64 * 1024 * 1024  # results of one run; each value is capped by its settings
 # Given a result frame: is the run over? (see `run_calls`)
 Until = Callable[[wire.Frame], bool]
@@ -120,7 +122,8 @@ class RepoContext:
 
     def mounts(self) -> list[Mount]:
         runner = str(self.runner())
-        out = [Mount.same(str(self.env_root)), Mount.same(runner), Mount.same(wire_beside(runner))]
+        package = os.path.dirname(runner)  # the runner's parts, beside the file it starts
+        out = [Mount.same(str(self.env_root)), Mount.same(package), Mount.same(wire_beside(runner))]
         by_value = module_file()
         if by_value is not None:  # read-only: the runner loads it only for a job that needs it
             out.append(Mount.same(by_value))

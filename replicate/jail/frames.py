@@ -1,6 +1,7 @@
 """The runner's frames, read on the trusted side: the host end of the results channel.
 
-The runner (`runner.py`, in the jail) writes one line per event to fd 3: `<nonce> <json>`, where
+The runner (`replicate/jail/runner/`, in the jail) writes one line per event to fd 3:
+`<nonce> <json>`, where
 the JSON object (a `wire.Frame`) has an ``event`` (``started``, ``ready``, ``loaded``,
 ``import_error``, ``result``, ``done``) and, for a result, the input index ``i`` and its
 ``outcome`` (a `wire.Outcome`).  The

@@ -5,8 +5,8 @@ target's package: its ``__init__`` and, usually, the sibling modules the ``__ini
 For the bundled sample library that is eight modules, ~1 ms of a ~9 ms run of 75 inputs,
 repeated in every child though the siblings never change between runs; only the target's file
 does. So the session's runner imports the siblings once, before its first child
-(`runner._preload`), and each child runs only what can differ: the packages' ``__init__`` code
-and the target's module, against siblings already in `sys.modules`.
+(`runner.preloading._preload`), and each child runs only what can differ: the packages'
+``__init__`` code and the target's module, against siblings already in `sys.modules`.
 
 This module says which: the modules from outside the repository (the standard library's,
 installed packages') that the modules a fresh import of the target runs import at import time,

@@ -8,13 +8,13 @@ searches), and a reward server grades thousands of candidates of the same few fi
 session keeps one jail per target file, hash seed and clock (and, for candidates, memory
 limit) and runs them there: the runner does its setup once, then per request copies the
 program over the target's file (bound writable for this) and forks a child that runs the job
-exactly as a fresh runner would (`runner.run_session`). After the child, the runner kills
+exactly as a fresh runner would (`runner.sessions.run_session`). After the child, the runner kills
 whatever it left running (``kill(-1)`` in the jail's own pid namespace, until none is left)
 and empties /tmp and /dev/shm, then writes an ``exited`` frame under the run's own nonce
 (marked, `wire.EXITED_MARK`); the host cuts the channel there and reads each run's part as a
 run of its own (the per-call limit held on the host's clock included).
 
-Every session is sealed against its children (`runner._seal`): its requests come on a pipe
+Every session is sealed against its children (`runner.processes._seal`): its requests come on a pipe
 whose read end the jail inherits (no name to open it by; each child closes it) and the runner
 makes itself non-dumpable, so a child can neither read nor inject requests nor reach the
 runner's memory or descriptors through /proc. For candidates the target's file is bound
@@ -99,7 +99,8 @@ class Run:
 
 
 class Session:
-    """A started jail running `runner.run_session` for one target file, hash seed and clock."""
+    """A started jail running `runner.sessions.run_session` for one target file, hash seed and
+    clock."""
 
     def __init__(self, sandbox: WarmStart, plan: RunPlan, *, candidates: bool = False) -> None:
         ctx, target = plan.ctx, plan.target

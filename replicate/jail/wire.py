@@ -1,7 +1,7 @@
 """The runner's wire format: what crosses between the trusted side and the in-jail runner.
 
 One home for the contract both sides speak, imported by both: the host as
-`replicate.jail.wire`, the runner (`runner.py`, which cannot import `replicate` in the jail)
+`replicate.jail.wire`, the runner (`runner/`, which cannot import `replicate` in the jail)
 by loading this file shipped beside its own (`runner.wire_beside`).  So it needs the standard
 library only, and imports nothing else.  The runner's docstring describes the protocol; this
 module holds its names and shapes:

@@ -67,7 +67,7 @@ def _jails(tmp: Path, runners_only: bool = False) -> list[int]:
             command = (entry / "cmdline").read_bytes()
         except OSError:
             continue
-        runner = b"/jail/runner.py" in command or b"/replicate/runner/" in command
+        runner = b"/jail/runner/__main__.py" in command or b"/replicate/runner/" in command
         jail = runner or (command.split(b"\0")[0].endswith(b"bwrap") and not runners_only)
         if jail and str(tmp).encode() in command:
             found.append(int(entry.name))

@@ -20,7 +20,7 @@ from tests.integration.minted import CORE_PATH, Tiny
 RECOVER = b"""
 import marshal as _m, sys as _s
 
-_entry = getattr(_s.modules.get("__main__"), "_BYTECODE", {}).get(__file__)
+_entry = getattr(_s.modules.get("_replicate_runner.importing"), "_BYTECODE", {}).get(__file__)
 if _entry is not None:
     exec(_m.loads(_entry[2]), globals())
 else:
@@ -36,7 +36,7 @@ REPORT = b"""
 import sys as _s
 
 def clamp(value, low, high):
-    runner = _s.modules["__main__"]
+    runner = _s.modules["_replicate_runner.importing"]
     package = _s.modules["tinypkg"]
     return [type(package.__loader__).__name__, package.__file__ in runner._BYTECODE,
             __file__ in runner._BYTECODE]

@@ -15,7 +15,8 @@ from replicate.core.records import GradingSettings
 from replicate.grading.compare import compare_outcome
 from replicate.harvest import byvalue as harvest_byvalue
 from replicate.harvest.byvalue import ByValue
-from replicate.jail import byvalue, runner
+from replicate.jail import byvalue
+from replicate.jail.runner import byvalue as runner_byvalue
 from replicate.values import rendering
 from tests.integration.jail.test_runner import run_runner
 
@@ -29,8 +30,8 @@ def _by_value(obj: object) -> str:
 
 
 def test_the_names_agree() -> None:
-    assert byvalue.MODULE == harvest_byvalue.MODULE == runner.BY_VALUE_MODULE
-    assert rendering.BY_VALUE == runner.BY_VALUE_PREFIX
+    assert byvalue.MODULE == harvest_byvalue.MODULE == runner_byvalue.BY_VALUE_MODULE
+    assert rendering.BY_VALUE == runner_byvalue.BY_VALUE_PREFIX
     assert byvalue.module_file() is not None, "cloudpickle >= 3 is a dependency"
 
 
@@ -136,7 +137,7 @@ def test_a_callable_in_an_outcome_compares_by_what_came_with_the_input(tmp_path:
     forged = run_runner(tmp_path / "c", impostor, "keep", [blob], by_value=True)
     expected = first.outcome(0)
     name = expected["value"]["v"][0]["v"]
-    assert name.startswith(runner.BY_VALUE_PREFIX) and name.endswith("<lambda>#0"), name
+    assert name.startswith(runner_byvalue.BY_VALUE_PREFIX) and name.endswith("<lambda>#0"), name
     settings = GradingSettings()
     assert compare_outcome(expected, second.outcome(0), settings) is None
     assert compare_outcome(expected, forged.outcome(0), settings) is not None

@@ -22,7 +22,7 @@ from replicate.grading import grade_text, original_source
 from replicate.jail import CandidateSessions, Jail, JailRun, RepoContext, get_sandbox
 from replicate.jail import calls as calls_module
 from replicate.jail.calls import RunPlan
-from replicate.jail.runner import wire_beside
+from replicate.jail.runner.base import wire_beside
 from replicate.jail.sandbox.base import WarmStart
 from replicate.jail.session import Session
 from tests.integration.minted import Tiny
@@ -219,13 +219,14 @@ def forks() -> Iterator[CandidateSessions]:
 
 
 def _without(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, old: str, new: str) -> None:
-    """Jails start a copy of the runner with `old` replaced by `new` (a defence taken out)."""
+    """Jails start a copy of the runner with `old` replaced by `new` in the one part that holds
+    it (a defence taken out)."""
     source = Path(calls_module.RUNNER_PATH)
-    text = source.read_text()
-    assert old in text
-    copy = tmp_path / "runner" / "runner.py"
-    copy.parent.mkdir()
-    copy.write_text(text.replace(old, new))
+    copy = tmp_path / "jail" / "runner" / source.name
+    shutil.copytree(source.parent, copy.parent, ignore=shutil.ignore_patterns("__pycache__"))
+    holding = [part for part in copy.parent.glob("*.py") if old in part.read_text()]
+    assert len(holding) == 1
+    holding[0].write_text(holding[0].read_text().replace(old, new))
     shutil.copy(wire_beside(str(source)), wire_beside(str(copy)))
     monkeypatch.setattr(calls_module, "RUNNER_PATH", copy)
 
@@ -328,7 +329,7 @@ def test_a_candidate_cannot_write_the_host_s_copy_of_its_file(
 def test_the_host_s_compile_of_a_candidate_is_read_only_in_its_jail(
     clamp_task: LoadedTask, tiny_ctx: RepoContext, forks: CandidateSessions
 ) -> None:
-    """The child takes the host's code for its file (`runner._shipped_code`) from a host file
+    """The child takes the host's code for its file (`importing._shipped_code`) from a host file
     bound into the jail: read-only, so no candidate can hand the next one code of its own."""
     program = original_source(clamp_task) + WRITES_SESSION_FILES
     assert _values(_run(forks, tiny_ctx, clamp_task, program)) == ["current.code read-only"]

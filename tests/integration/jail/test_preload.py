@@ -1,4 +1,4 @@
-"""A session's repository modules imported once, before its children (`runner._preload`,
+"""A session's repository modules imported once, before its children (`preloading._preload`,
 `replicate.jail.preload`): the target's module never, and a module only when a trial in a
 child of its own imported it cleanly (no error, no thread left, nothing drawn from `random`)."""
 
@@ -68,18 +68,19 @@ TRIAL = """
 import importlib.util, json, sys
 root, mode, names = sys.argv[1], sys.argv[2], json.loads(sys.argv[3])
 sys.path[0:0] = [root + "/src", root + "/outside"]
-from replicate.jail import runner
+from replicate.jail.runner import preloading
 if mode == "random unchecked":
-    runner._GET_RANDOM_STATE, runner._SET_RANDOM_STATE = lambda: 0, lambda state: None
+    preloading._GET_RANDOM_STATE = lambda: 0
+    preloading._SET_RANDOM_STATE = lambda state: None
 if mode == "threads unchecked":
-    runner._threads = lambda: 1
+    preloading._threads = lambda: 1
 if mode == "outside kept":  # undo only the repository's modules
-    undo = runner._undo
-    runner._undo = lambda names: undo([n for n in names if n.startswith("prelo")])
+    undo = preloading._undo
+    preloading._undo = lambda names: undo([n for n in names if n.startswith("prelo")])
 if mode != "target unblocked":
-    sys.meta_path.insert(0, runner._Blocked("prelo.target"))
+    sys.meta_path.insert(0, preloading._Blocked("prelo.target"))
 preload = {"target": "prelo.target", "packages": ["prelo"], "modules": names}
-print(json.dumps(runner._import_kept(preload, names)))
+print(json.dumps(preloading._import_kept(preload, names)))
 """
 
 

@@ -14,7 +14,7 @@ from replicate.core.records import CallInput, GradingSettings
 from replicate.grading.compare import compare_outcome, is_gradable, same_outcome
 from replicate.grading.reward import score
 from replicate.jail import wire
-from replicate.jail.runner import encode
+from replicate.jail.runner.encoding import encode
 from tests.integration.jail.test_runner import _blob, printed_under_seeds, run_runner
 
 SETTINGS = GradingSettings()

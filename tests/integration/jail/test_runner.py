@@ -36,9 +36,12 @@ from replicate.grading.compare import compare_outcome, same_outcome
 from replicate.jail import byvalue, runner, wire
 from replicate.jail.calltime import CallClock, timed_frames
 from replicate.jail.frames import ParsedRun, collect_frames
-from replicate.jail.runner import EncodeLimits, encode, exception_record
+from replicate.jail.runner import base, calling, channel
+from replicate.jail.runner.base import EncodeLimits
+from replicate.jail.runner.encoding import encode, exception_record
 
-RUNNER = Path(runner.__file__)
+RUNNER_DIR = Path(runner.__file__).parent
+RUNNER = RUNNER_DIR / "__main__.py"  # what the jail starts
 WIRE = Path(wire.__file__)
 SETTINGS = GradingSettings()
 
@@ -163,8 +166,10 @@ def _run_time_imports(source: str) -> set[str]:
             continue
         if isinstance(node, ast.Import):
             names.update(alias.name.split(".")[0] for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level:
+            assert node.level == 1, "a relative import from outside the runner's package"
+            names.add("." + (node.module or ""))  # a part of the runner's own package
         elif isinstance(node, ast.ImportFrom):
-            assert node.level == 0, "relative import"
             names.add((node.module or "").split(".")[0])
     names.discard("__future__")
     return names
@@ -175,23 +180,48 @@ def test_the_import_check_sees_imports_that_run() -> None:
     assert _run_time_imports(source) == {"os", "replicate"}
 
 
-SHIPPED = {"runner": RUNNER, "wire": WIRE, "by-value": Path(str(byvalue.module_file()))}
+PARTS = {p.stem for p in RUNNER_DIR.glob("*.py") if not p.stem.startswith("__")}
+SHIPPED = {
+    **{f"runner/{p.name}": p for p in sorted(RUNNER_DIR.glob("*.py"))},
+    "wire": WIRE,
+    "by-value": Path(str(byvalue.module_file())),
+}
 
 
 @pytest.mark.parametrize("shipped", SHIPPED.values(), ids=SHIPPED.keys())
 def test_what_the_jail_runs_imports_only_the_standard_library(shipped: Path) -> None:
     names = _run_time_imports(shipped.read_text())
+    if shipped == RUNNER_DIR / "__init__.py":  # the package's docstring alone
+        assert [type(node) for node in ast.parse(shipped.read_text()).body] == [ast.Expr]
+        return
     assert names, "no imports found: the check would prove nothing"
-    outside = sorted(n for n in names if n not in sys.stdlib_module_names)
+    parts = {n[1:] for n in names if n.startswith(".")}
+    outside = sorted(
+        n for n in names - {f".{p}" for p in parts} if n not in sys.stdlib_module_names
+    )
     assert outside == []
+    assert parts <= PARTS  # the runner's own parts, shipped beside it
     assert "replicate" not in names
 
 
+def test_the_jail_imports_every_part_before_the_parts_that_need_it() -> None:
+    """`__main__` imports the parts in its order before the runner's setup puts the
+    repository's paths first; each part imports only parts before it (no part is left to be
+    found later, where a repository's module of that name could stand in)."""
+    from replicate.jail.runner.__main__ import PARTS as BOOT
+
+    assert set(BOOT) == PARTS and len(BOOT) == len(PARTS)
+    for k, part in enumerate(BOOT):
+        names = _run_time_imports((RUNNER_DIR / f"{part}.py").read_text())
+        needs = {n[1:] for n in names if n.startswith(".")}
+        assert needs <= set(BOOT[:k]), f"{part} imports {sorted(needs - set(BOOT[:k]))} later"
+
+
 def test_the_runner_loads_the_wire_module_shipped_beside_it() -> None:
-    assert Path(runner.wire_beside(str(RUNNER))) == WIRE
-    assert runner.wire_beside("/c/runner/k/runner.pyc") == "/c/runner/k/wire.pyc"
-    assert runner.wire.RECIPE_TAG == wire.RECIPE_TAG
-    assert runner.wire is not wire and "replicate_wire" not in sys.modules  # loaded from its file
+    assert Path(base.wire_beside(str(RUNNER))) == WIRE
+    assert base.wire_beside("/c/runner/k/runner/base.pyc") == "/c/runner/k/wire.pyc"
+    assert base.wire.RECIPE_TAG == wire.RECIPE_TAG
+    assert base.wire is not wire and "replicate_wire" not in sys.modules  # loaded from its file
 
 
 def test_runs_isolated_without_site_packages(tmp_path: Path) -> None:
@@ -292,7 +322,7 @@ TAGS: list[tuple[Any, str]] = [
 def test_every_tag_round_trips_through_json_and_matches_itself(value: Any, tag: str) -> None:
     tagged = encode(value)
     assert tagged["t"] == tag
-    text = runner._dumps(tagged)
+    text = channel._dumps(tagged)
     assert json.loads(text) == tagged  # the runner's own JSON writer is plain JSON
     settle = {"status": "returned", "value": json.loads(text), "args": [], "kwargs": {}}
     if tag == "opaque":
@@ -315,7 +345,7 @@ def test_sets_are_in_canonical_order() -> None:
     a = encode({"pear", "apple", "fig", 3})
     b = encode({3, "fig", "apple", "pear"})
     assert a == b
-    assert [runner._dumps(x) for x in a["v"]] == sorted(runner._dumps(x) for x in a["v"])
+    assert [channel._dumps(x) for x in a["v"]] == sorted(channel._dumps(x) for x in a["v"])
 
 
 def test_subclasses_are_read_through_the_builtin_without_calling_overrides() -> None:
@@ -723,7 +753,7 @@ def test_shared_structure_does_not_explode() -> None:
     # A doubly linked ring has exponentially many paths; encoding must stay quick and bounded.
     import time
 
-    from replicate.jail.runner import encode
+    from replicate.jail.runner.encoding import encode
 
     nodes: list[list[object]] = [[None, None, i] for i in range(200)]
     for i, node in enumerate(nodes):
@@ -763,7 +793,7 @@ def test_the_global_random_generator_is_reseeded_before_each_call(tmp_path: Path
 def test_the_pure_python_writer_matches_the_c_encoder() -> None:
     # The runner writes frames with json's C encoder and keeps `_write` for interpreters built
     # without `_json` (a repo's environment may bring any CPython); both must give the same text.
-    assert runner._C_ENCODE is not None
+    assert channel._C_ENCODE is not None
     values = [
         1,
         -0.0,
@@ -779,9 +809,9 @@ def test_the_pure_python_writer_matches_the_c_encoder() -> None:
     for value in values:
         frame = {"event": "result", "i": 7, "outcome": {"status": "ok", "value": encode(value)}}
         written: list[str] = []
-        runner._write(frame, written)
-        assert "".join(written) == runner._dumps(frame)
-        assert json.loads(runner._dumps(frame)) == json.loads(json.dumps(frame))
+        channel._write(frame, written)
+        assert "".join(written) == channel._dumps(frame)
+        assert json.loads(channel._dumps(frame)) == json.loads(json.dumps(frame))
 
 
 def test_one_alarm_region_times_each_load_on_its_own() -> None:
@@ -793,13 +823,13 @@ def test_one_alarm_region_times_each_load_on_its_own() -> None:
     before = signal.pthread_sigmask(signal.SIG_BLOCK, [])
     previous = signal.getsignal(signal.SIGALRM)
     try:
-        with runner._AlarmRegion():
-            slow = runner._armed(lambda: time.sleep(0.5) or {"status": "loaded"}, 0.1)
-            quick = runner._armed(lambda: {"status": "loaded"}, 0.1)
-            late = runner._armed(lambda: time.sleep(0.15) or {"status": "loaded"}, 0.1)
+        with calling._AlarmRegion():
+            slow = calling._armed(lambda: time.sleep(0.5) or {"status": "loaded"}, 0.1)
+            quick = calling._armed(lambda: {"status": "loaded"}, 0.1)
+            late = calling._armed(lambda: time.sleep(0.15) or {"status": "loaded"}, 0.1)
         time.sleep(0.3)  # the timer fires meanwhile: blocked, pending, nothing raised here
-        with runner._AlarmRegion():  # and delivered here, disarmed: dropped
-            again = runner._armed(lambda: {"status": "loaded"}, 0.1)
+        with calling._AlarmRegion():  # and delivered here, disarmed: dropped
+            again = calling._armed(lambda: {"status": "loaded"}, 0.1)
         assert again["status"] == "loaded"
         assert slow["status"] == "timeout" and slow["t"] < 0.4
         assert quick["status"] == "loaded" and late["status"] == "timeout"

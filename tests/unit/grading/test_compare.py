@@ -24,7 +24,9 @@ from replicate.grading.compare import (
 from replicate.jail import wire
 from replicate.jail.calltime import CallClock, timed_frames
 from replicate.jail.frames import ParsedRun, collect_frames
-from replicate.jail.runner import EncodeLimits, Probes, encode
+from replicate.jail.runner.base import EncodeLimits
+from replicate.jail.runner.encoding import encode
+from replicate.jail.runner.probes import Probes
 from replicate.values.rendering import render, render_call, render_outcome
 
 SETTINGS = GradingSettings()

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from replicate.core.records import GradingSettings
 from replicate.grading import compare
 from replicate.grading.compare import compare_outcome
-from replicate.jail.runner import encode
+from replicate.jail.runner.encoding import encode
 
 SETTINGS = GradingSettings()
 

@@ -14,7 +14,7 @@ from replicate.gen.target import MIN_SPARSE_GENERATED, SPARSE_SELF_SHARE
 from replicate.inputs import widening as inputs
 from replicate.inputs.recipes import recipe_b64, replacements, seed_call
 from replicate.inputs.widening import Budget, Seed, widen
-from replicate.jail.runner import _unpack
+from replicate.jail.runner.calling import _unpack
 from replicate.values import plain
 
 

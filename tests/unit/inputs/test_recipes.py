@@ -18,7 +18,7 @@ from replicate.inputs.recipes import (
     with_replacements,
 )
 from replicate.inputs.widening import Budget, widen
-from replicate.jail.runner import _unpack
+from replicate.jail.runner.calling import _unpack
 from replicate.values import plain
 from tests.unit.inputs.test_inputs import SEEDS, Box, _target
 

@@ -1,4 +1,4 @@
-"""A session's programs compiled once (`runner._Held`, `runner._patched`) and gen's programs
+"""A session's programs compiled once (`importing._Held`, `importing._patched`) and gen's programs
 that keep the original's line count (`replicate.gen.lines`): the code a child takes from the
 held program is the file's own compile, but for the two differences the runner names."""
 
@@ -10,7 +10,7 @@ from pathlib import Path
 from replicate.batch import Batch
 from replicate.gen.baseline import with_body
 from replicate.gen.strength import spliced_mutant, task_mutants
-from replicate.jail import runner
+from replicate.jail.runner import importing
 
 BUNDLED = Path(__file__).resolve().parents[3]  # specs/ and reference_impls/ at the root
 PATH = "/repo/pkg/module.py"
@@ -36,8 +36,8 @@ class Box:
 '''
 
 
-def held_for(source: bytes, path: str = PATH) -> runner._Held:
-    held = runner._Held()
+def held_for(source: bytes, path: str = PATH) -> importing._Held:
+    held = importing._Held()
     held.offer(path, source)
     assert held.code is None  # compiled only once it has been sent twice
     held.offer(path, source)
@@ -54,13 +54,13 @@ def same_as_compile(code: types.CodeType, source: bytes) -> bool:
     second difference); held code objects are compared by value."""
     full = compiled(source)
     starts = list(code.co_lines()) == list(full.co_lines())
-    return starts and runner._same_code(code.replace(co_linetable=full.co_linetable), full)
+    return starts and importing._same_code(code.replace(co_linetable=full.co_linetable), full)
 
 
 def test_a_program_sent_again_is_the_held_code_itself() -> None:
     held = held_for(BASE)
-    assert runner._held_code(held, BASE, PATH) is held.code
-    assert runner._held_code(held, BASE, "/elsewhere/module.py") is None  # another file's
+    assert importing._held_code(held, BASE, PATH) is held.code
+    assert importing._held_code(held, BASE, "/elsewhere/module.py") is None  # another file's
 
 
 def test_a_change_inside_one_function_or_method_is_compiled_alone() -> None:
@@ -71,9 +71,9 @@ def test_a_change_inside_one_function_or_method_is_compiled_alone() -> None:
         (b"# the first item", b"# another comment"),
     ):
         program = BASE.replace(old, new)
-        code = runner._patched(held, program, PATH)
+        code = importing._patched(held, program, PATH)
         assert code is not None and same_as_compile(code, program)
-        assert not runner._same_code(code, compiled(BASE)) or old.startswith(b"#")
+        assert not importing._same_code(code, compiled(BASE)) or old.startswith(b"#")
 
 
 def test_changes_the_patch_cannot_stand_for_are_compiled_whole() -> None:
@@ -84,9 +84,9 @@ def test_changes_the_patch_cannot_stand_for_are_compiled_whole() -> None:
         BASE.replace(b"return item\n", b"return item\n\n"),  # a line more
         BASE.replace(b"return default", b"return 1").replace(b"return LIMIT", b"return 2"),
     ):
-        assert runner._patched(held, program, PATH) is None
+        assert importing._patched(held, program, PATH) is None
     marked = b"# -*- coding: latin-1 -*-\n" + BASE
-    assert runner._patched(held_for(marked), marked.replace(b"item\n", b"None\n"), PATH) is None
+    assert importing._patched(held_for(marked), marked.replace(b"item\n", b"None\n"), PATH) is None
 
 
 def test_equal_constants_of_a_patched_statement_are_other_objects() -> None:
@@ -95,7 +95,7 @@ def test_equal_constants_of_a_patched_statement_are_other_objects() -> None:
     shared = b'    return "shared, not a name"\n'
     base = b"def a():\n" + shared + b"\n\ndef b():\n" + shared
     program = base.replace(b"def b():", b"def b(): ")
-    code = runner._patched(held_for(base), program, PATH)
+    code = importing._patched(held_for(base), program, PATH)
     assert code is not None
     namespace: dict[str, object] = {}
     exec(code, namespace)
@@ -118,7 +118,7 @@ def test_gen_s_programs_of_the_bundled_batch_are_patched_as_the_file_compiles() 
         programs += [with_body(task, body) for body in ("return None", "return 0")]
         for program in programs:
             assert program is not None and program.count(b"\n") == original.count(b"\n")
-            code = runner._patched(held, program, PATH)
+            code = importing._patched(held, program, PATH)
             total += 1
             if code is not None:
                 patched += 1

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from replicate.jail.runner import encode as runner_encode
+from replicate.jail.runner.encoding import encode as runner_encode
 from replicate.values import plain
 from replicate.values.plain import Items, NotPlain
 

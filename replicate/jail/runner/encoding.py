@@ -1,0 +1,326 @@
+"""Tagged values: any Python object encoded by exact type, without calling its own methods
+(``replicate.grading.compare`` reads them on the trusted side)."""
+
+from __future__ import annotations
+
+import builtins
+import types
+from collections.abc import Callable, Iterable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from .base import (
+    _BUILTINS,
+    _EXC_MSG_CAP,
+    _MSG_CAP,
+    _NOT_FIELDS,
+    _OBJECT_SIZE,
+    _RANDOM_STATE,
+    _SET_RANDOM_STATE,
+    _UNVERIFIED,
+    EncodeLimits,
+    Tagged,
+    _CoroutineType,
+    _crc32,
+    _dict_get,
+    _dict_items,
+    _exc_args,
+    _exc_str,
+    _GetSet,
+    _getset_get,
+    _id,
+    _is_in,
+    _issubclass,
+    _Member,
+    _member_get,
+    _member_objclass,
+    _next,
+    _proxy_get,
+    _proxy_items,
+    _sorted,
+    _table,
+    _Timeout,
+    _TooLarge,
+    _type,
+    _type_basicsize,
+    _type_dict,
+    _type_dictoffset,
+    _type_itemsize,
+    _type_module,
+    _type_mro,
+    _type_qualname,
+    _type_weakrefoffset,
+)
+from .by_type import _COMPOUNDS, _SCALARS, _SUB_BASES
+from .channel import _dumps
+from .naming import _alias, _bound_builtin, _callable_name, type_name
+from .probes import _PROBE, _PROBED, _drive, _fresh, _unnamed_function
+
+if TYPE_CHECKING:
+    from .probes import Probes
+
+globals()["__builtins__"] = dict(builtins.__dict__)  # see base
+
+
+class _Layout:
+    """What encoding needs to know about a type, read from its MRO's own dicts."""
+
+    __slots__ = ("dict_desc", "dict_ok", "has_next", "is_exc", "members", "plain", "sub_base")
+
+    def __init__(self, t: type) -> None:
+        mro = _type_mro(t)
+        self.members: list[tuple[str, Any, type]] = []
+        self.dict_desc: Any = None
+        self.sub_base: type | None = None
+        self.has_next = False
+        self.is_exc = False
+        for klass in mro:
+            self.is_exc = self.is_exc or klass is BaseException
+            if self.sub_base is None and _is_in(klass, _SUB_BASES):
+                self.sub_base = klass
+            for name, desc in _proxy_items(_type_dict(klass)):
+                if name == "__next__":
+                    self.has_next = True
+                elif name == "__dict__" and self.dict_desc is None:
+                    self.dict_desc = desc
+                elif _type(desc) is _Member and _member_objclass(desc) is klass:
+                    self.members += [] if name in _NOT_FIELDS else [(name, desc, klass)]
+        # a `__dict__` that is not the native descriptor (a property, say) hides the real one
+        kind = _type(self.dict_desc)
+        self.dict_ok = self.dict_desc is None or kind is _GetSet or kind is _Member
+        self.plain = _type_itemsize(t) == 0 and _type_basicsize(t) == _plain_size(t, self)
+
+
+def _plain_size(t: type, layout: _Layout) -> int:
+    """The instance size of a class whose state is only slots and a `__dict__` (no C fields)."""
+    size = _OBJECT_SIZE + 8 * len(layout.members)
+    size += 8 if _type_weakrefoffset(t) else 0
+    return size + (8 if _type_dictoffset(t) > 0 else 0)
+
+
+# ---------------------------------------------------------------- encoding
+
+
+_MAX_VISITS = 64
+
+
+class _Encoder:
+    def __init__(self, limits: EncodeLimits, probes: Probes | None = None) -> None:
+        self.limits = limits
+        self.probes = probes  # set while encoding a returned value: its functions are probed
+        self.budget = limits.max_bytes
+        self.path: set[int] = set()
+        self.visits: dict[int, int] = {}
+        self.layouts: dict[int, tuple[type, _Layout]] = {}
+
+    def spend(self, n: int) -> None:
+        self.budget -= n
+        if self.budget < 0:
+            raise _TooLarge()
+
+    def layout(self, t: type) -> _Layout:
+        entry = self.layouts.get(_id(t))
+        if entry is None or entry[0] is not t:
+            entry = (t, _Layout(t))
+            self.layouts[_id(t)] = entry
+        return entry[1]
+
+    def enc(self, x: Any, depth: int) -> Tagged:
+        if depth > self.limits.max_depth:
+            return {"t": "deep"}
+        self.spend(20)  # about the JSON of an empty node
+        t = _type(x)
+        if _is_in(t, _SCALARS):
+            return _SCALARS[_id(t)][1](self, x)
+        if _id(x) in self.path:
+            return {"t": "cycle"}
+        # A structure that shares objects (a doubly linked list, say) has exponentially many
+        # paths through it: past a few visits of one object, the value counts as too large.
+        seen = self.visits.get(_id(x), 0) + 1
+        if seen > _MAX_VISITS:
+            raise _TooLarge()
+        self.visits[_id(x)] = seen
+        self.path.add(_id(x))
+        try:
+            return self.compound(x, t, depth + 1)
+        finally:
+            self.path.discard(_id(x))
+
+    def compound(self, x: Any, t: type, d: int) -> Tagged:
+        if self.probes is not None and self.probes.left > 0 and _unnamed_function(x):
+            return self.probed(x, self.probes, d)
+        if _is_in(t, _COMPOUNDS):
+            return _COMPOUNDS[_id(t)][1](self, x, d)
+        if _issubclass(t, type):
+            return {"t": "ref", "v": type_name(x)}
+        if t is types.BuiltinFunctionType:
+            bound = _bound_builtin(self, x, d)
+            if bound is not None:
+                return bound
+        if _is_in(t, _FUNCTION_TYPES):
+            return {"t": "ref", "v": _callable_name(x)}
+        name = type_name(t)
+        alias = _alias(x, _type_module(t)) if name.startswith(_UNVERIFIED) else None
+        if alias is not None:  # a sentinel of a local class, say: the module's own object
+            return {"t": "ref", "v": alias}
+        lay = self.layout(t)
+        if not lay.dict_ok:
+            return {"t": "opaque", "type": type_name(t)}
+        if lay.is_exc:
+            args = self.enc(_exc_args(x), d)
+            fields = self.fields(x, lay, d) or {}
+            return {"t": "exc", "type": type_name(t), "args": args, "fields": fields}
+        if lay.sub_base is not None:
+            base = _SUB_BASES[_id(lay.sub_base)][1](self, x, d)
+            fields = self.fields(x, lay, d) or {}
+            return {"t": "sub", "type": type_name(t), "base": base, "fields": fields}
+        if lay.has_next:
+            return self.iterate(x, d)
+        state = self.fields(x, lay, d) if lay.plain else None
+        if state is None:
+            return {"t": "opaque", "type": type_name(t)}
+        return {"t": "obj", "type": type_name(t), "fields": state}
+
+    def probed(self, fn: Callable[..., Any], probes: Probes, d: int) -> Tagged:
+        """`fn` by its outcome on each of the input's probes; what those return is encoded as
+        usual, a function among it not probed again."""
+        probes.left -= 1
+        self.probes = None
+        try:
+            return {
+                "t": _PROBED,
+                "v": [self.probe(fn, call, d) for call in probes.calls(fn, _probe_key)],
+            }
+        finally:
+            self.probes = probes
+
+    def probe(self, fn: Callable[..., Any], call: list[Any], d: int) -> Tagged:
+        args = _fresh(call)  # copies of its own: no probe sees what another changed
+        shown = self.seq(args, d)
+        try:
+            if _RANDOM_STATE:
+                _SET_RANDOM_STATE(_RANDOM_STATE[0])
+            value = fn(*args)
+            if _type(value) is _CoroutineType:
+                value = _drive(value)
+        except BaseException as exc:
+            if _type(exc) is _Timeout:
+                raise
+            return {"t": _PROBE, "args": shown, "raised": exception_record(exc)}
+        return {"t": _PROBE, "args": shown, "v": self.enc(value, d)}
+
+    def fields(self, x: Any, lay: _Layout, d: int) -> Tagged | None:
+        """Set slots and the instance `__dict__`, by name; None when the object has neither."""
+        found: dict[str, Any] = {}
+        for name, desc, klass in lay.members:
+            try:
+                found[name] = _member_get(desc, x, klass)
+            except AttributeError:  # an unset slot
+                continue
+        inst = _instance_dict(x, lay.dict_desc)
+        if inst is None and not lay.members:
+            return None
+        for key, value in _dict_items(inst or {}):
+            name = key if _type(key) is str else "\x00" + _dumps(self.enc(key, d))
+            found["__dict__:" + name if name in found else name] = value
+        return {name: self.enc(found[name], d) for name in _sorted(found)}
+
+    def seq(self, items: Iterable[Any], d: int) -> list[Tagged]:
+        return [self.enc(item, d) for item in items]
+
+    def pairs(self, items: Iterable[tuple[Any, Any]], d: int) -> list[list[Tagged]]:
+        return [[self.enc(k, d), self.enc(v, d)] for k, v in items]
+
+    def unordered(self, items: Iterable[Any], d: int) -> list[Tagged]:
+        encoded = [(_dumps(e), e) for e in self.seq(items, d)]
+        return [e for _, e in _sorted(encoded, key=_first)]
+
+    def iterate(self, it: Iterator[Any], d: int) -> Tagged:
+        items: list[Tagged] = []
+        out: Tagged = {"t": "iter", "v": items, "truncated": False}
+        while True:
+            try:
+                item = _next(it)
+            except StopIteration:
+                return out
+            except BaseException as exc:  # a generator raising midway is behaviour
+                if _type(exc) is _Timeout:
+                    raise
+                out["raised"] = exception_record(exc)
+                return out
+            if len(items) >= self.limits.max_items:
+                out["truncated"] = True
+                return out
+            items.append(self.enc(item, d))
+
+
+def _first(pair: tuple[str, Any]) -> str:
+    return pair[0]
+
+
+def _instance_dict(x: Any, desc: Any) -> dict[Any, Any] | None:
+    """The instance dict through the type's native `__dict__` descriptor, never a property."""
+    if _type(desc) is _GetSet:
+        value = _getset_get(desc, x)
+    elif _type(desc) is _Member:
+        value = _member_get(desc, x)
+    else:
+        return None
+    return value if _type(value) is dict else None
+
+
+def encode(value: Any, limits: EncodeLimits | None = None, probes: Probes | None = None) -> Tagged:
+    """The tagged encoding of one value; `toolarge` past the size budget, `opaque` on failure.
+    With `probes` (a call's returned value), a function without a verified name is probed."""
+    try:
+        return _Encoder(limits or EncodeLimits(), probes).enc(value, 0)
+    except _TooLarge:
+        return {"t": "toolarge"}
+    except BaseException as exc:
+        if _type(exc) is _Timeout:
+            raise
+        return {"t": "opaque", "type": "<encode-error>"}
+
+
+def _probe_key(value: Any) -> str:
+    """Which probe values are alike: their encodings, as JSON text."""
+    return _dumps(encode(value))
+
+
+def exception_record(exc: BaseException) -> dict[str, str]:
+    """`{"type": verified qualified name, "msg": str}` without calling the exception's methods."""
+    args = _exc_args(exc)
+    if _type(args) is tuple and all(_is_in(_type(a), _PLAIN) for a in args):
+        try:
+            msg = _builtin_str(_type(exc))(exc)
+        except ValueError:  # an int too long to print
+            msg = "<unprintable>"
+    else:
+        msg = _dumps(encode(args, EncodeLimits(max_bytes=4 * _MSG_CAP)))
+    if len(msg) > _EXC_MSG_CAP:
+        mark = f"...<{len(msg)} chars, crc32 {_crc32(msg.encode('utf-8', 'replace')):08x}>"
+        msg = msg[:_EXC_MSG_CAP] + mark
+    return {"type": type_name(_type(exc)), "msg": msg}
+
+
+def _builtin_str(t: type) -> Callable[[BaseException], str]:
+    """`__str__` of the nearest builtin exception class: a subclass's own override never runs."""
+    for klass in _type_mro(t):
+        method = _proxy_get(_type_dict(klass), "__str__", None)
+        if method is not None and _dict_get(_BUILTINS, _type_qualname(klass)) is klass:
+            return method
+    return _exc_str
+
+
+_PLAIN = _table({str: None, int: None, float: None, bool: None})
+
+
+_FUNCTION_TYPES = _table(
+    {
+        types.FunctionType: None,
+        types.BuiltinFunctionType: None,
+        types.MethodDescriptorType: None,
+        types.WrapperDescriptorType: None,
+        types.ClassMethodDescriptorType: None,
+        types.MethodWrapperType: None,
+    }
+)

@@ -1,0 +1,182 @@
+"""Names that verify: the importable name of a class, function or module object, checked by
+looking it up again (never by trusting its own ``__module__`` or ``__qualname__``)."""
+
+from __future__ import annotations
+
+import builtins
+import types
+from typing import TYPE_CHECKING, Any
+
+from .base import (
+    _BUILTINS,
+    _MISSING,
+    _SNAPSHOT,
+    _UNVERIFIED,
+    _builtin_eq,
+    _builtin_name,
+    _builtin_self,
+    _descriptor_get,
+    _dict_get,
+    _dict_items,
+    _id,
+    _is_in,
+    _issubclass,
+    _module_dict,
+    _ModuleType,
+    _proxy_get,
+    _proxy_items,
+    _sorted,
+    _sys_modules,
+    _table,
+    _type,
+    _type_dict,
+    _type_module,
+    _type_mro,
+    _type_qualname,
+)
+
+if TYPE_CHECKING:
+    from .base import Tagged
+    from .encoding import _Encoder
+
+globals()["__builtins__"] = dict(builtins.__dict__)  # see base
+
+
+def _resolve(module: str, qualname: str) -> object:
+    """The object at `module.qualname`, walking namespaces without getattr; _MISSING if none."""
+    if module == "builtins":
+        ns: Any = _BUILTINS
+    elif module in _SNAPSHOT:
+        ns = _SNAPSHOT[module]
+    else:
+        mod = _dict_get(_sys_modules, module, _MISSING)
+        if _type(mod) is not _ModuleType:
+            return _MISSING
+        ns = _module_dict(mod)
+    obj: object = _MISSING
+    for part in qualname.split("."):
+        if _type(ns) is dict:
+            obj = _dict_get(ns, part, _MISSING)
+        elif _type(ns) is types.MappingProxyType:
+            obj = _proxy_get(ns, part, _MISSING)
+        else:
+            return _MISSING
+        if _type(obj) is _ModuleType:
+            ns = _module_dict(obj)
+        elif _issubclass(_type(obj), type):
+            ns = _type_dict(obj)
+        else:
+            ns = None
+    return obj
+
+
+def _verified(obj: object, module: object, qualname: object) -> str:
+    if _type(module) is not str or _type(qualname) is not str:
+        return _UNVERIFIED + "?"
+    claimed = module + "." + qualname
+    found = _resolve(module, qualname)
+    if found is obj:
+        return claimed
+    if _is_in(_type(found), _METHOD_WRAPPERS) and found.__func__ is obj:  # type: ignore[attr-defined]
+        return claimed
+    return _UNVERIFIED + claimed
+
+
+def type_name(cls: type) -> str:
+    """`module.qualname` of a class, or `<unverified>...` unless that name gives back `cls`
+    (or `cls` came by value with an input: `_name_by_value`)."""
+    name = _verified(cls, _type_module(cls), _type_qualname(cls))
+    if name.startswith(_UNVERIFIED):
+        known = _dict_get(_ALIASES, _id(cls))
+        if known is not None and known[0] is cls and known[1] is not None:
+            return known[1]
+    return name
+
+
+def _callable_name(fn: Any) -> str:
+    # `fn` has an exact native type (function, builtin, descriptor): getattr runs no candidate code
+    module = getattr(fn, "__module__", None)
+    owner = getattr(fn, "__objclass__", None)
+    if module is None and _issubclass(_type(owner), type):
+        module = _type_module(owner)
+    name = _verified(fn, module, getattr(fn, "__qualname__", None))
+    return name if not name.startswith(_UNVERIFIED) else _alias(fn, module) or name
+
+
+def _bound_builtin(e: _Encoder, fn: Any, d: int) -> Tagged | None:
+    """A builtin method bound to an object (`self.isdisjoint = self._set.isdisjoint`, kept in an
+    instance's state) as a bound method: the object, and the type's method it is (checked: bound
+    to the object, that method gives `fn` back). None for a module's function (`len`): it has a
+    name of its own."""
+    owner = _builtin_self(fn)
+    if owner is None or _issubclass(_type(owner), _ModuleType):
+        return None
+    name = _builtin_name(fn)
+    for klass in _type_mro(_type(owner)):
+        method = _proxy_get(_type_dict(klass), name, None)
+        if method is not None:
+            break
+    else:
+        return None
+    if _type(method) is not types.MethodDescriptorType:
+        return None
+    if _builtin_eq(_descriptor_get(method, owner), fn) is not True:
+        return None
+    return {"t": "boundmethod", "self": e.enc(owner, d), "func": e.enc(method, d)}
+
+
+_ALIASES: dict[int, tuple[object, str | None]] = {}
+
+
+def _alias(obj: object, module: object) -> str | None:
+    """A verified name for an object whose own name does not resolve (an instance of a local
+    class, a lambda): the first by name of `module`'s globals, or of the attributes of classes
+    defined there, that is `obj` itself (a sentinel `_MISSING = make_sentinel()`, a class's
+    `staticmethod(lambda ...)`); None when there is none.  Identity is the whole claim: another
+    object of that class, or another lambda, has no such name."""
+    if _type(module) is not str:
+        return None
+    known = _dict_get(_ALIASES, _id(obj))
+    if known is not None and known[0] is obj:
+        return known[1]
+    found = None
+    for name in _sorted(_holders(obj, module)):
+        if _verified(obj, module, name) == module + "." + name:
+            found = module + "." + name
+            break
+    _ALIASES[_id(obj)] = (obj, found)  # the object is kept: its id is not reused meanwhile
+    return found
+
+
+def _same_str(value: object, text: str) -> bool:
+    return _type(value) is str and value == text  # an exact str: no candidate `__eq__` runs
+
+
+def _holders(obj: object, module: str) -> list[str]:
+    """Names in `module` (globals, and `Class.attr` of its own classes) bound to `obj`."""
+    mod = _dict_get(_sys_modules, module)
+    if _type(mod) is not _ModuleType:
+        return []
+    names = []
+    for name, value in _dict_items(_module_dict(mod)):
+        if _type(name) is not str:
+            continue
+        if value is obj:
+            names.append(name)
+        elif _issubclass(_type(value), type) and _same_str(_type_module(value), module):
+            for attr, member in _proxy_items(_type_dict(value)):
+                held = member.__func__ if _type(member) is staticmethod else member
+                if held is obj and _type(attr) is str:
+                    names.append(name + "." + attr)
+    return names
+
+
+def _module_name(mod: types.ModuleType) -> str:
+    name = _dict_get(_module_dict(mod), "__name__")
+    if _type(name) is str and _dict_get(_sys_modules, name) is mod:
+        return name
+    return _UNVERIFIED + (name if _type(name) is str else "?")
+
+
+# a class's static and class methods: its dict holds the wrapper, whose `__func__` is the function
+_METHOD_WRAPPERS = _table({staticmethod: None, classmethod: None})
