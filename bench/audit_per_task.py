@@ -12,15 +12,19 @@ and the per-task audit of a later gen, with the fingerprints an earlier gen kept
 from __future__ import annotations
 
 import argparse
+import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
 
-from replicate.batch import Batch
-from replicate.cache import cache_root
-from replicate.gen import LeakAudit, audit_leaks, visible_roots
-from replicate.jail import context_for
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))  # this checkout's code, whatever else is installed
+
+from replicate.batch import Batch  # noqa: E402
+from replicate.cache import cache_root  # noqa: E402
+from replicate.gen import LeakAudit, audit_leaks, visible_roots  # noqa: E402
+from replicate.jail import context_for  # noqa: E402
 
 
 def _timed(work: Callable[[], object]) -> tuple[float, float]:

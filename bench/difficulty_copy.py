@@ -14,16 +14,20 @@ from __future__ import annotations
 import argparse
 import ast
 import statistics
+import sys
 import sysconfig
 import textwrap
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from replicate.batch import Batch, LoadedTask, difficulties
-from replicate.cache import cache_root
-from replicate.core import Difficulty
-from replicate.grading import grade_text
-from replicate.jail import Jail, context_for, get_sandbox
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))  # this checkout's code, whatever else is installed
+
+from replicate.batch import Batch, LoadedTask, difficulties  # noqa: E402
+from replicate.cache import cache_root  # noqa: E402
+from replicate.core import Difficulty  # noqa: E402
+from replicate.grading import grade_text  # noqa: E402
+from replicate.jail import Jail, context_for, get_sandbox  # noqa: E402
 
 BUCKETS = ((0.0, 0.3), (0.3, 0.5), (0.5, 0.8), (0.8, 1.01))
 

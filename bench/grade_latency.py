@@ -23,11 +23,14 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 
-from replicate.batch import Batch, LoadedTask
-from replicate.cache import cache_root
-from replicate.core import CallInput
-from replicate.grading import original_source
-from replicate.jail import (
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))  # this checkout's code, whatever else is installed
+
+from replicate.batch import Batch, LoadedTask  # noqa: E402
+from replicate.cache import cache_root  # noqa: E402
+from replicate.core import CallInput  # noqa: E402
+from replicate.grading import original_source  # noqa: E402
+from replicate.jail import (  # noqa: E402
     JailRun,
     RepoContext,
     SandboxUnavailable,

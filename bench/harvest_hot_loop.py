@@ -27,7 +27,10 @@ import tempfile
 import time
 from pathlib import Path
 
-from replicate.harvest import PLUGIN_FILES, install_plugin
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))  # this checkout's code, whatever else is installed
+
+from replicate.harvest import PLUGIN_FILES, install_plugin  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORE = """

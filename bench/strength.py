@@ -38,10 +38,13 @@ from pathlib import Path
 from rich.console import Console
 from rich.table import Table
 
-from replicate.batch import Batch, LoadedTask
-from replicate.cache import cache_root
-from replicate.core import CallInput
-from replicate.gen import (
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))  # this checkout's code, whatever else is installed
+
+from replicate.batch import Batch, LoadedTask  # noqa: E402
+from replicate.cache import cache_root  # noqa: E402
+from replicate.core import CallInput  # noqa: E402
+from replicate.gen import (  # noqa: E402
     MutantRun,
     Reference,
     assess,
@@ -51,9 +54,9 @@ from replicate.gen import (
     search,
     task_mutants,
 )
-from replicate.grading import node_ids, run_repo_tests
-from replicate.inputs import Budget
-from replicate.jail import Jail, RepoContext, Sandbox, context_for, get_sandbox
+from replicate.grading import node_ids, run_repo_tests  # noqa: E402
+from replicate.inputs import Budget  # noqa: E402
+from replicate.jail import Jail, RepoContext, Sandbox, context_for, get_sandbox  # noqa: E402
 
 LIBS = ("more-itertools==10.5.0", "boltons==24.1.0", "sortedcontainers==2.4.0")
 GIT = ("git", "-c", "safe.directory=*", "-c", "user.name=bench", "-c", "user.email=b@localhost")
