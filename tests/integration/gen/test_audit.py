@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
 
+from replicate.batch import LoadedTask
 from replicate.gen import audit
 from tests.integration.minted import CORE_PATH, Tiny
 
@@ -46,34 +48,54 @@ def test_each_task_is_audited_against_files_read_once(
     assert together == {**found, **checker.leaks([parse_int])}
 
 
-def test_fingerprints_outside_the_repository_are_kept_between_gens(
-    tiny: Tiny, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def _env_with_copy(tiny: Tiny, tmp_path: Path) -> tuple[Path, Path]:
+    """An environment folder holding a copy of the target's file (a leak) and one other file."""
     env = tmp_path / "env"
     env.mkdir()
     copy = env / "copy.py"
     copy.write_bytes((tiny.repo / CORE_PATH).read_bytes())
-    parsed: list[str] = []
-    fingerprints = audit.fingerprints
+    (env / "other.py").write_text("def f():\n    return 1\n")
+    return env, copy
 
-    def counted(text: str) -> audit.FilePrints:
-        parsed.append(text)
-        return fingerprints(text)
 
-    monkeypatch.setattr(audit, "fingerprints", counted)
-    clamp = tiny.task("tinypkg.core.clamp")
-    roots = [("the environment", env), ("the repository", clamp.repo.tree)]
-    cache = tmp_path / "cache"
+def _counted(monkeypatch: pytest.MonkeyPatch, name: str) -> list[str]:
+    """The texts `audit.<name>` is called on from now."""
+    texts: list[str] = []
+    original = getattr(audit, name)
+
+    def counted(text: str) -> object:
+        texts.append(text)
+        return original(text)
+
+    monkeypatch.setattr(audit, name, counted)
+    return texts
+
+
+def _gens(
+    roots: list[tuple[str, Path]], task: LoadedTask
+) -> Callable[[Path | None], dict[str, audit.Leak]]:
+    """One gen's audit of `task`, with the cache folder given (or none)."""
 
     def one_gen(kept: Path | None) -> dict[str, audit.Leak]:
         checker = audit.LeakAudit(roots, kept)
         try:
-            return checker.leaks([clamp])
+            return checker.leaks([task])
         finally:
             checker.close()
 
+    return one_gen
+
+
+def test_fingerprints_outside_the_repository_are_kept_between_gens(
+    tiny: Tiny, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env, copy = _env_with_copy(tiny, tmp_path)
+    parsed = _counted(monkeypatch, "fingerprints")
+    clamp = tiny.task("tinypkg.core.clamp")
+    one_gen = _gens([("the environment", env), ("the repository", clamp.repo.tree)], clamp)
+    cache = tmp_path / "cache"
     first = one_gen(cache)
-    assert first[clamp.id].path == copy and parsed  # the positive control: it parsed
+    assert first[clamp.id].path == copy and parsed  # the control: parsed
     parsed.clear()
     assert one_gen(cache) == first
     assert parsed == []  # the environment's file came from the cache (the repository's did not
@@ -83,3 +105,25 @@ def test_fingerprints_outside_the_repository_are_kept_between_gens(
     copy.write_text("def clamp():\n    return 1\n")  # changed: parsed again, no longer a leak
     assert one_gen(cache) == {}
     assert parsed
+
+
+def test_identifiers_outside_the_repository_are_kept_between_gens(
+    tiny: Tiny, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env, copy = _env_with_copy(tiny, tmp_path)
+    read = _counted(monkeypatch, "identifiers")
+    clamp = tiny.task("tinypkg.core.clamp")
+    tree = clamp.repo.tree
+    in_repo = len(list(audit._python_files(tree, frozenset())))
+    one_gen = _gens([("the environment", env), ("the repository", tree)], clamp)
+    cache = tmp_path / "cache"
+    first = one_gen(cache)
+    assert first[clamp.id].path == copy
+    assert len(read) == 2 + in_repo  # the control: every file read
+    read.clear()
+    assert one_gen(cache) == first and len(read) == in_repo  # the environment's: kept
+    read.clear()
+    assert one_gen(None) == first and len(read) == 2 + in_repo  # without the cache: read again
+    read.clear()
+    copy.write_text("def clamp():\n    return 1\n")  # changed: read again, no longer a leak
+    assert one_gen(cache) == {} and len(read) == 1 + in_repo
