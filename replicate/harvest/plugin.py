@@ -6,7 +6,8 @@ loaded module that refers to them, methods in their class) before collection, so
 modules, doctests and the library itself all pass through the recorder.  Each call's arguments are
 pickled BEFORE the call (a copy of their state); the call then runs unchanged.  What is worth
 pickling, and the counts per target, are `replicate_harvest_budget.py`'s (shipped beside it, with
-`replicate_harvest_rebuild.py`).
+`replicate_harvest_rebuild.py`, `replicate_harvest_byvalue.py` and
+`replicate_harvest_wrapping.py`, which wraps the targets).
 
 The classes of method targets remember, per live instance (weakly, bounded), the arguments of
 the class call that built it, pickled then.  Every recorded method call carries that pickle
@@ -39,12 +40,9 @@ from __future__ import annotations
 import base64
 import functools
 import hashlib
-import importlib
 import json
 import os
-import re
 import sys
-import types
 from collections import Counter
 from typing import Any
 
@@ -61,6 +59,7 @@ try:
     )
     from .byvalue import ByValue
     from .rebuild import Memory, dumps_capped, looks_large
+    from .wrapping import _owner, _remember_constructions, _short, _wrap, install
 except ImportError:
     from replicate_harvest_budget import (  # type: ignore[no-redef]
         ATTEMPTS_PER_KEPT,
@@ -76,6 +75,13 @@ except ImportError:
         Memory,
         dumps_capped,
         looks_large,
+    )
+    from replicate_harvest_wrapping import (  # type: ignore[no-redef]
+        _owner,
+        _remember_constructions,
+        _short,
+        _wrap,
+        install,
     )
 
 _STATE: _Harvest | None = None
@@ -247,12 +253,6 @@ class _Harvest:
             self.emit(tally.stats(key, per_key.get(key, Counter())))
 
 
-def _short(exc: BaseException) -> str:
-    """One line naming the failure; object addresses dropped so that equal causes count as one."""
-    text = re.sub(r" at 0x[0-9a-fA-F]+", "", f"{type(exc).__name__}: {exc}")
-    return text.splitlines()[0][:120] if text else type(exc).__name__
-
-
 TEST_DIRS = frozenset({"tests", "test", "testing"})
 
 
@@ -281,161 +281,6 @@ def _is_test_file(filename: str, root: str) -> bool:
     return is_test or any(folder in TEST_DIRS for folder in folders)
 
 
-def _recorder(key: str, fn: Any, skip_first: bool, rebuild: bool = False) -> Any:
-    """A plain function that records and then calls `fn`."""
-
-    @functools.wraps(fn)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        state = _STATE
-        idle = None if state is None else state.let_be.get(key)
-        if idle is not None:  # this test item is let be for this target: only counted
-            idle[0].calls += 1
-            idle[1].calls += 1
-        elif state is not None and not state.busy:
-            state.busy = True
-            try:
-                caller = sys._getframe(1)
-                state.record(key, args[1:] if skip_first else args, kwargs, rebuild, caller)
-            finally:
-                state.busy = False
-        return fn(*args, **kwargs)
-
-    wrapper.__replicate_original__ = fn  # type: ignore[attr-defined]
-    return wrapper
-
-
-class _Proxy:
-    """Stands in for a non-function callable (an lru_cache object, say) and forwards the rest."""
-
-    def __init__(self, key: str, target: Any) -> None:
-        object.__setattr__(self, "_rep_call", _recorder(key, target, False))
-        object.__setattr__(self, "_rep_target", target)
-        # Its own __module__/__doc__ (not this class's), so doctest still finds its examples.
-        functools.update_wrapper(self, target)
-
-    def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        return object.__getattribute__(self, "_rep_call")(*args, **kwargs)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(object.__getattribute__(self, "_rep_target"), name)
-
-    def __reduce__(self) -> Any:
-        target = object.__getattribute__(self, "_rep_target")
-        return (_resolve, (target.__module__, target.__qualname__))
-
-
-def _resolve(module: str, qualname: str) -> Any:
-    obj: Any = importlib.import_module(module)
-    for part in qualname.split("."):
-        obj = getattr(obj, part)
-    return obj
-
-
-def _replace_everywhere(original: Any, replacement: Any) -> None:
-    """Point every loaded module's reference to `original` at `replacement`."""
-    for module in list(sys.modules.values()):
-        namespace = getattr(module, "__dict__", None)
-        if not isinstance(namespace, dict):
-            continue
-        for name, value in list(namespace.items()):
-            if value is original:
-                namespace[name] = replacement
-
-
-def _wrap_function(key: str, module: types.ModuleType, name: str) -> str:
-    original = module.__dict__.get(name)
-    if original is None:
-        return "not defined at import"
-    if isinstance(original, types.FunctionType):
-        replacement: Any = _recorder(key, original, False)
-    elif callable(original) and hasattr(original, "__qualname__"):
-        replacement = _Proxy(key, original)
-    else:
-        return f"not callable ({type(original).__name__})"
-    _replace_everywhere(original, replacement)
-    return ""
-
-
-def _wrap_method(key: str, owner: type, name: str, kind: str) -> str:
-    raw = owner.__dict__.get(name)
-    if raw is None:
-        return "not defined in class at import"
-    if kind == "staticmethod" and isinstance(raw, staticmethod):
-        setattr(owner, name, staticmethod(_recorder(key, raw.__func__, False)))
-    elif kind == "classmethod" and isinstance(raw, classmethod):
-        setattr(owner, name, classmethod(_recorder(key, raw.__func__, True)))
-    elif kind == "method" and isinstance(raw, types.FunctionType):
-        # `self` before `__init__` is not built yet: rebuilding it would build it twice
-        setattr(owner, name, _recorder(key, raw, False, rebuild=name != "__init__"))
-    else:
-        return f"unexpected class attribute ({type(raw).__name__})"
-    return ""
-
-
-def _init_of(cls: type) -> Any:
-    """The `__init__` a class call of `cls` runs, found in the MRO's own dicts."""
-    for klass in cls.__mro__:
-        if "__init__" in klass.__dict__:
-            return klass.__dict__["__init__"]
-    return object.__init__
-
-
-def _remember_constructions(owner: type) -> None:
-    """Wrap `owner`'s `__init__` (installing one that defers to the next in the MRO when it
-    inherits one) so that each instance a class call builds remembers that call's arguments."""
-    if type(owner).__call__ is not type.__call__ or not owner.__weakrefoffset__:
-        return  # a class call that is not `__new__` + `__init__`; instances without weakrefs
-    cls: Any = owner
-    inner = owner.__dict__.get("__init__")
-    if inner is None:
-        if _init_of(owner) is object.__init__:
-            return  # an `__init__` here would make object.__init__ refuse the call's arguments
-
-        def inner(self: Any, *args: Any, **kwargs: Any) -> None:
-            super(cls, self).__init__(*args, **kwargs)
-
-        functools.update_wrapper(inner, _init_of(owner))
-    elif not isinstance(inner, types.FunctionType):
-        return
-    name = f"{owner.__module__}.{owner.__qualname__}"
-
-    @functools.wraps(inner)
-    def remembering(self: Any, *args: Any, **kwargs: Any) -> Any:
-        state = _STATE
-        # only the class call's own `__init__`: not a subclass's `super().__init__(...)`
-        if state is not None and not state.busy and _init_of(type(self)) is remembering:
-            state.busy = True
-            try:
-                state.memory.remember(name, self, args, kwargs)
-            finally:
-                state.busy = False
-        return inner(self, *args, **kwargs)
-
-    owner.__init__ = remembering  # type: ignore[misc]
-
-
-def _wrap(target: dict[str, str]) -> str:
-    """Wrap one target; return '' on success or the reason it could not be wrapped."""
-    try:
-        module = importlib.import_module(target["module"])
-    except BaseException as exc:  # noqa: BLE001 - an import failure is a reason, not a crash
-        return "module does not import: " + _short(exc)
-    *outer, name = target["qualname"].split(".")
-    if not outer:
-        return _wrap_function(target["key"], module, name)
-    owner = _owner(module, target["qualname"])
-    if owner is None:
-        return "enclosing class not found"
-    return _wrap_method(target["key"], owner, name, target["kind"])
-
-
-def _owner(module: Any, qualname: str) -> type | None:
-    """The class in `module` that holds the method `qualname`."""
-    for part in qualname.split(".")[:-1]:
-        module = getattr(module, part, None)
-    return module if isinstance(module, type) else None
-
-
 def pytest_configure(config: Any) -> None:
     global _STATE
     path = os.environ.get("REPLICATE_HARVEST")
@@ -454,6 +299,7 @@ def pytest_configure(config: Any) -> None:
     for owner in owners.values():
         _remember_constructions(owner)
     _STATE = state
+    install(state)
 
 
 def pytest_runtest_setup(item: Any) -> None:
