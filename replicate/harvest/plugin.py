@@ -59,7 +59,7 @@ try:
     )
     from .byvalue import ByValue
     from .rebuild import Memory, dumps_capped, looks_large
-    from .wrapping import _owner, _remember_constructions, _short, _wrap, install
+    from .wrapping import install, owner_of, remember_constructions, short_reason, wrap_target
 except ImportError:
     from replicate_harvest_budget import (  # type: ignore[no-redef]
         ATTEMPTS_PER_KEPT,
@@ -77,11 +77,11 @@ except ImportError:
         looks_large,
     )
     from replicate_harvest_wrapping import (  # type: ignore[no-redef]
-        _owner,
-        _remember_constructions,
-        _short,
-        _wrap,
         install,
+        owner_of,
+        remember_constructions,
+        short_reason,
+        wrap_target,
     )
 
 _STATE: _Harvest | None = None
@@ -208,7 +208,7 @@ class _Harvest:
             if found is None:
                 reason = "argument does not pickle: " + unpicklable(args, kwargs)
                 self.drops[(key, reason)] += 1
-                self.details.setdefault((key, reason), _short(exc))
+                self.details.setdefault((key, reason), short_reason(exc))
                 return None
             data, rebuilt = found
         else:
@@ -290,14 +290,14 @@ def pytest_configure(config: Any) -> None:
         state = _Harvest(json.load(handle))
     owners: dict[int, type] = {}
     for target in state.targets:
-        reason = _wrap(target)
+        reason = wrap_target(target)
         state.emit({"rec": "wrap", "key": target["key"], "ok": not reason, "reason": reason})
         module = sys.modules.get(target["module"])
-        owner = _owner(module, target["qualname"]) if target["kind"] == "method" else None
+        owner = owner_of(module, target["qualname"]) if target["kind"] == "method" else None
         if owner is not None and not reason:
             owners[id(owner)] = owner
     for owner in owners.values():
-        _remember_constructions(owner)
+        remember_constructions(owner)
     _STATE = state
     install(state)
 

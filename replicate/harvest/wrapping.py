@@ -24,7 +24,7 @@ def install(state: Any) -> None:
     _STATE = state
 
 
-def _short(exc: BaseException) -> str:
+def short_reason(exc: BaseException) -> str:
     """One line naming the failure; object addresses dropped so that equal causes count as one."""
     text = re.sub(r" at 0x[0-9a-fA-F]+", "", f"{type(exc).__name__}: {exc}")
     return text.splitlines()[0][:120] if text else type(exc).__name__
@@ -129,7 +129,7 @@ def _init_of(cls: type) -> Any:
     return object.__init__
 
 
-def _remember_constructions(owner: type) -> None:
+def remember_constructions(owner: type) -> None:
     """Wrap `owner`'s `__init__` (installing one that defers to the next in the MRO when it
     inherits one) so that each instance a class call builds remembers that call's arguments."""
     if type(owner).__call__ is not type.__call__ or not owner.__weakrefoffset__:
@@ -163,22 +163,22 @@ def _remember_constructions(owner: type) -> None:
     owner.__init__ = remembering  # type: ignore[misc]
 
 
-def _wrap(target: dict[str, str]) -> str:
+def wrap_target(target: dict[str, str]) -> str:
     """Wrap one target; return '' on success or the reason it could not be wrapped."""
     try:
         module = importlib.import_module(target["module"])
     except BaseException as exc:  # noqa: BLE001 - an import failure is a reason, not a crash
-        return "module does not import: " + _short(exc)
+        return "module does not import: " + short_reason(exc)
     *outer, name = target["qualname"].split(".")
     if not outer:
         return _wrap_function(target["key"], module, name)
-    owner = _owner(module, target["qualname"])
+    owner = owner_of(module, target["qualname"])
     if owner is None:
         return "enclosing class not found"
     return _wrap_method(target["key"], owner, name, target["kind"])
 
 
-def _owner(module: Any, qualname: str) -> type | None:
+def owner_of(module: Any, qualname: str) -> type | None:
     """The class in `module` that holds the method `qualname`."""
     for part in qualname.split(".")[:-1]:
         module = getattr(module, part, None)

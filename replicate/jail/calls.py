@@ -4,10 +4,10 @@ The runner (the package replicate/jail/runner/, stdlib only) and the wire module
 beside it (replicate/jail/wire.py) are mounted read-only into the sandbox, and the runner is
 started with the repository environment's interpreter as `python -P -s -S -B
 runner/__main__.py`: no user or environment site-packages, no script directory on sys.path, no
-bytecode written.  (`-I` would
-also imply `-E`, which ignores PYTHONHASHSEED; the sandbox's environment is exact anyway.)  The
-repository tree is mounted read-only; when grading a candidate, the candidate's file is mounted over
-the target's file, so the original never appears in the jail.
+bytecode written.  (`-I` would also imply `-E`, which ignores PYTHONHASHSEED; the sandbox's
+environment is exact anyway.)  The repository tree is mounted read-only; when grading a
+candidate, the candidate's file is mounted over the target's file, so the original never appears
+in the jail.
 """
 
 from __future__ import annotations
