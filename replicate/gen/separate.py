@@ -4,32 +4,39 @@ When a degenerate program (a table of the visible calls included) reaches the fl
 (`replicate.gen.baseline.too_weak`), the hidden inputs do not reach far enough beyond what the
 tests show.  More inputs are generated from the traced calls exactly as for surviving mutants
 (`replicate.gen.survivors.search`: widened, edge and recombined values, run twice, only
-deterministic, comparable, quick, compact outcomes kept), under another salt; the degenerate
-programs run on them; a few inputs that the programs at the floor get wrong (greedily, those
-most of them get wrong first, `MAX_ADDED` in all) are re-checked against the reference under
-hash seed 0 and returned to join the hidden inputs.  The caller computes the baseline again and
-keeps the task only if it is under the floor.
+deterministic, comparable, quick, compact outcomes kept), under another salt, with renamed
+calls beside them (`replicate.inputs.renaming`: a name the tests look up, renamed in the
+arguments and in the object that holds it, so the lookup succeeds on a name no visible call
+shows); the degenerate programs run on them; a few inputs that the programs at the floor get
+wrong (about as many for each, `balanced`, `MAX_ADDED` in all) are re-checked against the
+reference under hash seed 0 and returned to join the hidden inputs.  The caller computes the
+baseline again and keeps the task only if it is under the floor.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+import functools
+import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 from replicate.batch import LoadedTask
 from replicate.core import Baseline, CallInput
 from replicate.gen.baseline import behind, program_outcomes, reaching_floor
-from replicate.gen.survivors import Search, confirmed, pick_killers, reference_run, search
+from replicate.gen.survivors import Search, confirmed, reference_run, search
 from replicate.grading import compare_outcome
 from replicate.inputs import Budget
 from replicate.jail import Jail
+from replicate.languages.python_layout import is_test_file
 
 Outcome = Mapping[str, Any]
 SALT = "baseline"
 SEARCH = Budget(widened=300, edge=60)
 MAX_ADDED = 60  # a baseline a little above the floor needs a few dozen to come under it
+RENAMES = 60  # renamed calls searched beside the widened ones (`replicate.inputs.renaming`)
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,8 @@ def separating(task: LoadedTask, found: Baseline, jail: Jail) -> Separating | st
         return f"baseline search: reference run failed: {reference}"
     if not reference.seeds:
         return NONE
-    searched = search(task, jail, reference, SEARCH, salt=SALT)
+    spelled = library_strings(task.repo.tree)
+    searched = search(task, jail, reference, SEARCH, SALT, renames=RENAMES, spelled=spelled)
     if not searched.inputs:
         return NONE
     probe = _probe(task, searched)
@@ -64,13 +72,64 @@ def separating(task: LoadedTask, found: Baseline, jail: Jail) -> Separating | st
         return f"baseline search: {outcomes}"
     differing = [_wrong(probe, outcomes[name]) for name in dict.fromkeys(weak) if name in outcomes]
     order = [i.index for i in searched.inputs]
-    chosen = pick_killers(differing, order, per_survivor=MAX_ADDED, limit=MAX_ADDED)
+    chosen = balanced(differing, order, limit=MAX_ADDED)
     added = confirmed(task, jail, searched, chosen)
     return Separating(
         tuple(added),
         {i.index: searched.expected[i.index] for i in added},
         tuple(searched.times[i.index] for i in added),
     )
+
+
+_LITERAL = re.compile(r"""(["'])([^"'\\\n]{1,64})\1""")
+
+
+@functools.lru_cache(maxsize=16)
+def library_strings(tree: Path) -> frozenset[str]:
+    """The short string literals the library's own source spells (its tests' files left out):
+    a key the library itself writes (`opts["hookwrapper"]`) is part of its protocol, not a name
+    a user chose, and renaming it makes a state the library never reaches."""
+    found: set[str] = set()
+    for path in tree.rglob("*.py"):
+        rel = path.relative_to(tree)
+        if is_test_file(rel.name) or set(rel.parts[:-1]) & _TEST_DIRS or path.is_symlink():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found.update(m.group(2) for m in _LITERAL.finditer(text))
+    return frozenset(found)
+
+
+_TEST_DIRS = {"test", "tests", "testing"}
+
+
+def balanced(differing: Sequence[frozenset[int]], order: Sequence[int], limit: int) -> list[int]:
+    """Input indices the programs get wrong (`differing`: per program, the inputs it gets
+    wrong), `limit` at most: each time for the program with the fewest wrong among those chosen
+    so far, the input it gets wrong that most others get wrong too (ties by `order`, the
+    generation order).  Every program ends with about as many wrong: the greedy choice of the
+    input most programs get wrong spends the whole limit on those when five programs fail one
+    kind of input and a sixth only another (`return False` beside five that raise)."""
+    rank = {index: n for n, index in enumerate(order)}
+    live = [wrong for wrong in differing if wrong]
+    counts = [0] * len(live)
+    chosen: list[int] = []
+    taken: set[int] = set()
+    while len(chosen) < limit:
+        left = [n for n, wrong in enumerate(live) if wrong - taken]
+        if not left:
+            break
+        target = min(left, key=lambda n: (counts[n], n))
+        best = min(
+            live[target] - taken,
+            key=lambda i: (-sum(i in wrong for wrong in live), rank.get(i, len(rank))),
+        )
+        chosen.append(best)
+        taken.add(best)
+        counts = [c + (best in wrong) for c, wrong in zip(counts, live, strict=True)]
+    return chosen
 
 
 def _probe(task: LoadedTask, searched: Search) -> LoadedTask:

@@ -30,7 +30,7 @@ from replicate.gen.golden import (
     seed_of,
 )
 from replicate.grading import compare_outcome
-from replicate.inputs import Budget, Seed, seeds_among, widen
+from replicate.inputs import Budget, Seed, renamings, seeds_among, widen
 from replicate.jail import Jail
 
 Outcome = Mapping[str, Any]
@@ -83,11 +83,17 @@ def search(
     budget: Budget,
     salt: str = SALT,
     first_index: int | None = None,
+    renames: int = 0,
+    spelled: frozenset[str] = frozenset(),
 ) -> Search:
-    """Generate inputs with a salted seed and keep those golden outputs could be made of."""
+    """Generate inputs with a salted seed and keep those golden outputs could be made of; with
+    `renames`, as many renamed calls too (`replicate.inputs.renaming`; never of a string the
+    library spells, `spelled`), kept only where the reference still returns."""
     target = task.hidden.target
     start = first_index if first_index is not None else _next_index(task)
     made = widen(target, reference.seeds, start, budget, salt=salt).inputs
+    renamed = renamings(target, reference.seeds, start + len(made), renames, salt, spelled)
+    made = (*made, *renamed)
     known = {i.pickle_b64 for i in task.inputs}
     made = tuple(i for i in made if i.pickle_b64 not in known)
     if not made:
@@ -103,8 +109,16 @@ def search(
     if infra:
         return Search((), {}, {}, len(made))
     kept, expected, times = keep(target, fine, (first, second), Counter(), Counter(), slow_s)
-    by_index = {item.index: t for item, t in zip(kept, times, strict=True)}
-    return Search(tuple(kept), expected, by_index, len(made))
+    broken = {i.index for i in renamed} - {i for i, o in expected.items() if _returned(o)}
+    pairs = [(item, t) for item, t in zip(kept, times, strict=True) if item.index not in broken]
+    expected = {i: o for i, o in expected.items() if i not in broken}
+    return Search(
+        tuple(i for i, _ in pairs), expected, dict((i.index, t) for i, t in pairs), len(made)
+    )
+
+
+def _returned(outcome: Outcome) -> bool:
+    return outcome.get("status") == "returned"
 
 
 def _next_index(task: LoadedTask) -> int:

@@ -1,12 +1,14 @@
 """A target's hidden inputs beyond the traced calls: widened, mutated and edge values.
 
 Pure: no subprocess, no network. `widen` draws them from the traced calls' seeds with the
-strategies, mutations, recipes and relations beside it.
+strategies, mutations, recipes and relations beside it; `renamings` gives one string of a
+traced call a fresh name throughout its pickle.
 """
 
 from __future__ import annotations
 
 from replicate.inputs.recipes import recipe_b64, with_replacements
+from replicate.inputs.renaming import renamings
 from replicate.inputs.signature import Slot, parse, parse_signature
 from replicate.inputs.widening import Budget, Seed, other_selves, render_call, seeds_among, widen
 
@@ -18,6 +20,7 @@ __all__ = [
     "parse",
     "parse_signature",
     "recipe_b64",
+    "renamings",
     "render_call",
     "seeds_among",
     "widen",
