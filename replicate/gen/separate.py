@@ -16,11 +16,8 @@ baseline again and keeps the task only if it is under the floor.
 from __future__ import annotations
 
 import dataclasses
-import functools
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
 from replicate.batch import LoadedTask
@@ -30,7 +27,6 @@ from replicate.gen.survivors import Search, confirmed, reference_run, search
 from replicate.grading import compare_outcome
 from replicate.inputs import Budget
 from replicate.jail import Jail
-from replicate.languages.python_layout import is_test_file
 
 Outcome = Mapping[str, Any]
 SALT = "baseline"
@@ -62,7 +58,7 @@ def separating(task: LoadedTask, found: Baseline, jail: Jail) -> Separating | st
         return f"baseline search: reference run failed: {reference}"
     if not reference.seeds:
         return NONE
-    spelled = library_strings(task.repo.tree)
+    spelled = task.language().literals(task.repo.tree)
     searched = search(task, jail, reference, SEARCH, SALT, renames=RENAMES, spelled=spelled)
     if not searched.inputs:
         return NONE
@@ -79,30 +75,6 @@ def separating(task: LoadedTask, found: Baseline, jail: Jail) -> Separating | st
         {i.index: searched.expected[i.index] for i in added},
         tuple(searched.times[i.index] for i in added),
     )
-
-
-_LITERAL = re.compile(r"""(["'])([^"'\\\n]{1,64})\1""")
-
-
-@functools.lru_cache(maxsize=16)
-def library_strings(tree: Path) -> frozenset[str]:
-    """The short string literals the library's own source spells (its tests' files left out):
-    a key the library itself writes (`opts["hookwrapper"]`) is part of its protocol, not a name
-    a user chose, and renaming it makes a state the library never reaches."""
-    found: set[str] = set()
-    for path in tree.rglob("*.py"):
-        rel = path.relative_to(tree)
-        if is_test_file(rel.name) or set(rel.parts[:-1]) & _TEST_DIRS or path.is_symlink():
-            continue
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        found.update(m.group(2) for m in _LITERAL.finditer(text))
-    return frozenset(found)
-
-
-_TEST_DIRS = {"test", "tests", "testing"}
 
 
 def balanced(differing: Sequence[frozenset[int]], order: Sequence[int], limit: int) -> list[int]:

@@ -46,6 +46,12 @@ class Language(Protocol):
         their splicing's cost on a large module."""
         ...
 
+    def literals(self, root: Path) -> frozenset[str]:
+        """The short string literals the library's own source at `root` spells (its tests left
+        out): keys and names that are the library's protocol, never a user's data (gen does not
+        rename them, `replicate.inputs.renaming`)."""
+        ...
+
     def replace_definition(self, source: bytes, definition: str, target: Target) -> bytes | None:
         """`source` (the original file) with the target's definition replaced by `definition`
         (gen's mutants) and padded to the original's line count, as `splice` into the stubbed

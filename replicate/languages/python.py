@@ -16,6 +16,7 @@ from replicate.languages.python_layout import (
     find_source_roots,
     generated_reason,
     iter_module_files,
+    library_literals,
 )
 from replicate.languages.python_splice import replace_definition, splice, stub_source
 
@@ -40,6 +41,9 @@ class PythonLanguage:
 
     def replace_definition(self, source: bytes, definition: str, target: Target) -> bytes | None:
         return replace_definition(source, definition, target)
+
+    def literals(self, root: Path) -> frozenset[str]:
+        return library_literals(root)
 
 
 def discover_python(root: Path) -> Extraction:

@@ -1,7 +1,9 @@
-"""Where a Python source tree's importable modules are: source roots, module files, skip rules."""
+"""Where a Python source tree's importable modules are: source roots, module files, skip rules;
+and the string literals its library code spells."""
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -187,3 +189,27 @@ def encoding_problem(data: bytes) -> str | None:
     except UnicodeDecodeError as exc:
         return f"not UTF-8 (byte {exc.start})"
     return None
+
+
+_LITERAL = re.compile(r"""(["'])([^"'\\\n]{1,64})\1""")
+
+
+@functools.lru_cache(maxsize=16)
+def library_literals(tree: Path) -> frozenset[str]:
+    """The short string literals the library's own source spells (its tests' files left out):
+    a key the library itself writes (`opts["hookwrapper"]`) is part of its protocol, not a name
+    a user chose, and renaming it makes a state the library never reaches."""
+    found: set[str] = set()
+    for path in tree.rglob("*.py"):
+        rel = path.relative_to(tree)
+        if is_test_file(rel.name) or set(rel.parts[:-1]) & _TEST_DIRS or path.is_symlink():
+            continue
+        try:
+            text = path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            continue
+        found.update(m.group(2) for m in _LITERAL.finditer(text))
+    return frozenset(found)
+
+
+_TEST_DIRS = {"test", "tests", "testing"}

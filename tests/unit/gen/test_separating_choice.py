@@ -5,8 +5,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replicate.gen.separate import balanced, library_strings
+from replicate.gen.separate import balanced
 from replicate.gen.survivors import pick_killers
+from replicate.languages import get_language
 
 # Inputs 0-59 are ones five programs get wrong (they raise where the reference returns False);
 # inputs 100-159 only the sixth (`return False` where the reference returns True).
@@ -42,6 +43,6 @@ def test_the_library_spells_its_own_keys_and_its_tests_do_not_count(tmp_path: Pa
     (tmp_path / "tests").mkdir()
     (tmp_path / "tests" / "helpers.py").write_text("NAME = 'hello'\n")
     (tmp_path / "pkg" / "test_opts.py").write_text("NAME = 'world'\n")
-    spelled = library_strings(tmp_path)
+    spelled = get_language("python").literals(tmp_path)
     assert {"hookwrapper", "first"} <= spelled
     assert not {"hello", "world"} & spelled
