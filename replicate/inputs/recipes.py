@@ -11,6 +11,7 @@ the pickled class call that built the seed's `self`, whose plain arguments are s
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import itertools
 import pickle
@@ -130,7 +131,14 @@ def recipe_parts(pickle_b64: str) -> SeedCall | None:
 
 def seed_call(item: CallInput) -> SeedCall:
     """A traced or generated input's seed call (a plain pickle is its own seed)."""
-    return recipe_parts(item.pickle_b64) or SeedCall(base64.b64decode(item.pickle_b64))
+    return _seed_call(item.pickle_b64)
+
+
+@functools.lru_cache(maxsize=512)
+def _seed_call(pickle_b64: str) -> SeedCall:
+    """Kept by the pickle's text (the last 512: a few targets' seeds at a time): widening asks
+    it of the same few seeds thousands of times, and each answer reads the recipe's opcodes."""
+    return recipe_parts(pickle_b64) or SeedCall(base64.b64decode(pickle_b64))
 
 
 def seed_size(item: CallInput) -> int:

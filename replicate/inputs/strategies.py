@@ -14,7 +14,9 @@ from __future__ import annotations
 import ast
 import contextlib
 import math
+import threading
 from collections.abc import Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -295,7 +297,13 @@ def _is_ellipsis(node: ast.expr) -> bool:
 
 def draw(strategy: Strategy, count: int, seed: int) -> list[Any]:
     """About `count` values (some may repeat), the same ones on every run: hypothesis seeded
-    with `seed`, derandomised, no example database, generation phase only."""
+    with `seed`, derandomised, no example database, generation phase only.  Every draw runs on
+    one long-lived thread (`_drawer`): hypothesis sets up its random state once per thread it
+    runs in, with a full garbage collection, and gen's worker threads come and go."""
+    return _drawer().submit(_draw_here, strategy, count, seed).result()
+
+
+def _draw_here(strategy: Strategy, count: int, seed: int) -> list[Any]:
     out: list[Any] = []
     per_example = max(1, -(-count // 3))
 
@@ -312,11 +320,22 @@ def draw(strategy: Strategy, count: int, seed: int) -> list[Any]:
     def collect(values: list[Any]) -> None:
         out.extend(values)
 
-    # one run at a time (gen mints on threads); a shape nothing satisfies (seen on idna) draws
-    # no values, where hypothesis would raise and end the whole gen
+    # a shape nothing satisfies (seen on idna) draws no values, where hypothesis would raise and
+    # end the whole gen; the lock: the parsers elsewhere (hypothesis parses too)
     with PARSE_LOCK, _no_local_constants(), contextlib.suppress(Unsatisfiable):
         collect()
     return out
+
+
+_DRAWER: list[ThreadPoolExecutor] = []
+_DRAWER_LOCK = threading.Lock()
+
+
+def _drawer() -> ThreadPoolExecutor:
+    with _DRAWER_LOCK:
+        if not _DRAWER:
+            _DRAWER.append(ThreadPoolExecutor(max_workers=1, thread_name_prefix="replicate-draw"))
+        return _DRAWER[0]
 
 
 @contextlib.contextmanager
