@@ -317,8 +317,10 @@ def _under_the_floor(
     """The baseline, with the golden outputs it was computed on; when a degenerate program (a
     table of the visible calls included) reaches its floor, inputs that tell it apart are
     searched and added first (`replicate.gen.separate`; `rebuild` makes the task of golden
-    outputs).  Dropped when the baseline stays at the floor, or a degenerate program would earn
-    more than `MAX_DEGENERATE_REWARD` normalised."""
+    outputs), and the reference graded on all the task's inputs together, as a candidate is (a
+    searched input checked alone may meet what another input of the same run left behind).
+    Dropped when the reference misses any, when the baseline stays at the floor, or when a
+    degenerate program would earn more than `MAX_DEGENERATE_REWARD` normalised."""
     found = baseline(task, jail)
     if isinstance(found, str):
         return Dropped("validated", found)
@@ -331,11 +333,19 @@ def _under_the_floor(
         if extra.added:
             g = joined(g, extra.added, extra.expected, extra.times)
             task = rebuild(g)
+            missed = _reference_misses(task, jail)  # run together, as a grade runs them
+            if missed:
+                count = len(missed) if isinstance(missed, set) else "some"
+                detail = f"the reference misses {count} of {len(task.inputs)} inputs"
+                return Dropped("validated", SEARCHED_MISS, detail + searched)
             found = baseline(task, jail)
             if isinstance(found, str):
                 return Dropped("validated", found)
     why = too_weak(found) or overpaid(found)
     return Dropped("validated", why, weak_detail(found) + searched) if why else (g, found)
+
+
+SEARCHED_MISS = "the reference misses searched inputs run with the others"
 
 
 def _separated(added: int) -> str:

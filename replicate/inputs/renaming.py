@@ -31,7 +31,7 @@ import pickletools
 import random
 import string
 import struct
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from replicate.core import CallInput, Target
@@ -44,6 +44,7 @@ _GETS = {"GET", "BINGET", "LONG_BINGET"}
 _PUTS = {"PUT", "BINPUT", "LONG_BINPUT"}
 _NO_VALUE = object()
 MAX_NAME = 64  # longer strings are text, not names
+BY_VALUE_CLASS = "replicate-class-"  # the harvest's ids of classes pickled by value
 
 
 def strings_and_globals(data: bytes) -> tuple[set[str], set[str]]:
@@ -71,23 +72,36 @@ def strings_and_globals(data: bytes) -> tuple[set[str], set[str]]:
     return held, named
 
 
-def renamed(data: bytes, old: str, new: str) -> bytes | None:
-    """The pickle with every string equal to `old` replaced by `new`; None when `old` is not
-    among its strings, spells a global's name, or the pickle does not parse."""
+def renamed(data: bytes, old: str, new: str, also: Mapping[str, str] | None = None) -> bytes | None:
+    """The pickle with every string equal to `old` replaced by `new` (and each key of `also`
+    by its value); None when `old` is not among its strings, any of them spells a global's
+    name, or the pickle does not parse."""
+    names = {**(also or {}), old: new}
     try:
         held, named = strings_and_globals(data)
         ops = list(pickletools.genops(data))
     except (ValueError, TypeError, struct.error):
         return None
-    if old not in held or old in named:
+    if old not in held or set(names) & named:
         return None
     ends = [pos for _, _, pos in ops[1:]] + [len(data)]
     out = bytearray()
     for (op, arg, pos), end in zip(ops, ends, strict=True):
         if op.name == "FRAME":
             continue
-        out += _string_op(new) if op.name in _STRINGS and arg == old else data[pos:end]
+        swap = op.name in _STRINGS and arg in names
+        out += _string_op(names[str(arg)]) if swap else data[pos:end]
     return bytes(out)
+
+
+def own_classes(held: set[str], suffix: str) -> dict[str, str]:
+    """New ids for the classes the pickle carries by value (the harvest's cloudpickle ids,
+    `BY_VALUE_CLASS`): cloudpickle makes one class per id in a process and sets the state of
+    the next pickle with that id on the same class object, so a renamed copy of a test's class
+    (a method renamed with the hook it implements) would rename the seed's class too, for every
+    input of the run that loads it after.  With its own ids the renamed call has its own
+    classes."""
+    return {tid: f"{tid}-{suffix}" for tid in held if tid.startswith(BY_VALUE_CLASS)}
 
 
 def _string_op(text: str) -> bytes:
@@ -120,18 +134,19 @@ def renamings(
         return ()
     rng = random.Random(task_seed(target, f"rename\x00{salt}"))
     made: list[CallInput] = []
-    seen: set[bytes] = set()
+    seen: set[tuple[bytes, str, str]] = set()
     for seed, slot, old in itertools.islice(_in_turn(pools, rng), limit * 4):
         if len(made) >= limit:
             break
         call = seed_call(seed.item).call
         held, _ = strings_and_globals(call)
         new = _fresh(old, held, rng)
-        data = renamed(call, old, new)
-        if data is None or data in seen:
+        index = first_index + len(made)
+        data = renamed(call, old, new, own_classes(held, f"renamed-{index}"))
+        if data is None or (call, old, new) in seen:
             continue
-        seen.add(data)
-        made.append(_input(seed, slot, new, data, first_index + len(made)))
+        seen.add((call, old, new))
+        made.append(_input(seed, slot, new, data, index))
     return tuple(made)
 
 

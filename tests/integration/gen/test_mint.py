@@ -120,10 +120,11 @@ def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
         rebuilt.append(golden)
         return task
 
-    def run(after: float) -> tuple[Golden, Baseline] | mint.Dropped:
+    def run(after: float, missed: set[int] | None = None) -> tuple[Golden, Baseline] | mint.Dropped:
         results = iter([_baseline(1.0), _baseline(after)])
         monkeypatch.setattr(mint, "baseline", lambda *_: next(results))
         monkeypatch.setattr(mint, "separating", lambda *_: found)
+        monkeypatch.setattr(mint, "_reference_misses", lambda *_: missed or set())
         return mint._under_the_floor(task, g, rebuild, None)  # type: ignore[arg-type]
 
     kept = run(0.3)
@@ -136,6 +137,15 @@ def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
         "a degenerate program (the visible calls, else return) scores 0.5 or more",
         "a degenerate program (visible calls, else return None) scores 0.60, at or above the "
         "floor 0.5; 9 searched inputs that tell it apart added",
+    )
+    # The reference graded on all the inputs together misses two searched ones: dropped,
+    # though the baseline would be under the floor.
+    missed = run(0.3, missed={5, 6})
+    assert missed == mint.Dropped(
+        "validated",
+        mint.SEARCHED_MISS,
+        f"the reference misses 2 of {len(task.inputs)} inputs; 9 searched inputs that tell it "
+        "apart added",
     )
     monkeypatch.setattr(mint, "separating", lambda *_: NONE)
     monkeypatch.setattr(mint, "baseline", lambda *_: _baseline(1.0))

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import pickle
 from pathlib import Path
 
 import pytest
@@ -20,7 +21,9 @@ from replicate.cache import cache_root
 from replicate.gen import separate
 from replicate.gen.baseline import baseline, too_weak
 from replicate.gen.separate import separating
-from replicate.jail import Jail
+from replicate.harvest.byvalue import ByValue
+from replicate.inputs.renaming import BY_VALUE_CLASS, own_classes, renamed, strings_and_globals
+from replicate.jail import Jail, byvalue
 from replicate.jail.context import context_for
 from replicate.jail.sandbox.base import Sandbox
 from replicate.values import plain
@@ -121,6 +124,57 @@ def test_without_renamed_calls_the_table_of_the_visible_calls_stays_at_the_floor
     extra = separating(task, found, jail)
     assert not isinstance(extra, str)
     assert _under_floor(task, extra, jail)
+
+
+def _carried(registry: object, spec: type) -> bytes:
+    made = ByValue(byvalue.module_file(), lambda _: False).dumps(((registry, spec), {}), 4)
+    assert made is not None
+    return made
+
+
+def test_a_renamed_call_carries_its_own_copy_of_a_class_the_tests_defined() -> None:
+    """cloudpickle makes one class per id in a process and updates it from the next pickle
+    with that id: a renamed copy of a test's class loaded first would rename the seed's class
+    for every input loaded after it in the same run."""
+
+    class Spec:  # defined in a test: carried by value
+        def hook_one(self) -> int:
+            return 1
+
+    registry = _Holder({"hook_one": 1})
+    data = _carried(registry, Spec)
+    held, _ = strings_and_globals(data)
+    ids = [s for s in held if s.startswith(BY_VALUE_CLASS)]
+    assert ids, "the harvest's by-value class ids are not where renaming looks for them"
+    # The control: renamed alone, the two pickles share the class id and so one class.
+    shared = renamed(data, "hook_one", "hook_two")
+    assert shared is not None
+    (_, renamed_spec), _ = pickle.loads(shared)
+    (_, seed_spec), _ = pickle.loads(data)
+    assert seed_spec is renamed_spec and hasattr(seed_spec, "hook_two")
+    # With its own class ids, the renamed call's class is another class.
+    other = _carried(_Holder({"hook_one": 1}), _fresh_spec())
+    held, _ = strings_and_globals(other)
+    own = renamed(other, "hook_one", "hook_two", own_classes(held, "renamed-7"))
+    assert own is not None
+    (holder, renamed_spec), _ = pickle.loads(own)
+    (_, seed_spec), _ = pickle.loads(other)
+    assert seed_spec is not renamed_spec
+    assert hasattr(renamed_spec, "hook_two") and not hasattr(seed_spec, "hook_two")
+    assert holder.names == {"hook_two": 1}
+
+
+def _fresh_spec() -> type:
+    class Spec:
+        def hook_one(self) -> int:
+            return 1
+
+    return Spec
+
+
+class _Holder:
+    def __init__(self, names: dict[str, int]) -> None:
+        self.names = names
 
 
 def _under_floor(task: LoadedTask, extra: separate.Separating, jail: Jail) -> bool:
