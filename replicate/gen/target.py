@@ -74,6 +74,7 @@ MIN_SPARSE_MUTANTS = FEW  # mutants graded on a sparse task, so its kill rate sa
 # (a task of a method that takes only `self` could otherwise never reach its 20).
 SPARSE_SELF_SHARE = 0.5
 SPARSE = "fewer than 3 traced calls, generated inputs"  # a sparse task's strength drop reason
+SEARCHED_MISS = "the reference misses searched inputs run with the others"
 EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many traced survive
 EXAMPLES = 2
 MAX_FLAKY = 0.1  # hidden inputs the reference may fail under the grading seed (they are dropped)
@@ -343,9 +344,6 @@ def _under_the_floor(
                 return Dropped("validated", found)
     why = too_weak(found) or overpaid(found)
     return Dropped("validated", why, weak_detail(found) + searched) if why else (g, found)
-
-
-SEARCHED_MISS = "the reference misses searched inputs run with the others"
 
 
 def _separated(added: int) -> str:

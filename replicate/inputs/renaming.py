@@ -26,12 +26,14 @@ relies on and is not kept (`replicate.gen.survivors.search`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import pickletools
 import random
 import string
 import struct
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Container, Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from replicate.core import CallInput, Target
@@ -49,27 +51,10 @@ BY_VALUE_CLASS = "replicate-class-"  # the harvest's ids of classes pickled by v
 
 def strings_and_globals(data: bytes) -> tuple[set[str], set[str]]:
     """Every string a pickle holds, and those a global's lookup reads (module and name)."""
-    held: set[str] = set()
-    named: set[str] = set()
-    memo: dict[int, object] = {}
-    recent: list[object] = []
-    for op, arg, _ in pickletools.genops(data):
-        if op.name in _STRINGS:
-            held.add(str(arg))
-            recent.append(arg)
-        elif op.name == "MEMOIZE":
-            memo[len(memo)] = recent[-1] if recent else _NO_VALUE
-        elif op.name in _PUTS:
-            memo[int(str(arg))] = recent[-1] if recent else _NO_VALUE
-        elif op.name in _GETS:
-            recent.append(memo.get(int(str(arg)), _NO_VALUE))
-        elif op.name == "STACK_GLOBAL":
-            named.update(v for v in recent[-2:] if isinstance(v, str))
-            recent.append(_NO_VALUE)
-        elif op.name != "FRAME":
-            recent.append(_NO_VALUE)
-        del recent[:-2]
-    return held, named
+    parsed = _parsed(data)
+    if parsed is None:
+        raise ValueError("not a pickle")
+    return set(parsed.held), set(parsed.named)
 
 
 def renamed(data: bytes, old: str, new: str, also: Mapping[str, str] | None = None) -> bytes | None:
@@ -77,24 +62,62 @@ def renamed(data: bytes, old: str, new: str, also: Mapping[str, str] | None = No
     by its value); None when `old` is not among its strings, any of them spells a global's
     name, or the pickle does not parse."""
     names = {**(also or {}), old: new}
-    try:
-        held, named = strings_and_globals(data)
-        ops = list(pickletools.genops(data))
-    except (ValueError, TypeError, struct.error):
+    parsed = _parsed(data)
+    if parsed is None or old not in parsed.held or set(names) & parsed.named:
         return None
-    if old not in held or set(names) & named:
-        return None
-    ends = [pos for _, _, pos in ops[1:]] + [len(data)]
     out = bytearray()
-    for (op, arg, pos), end in zip(ops, ends, strict=True):
-        if op.name == "FRAME":
+    for name, arg, start, end in parsed.ops:
+        if name == "FRAME":
             continue
-        swap = op.name in _STRINGS and arg in names
-        out += _string_op(names[str(arg)]) if swap else data[pos:end]
+        swap = name in _STRINGS and arg in names
+        out += _string_op(names[str(arg)]) if swap else data[start:end]
     return bytes(out)
 
 
-def own_classes(held: set[str], suffix: str) -> dict[str, str]:
+@dataclass(frozen=True)
+class _Parsed:
+    ops: tuple[tuple[str, Any, int, int], ...]  # name, argument, start and end of each opcode
+    held: frozenset[str]
+    named: frozenset[str]
+
+
+@functools.lru_cache(maxsize=64)
+def _parsed(data: bytes) -> _Parsed | None:
+    """A pickle's opcodes, its strings and those a global's lookup reads, read once per pickle
+    (a few seeds give every renamed call of a task); None when it does not parse."""
+    try:
+        listed = list(pickletools.genops(data))
+    except (ValueError, TypeError, struct.error):
+        return None
+    ends = [pos for _, _, pos in listed[1:]] + [len(data)]
+    ops = tuple(
+        (op.name, arg, int(pos or 0), int(end or 0))
+        for (op, arg, pos), end in zip(listed, ends, strict=True)
+    )
+    held: set[str] = set()
+    named: set[str] = set()
+    memo: dict[int, object] = {}
+    recent: list[object] = []
+    for name, arg, _, _ in ops:
+        if name in _STRINGS:
+            held.add(str(arg))
+            recent.append(arg)
+        elif name == "MEMOIZE":
+            memo[len(memo)] = recent[-1] if recent else _NO_VALUE
+        elif name in _PUTS:
+            memo[int(str(arg))] = recent[-1] if recent else _NO_VALUE
+        elif name in _GETS:
+            recent.append(memo.get(int(str(arg)), _NO_VALUE))
+        elif name == "STACK_GLOBAL":
+            named.update(v for v in recent[-2:] if isinstance(v, str))
+            recent.append(_NO_VALUE)
+        elif name != "FRAME":
+            recent.append(_NO_VALUE)
+        del recent[:-2]
+    return _Parsed(ops, frozenset(held), frozenset(named))
+
+
+def own_classes(held: Iterable[str], suffix: str) -> dict[str, str]:
     """New ids for the classes the pickle carries by value (the harvest's cloudpickle ids,
     `BY_VALUE_CLASS`): cloudpickle makes one class per id in a process and sets the state of
     the next pickle with that id on the same class object, so a renamed copy of a test's class
@@ -139,7 +162,10 @@ def renamings(
         if len(made) >= limit:
             break
         call = seed_call(seed.item).call
-        held, _ = strings_and_globals(call)
+        parsed = _parsed(call)
+        if parsed is None:
+            continue
+        held = parsed.held
         new = _fresh(old, held, rng)
         index = first_index + len(made)
         data = renamed(call, old, new, own_classes(held, f"renamed-{index}"))
@@ -206,7 +232,7 @@ def _shuffled_forever(pool: list[_Choice], rng: random.Random) -> Iterator[_Choi
         yield from order
 
 
-def _fresh(old: str, held: set[str], rng: random.Random) -> str:
+def _fresh(old: str, held: Container[str], rng: random.Random) -> str:
     """Lowercase letters, as many as the old name has (at most 12), that the pickle lacks."""
     size = max(1, min(len(old), 12))
     for attempt in itertools.count():

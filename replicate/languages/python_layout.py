@@ -8,12 +8,10 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+TEST_DIRS = frozenset({"tests", "test", "testing"})
 # Directories never entered (besides hidden ones): tests, docs, build output, vendored copies.
-SKIP_DIRS = frozenset(
+SKIP_DIRS = TEST_DIRS | frozenset(
     {
-        "tests",
-        "test",
-        "testing",
         "docs",
         "doc",
         "examples",
@@ -202,7 +200,7 @@ def library_literals(tree: Path) -> frozenset[str]:
     found: set[str] = set()
     for path in tree.rglob("*.py"):
         rel = path.relative_to(tree)
-        if is_test_file(rel.name) or set(rel.parts[:-1]) & _TEST_DIRS or path.is_symlink():
+        if is_test_file(rel.name) or set(rel.parts[:-1]) & TEST_DIRS or path.is_symlink():
             continue
         try:
             text = path.read_text(encoding="utf-8", errors="replace")
@@ -210,6 +208,3 @@ def library_literals(tree: Path) -> frozenset[str]:
             continue
         found.update(m.group(2) for m in _LITERAL.finditer(text))
     return frozenset(found)
-
-
-_TEST_DIRS = {"test", "tests", "testing"}
