@@ -27,7 +27,7 @@ from replicate.grading import DEFAULT_WEIGHTS, is_gradable, same_outcome
 from replicate.inputs import Budget, Seed, other_selves, render_call, widen
 from replicate.jail import Jail, JailRun
 
-__all__ = ["GOLDEN_SETTINGS", "Golden", "golden", "render_call", "timing_settings"]
+__all__ = ["GOLDEN_SETTINGS", "Golden", "golden", "leashed", "render_call", "timing_settings"]
 
 GOLDEN_SETTINGS = GradingSettings(call_timeout_s=5.0, total_timeout_s=300.0)
 # Generated inputs first run under a short leash: a value that makes the reference loop for
@@ -129,7 +129,17 @@ def _first_problem(first: Outcome | None) -> str | None:
     return None
 
 
+def leashed(slow_s: float) -> GradingSettings:
+    """`WIDEN_SETTINGS` with the call limit cut to `slow_s`, for a first run of generated
+    inputs: `screen` drops an input slower than that whatever it returns, so a call past it is
+    stopped there (a value that makes the reference loop cost the whole second before)."""
+    limit = min(WIDEN_SETTINGS.call_timeout_s, round(slow_s, 3))
+    return WIDEN_SETTINGS.model_copy(update={"call_timeout_s": limit})
+
+
 def generated_problem(outcome: Outcome | None, slow_s: float) -> str | None:
+    if outcome is not None and outcome.get("status") == "timeout":
+        return "reference too slow"  # it ran past the first run's limit (`leashed`)
     problem = _first_problem(outcome)
     if problem or outcome is None:
         return problem
@@ -243,7 +253,7 @@ def _generate(
     calls in `ctors`, which then seed the widening with the traced calls."""
     slow_s = SLOW_FIRST_RUN * _slow_limit(traced, first, first)
     others = other_selves(traced, ctors, start, budget.built_selves(budget.widened))
-    outcomes, _, infra = run_resuming(jail, target, others, 1, settings=WIDEN_SETTINGS)
+    outcomes, _, infra = run_resuming(jail, target, others, 1, settings=leashed(slow_s))
     if infra:
         return _Generated(infra=infra)
     kept, drops = screen(others, outcomes, slow_s)
@@ -254,7 +264,7 @@ def _generate(
         drops[f"input generation failed: {type(exc).__name__}"] += 1
         return _Generated(tuple(kept), outcomes, drops, bool(kept), len(others))
     made = widening.inputs
-    found, _, infra = run_resuming(jail, target, made, seed=1, settings=WIDEN_SETTINGS)
+    found, _, infra = run_resuming(jail, target, made, seed=1, settings=leashed(slow_s))
     widened, widen_drops = screen(made, found, slow_s)
     return _Generated(
         (*kept, *widened),

@@ -59,6 +59,12 @@ MAX_ADDED = 20
 DEFAULT_MIN_KILL_RATE = 0.5  # `gen` drops a task whose hidden inputs kill fewer of its mutants
 PER_SURVIVOR = 2
 MIN_MUTANT_TOTAL_S = 10.0  # a mutant's whole run may take this long, or 10x the reference's
+# A mutant's call may take this many times the reference's slowest call (at least
+# `MUTANT_CALL_S`, at most the task's own limit) before it counts as a timeout, and so as
+# killed: a mutant that slow has all but always made a loop that never ends, and waiting out
+# the task's limit (1 s or more) on each such mutant was a quarter of a gen's CPU.
+MUTANT_CALL_FACTOR = 25.0
+MUTANT_CALL_S = 0.25
 
 
 @dataclass(frozen=True)
@@ -141,11 +147,18 @@ def spliced_into_stub(task: LoadedTask, mutant: Mutant) -> bytes | None:
     return keep_line_count(program, len(program) - len(after), original)
 
 
-def mutant_settings(task: LoadedTask, reference_s: float) -> GradingSettings:
-    """The task's settings with a total limit scaled to the reference's run."""
+def mutant_settings(
+    task: LoadedTask, reference_s: float, slowest_s: float | None = None
+) -> GradingSettings:
+    """The task's settings with a total limit scaled to the reference's run and, when the
+    reference's slowest call on the inputs is known (`slowest_s`), a call limit scaled to it."""
     grading = task.hidden.grading
     total = min(grading.total_timeout_s, max(MIN_MUTANT_TOTAL_S, 10 * reference_s))
-    return grading.model_copy(update={"total_timeout_s": total})
+    update: dict[str, float] = {"total_timeout_s": total}
+    if slowest_s is not None:
+        scaled = max(MUTANT_CALL_S, MUTANT_CALL_FACTOR * slowest_s)
+        update["call_timeout_s"] = min(grading.call_timeout_s, round(scaled, 3))
+    return grading.model_copy(update=update)
 
 
 def run_mutants(
@@ -247,18 +260,20 @@ def assess(
     max_added: int = MAX_ADDED,
     workers: int = 1,
     reference_s: float | None = None,
+    slowest_s: float | None = None,
 ) -> Assessment | str:
     """Grade the reference's mutants on the task and search inputs that kill the survivors;
     a str when the infrastructure failed.  `reference_s`: how long a run of the reference on
     the hidden inputs took, when the caller timed one (the reference's own run, which gives
-    the seeds of the search, is then made only when some mutant survives)."""
+    the seeds of the search, is then made only when some mutant survives); `slowest_s`: its
+    slowest call on them, which scales the mutants' call limit."""
     reference: Reference | str | None = None
     if reference_s is None:
         reference = _seeded(task, jail)
         if isinstance(reference, str):
             return reference
-        reference_s = reference.wall_s
-    settings = mutant_settings(task, reference_s)
+        reference_s, slowest_s = reference.wall_s, reference.slowest_s
+    settings = mutant_settings(task, reference_s, slowest_s)
     found = task_mutants(task, limit)
     runs = run_mutants(
         task, found, jail, task.inputs, task.expected, settings, workers, first_wrong=True

@@ -25,6 +25,7 @@ from replicate.gen.golden import (
     WIDEN_SETTINGS,
     Golden,
     keep,
+    leashed,
     run_resuming,
     screen,
     seed_of,
@@ -99,7 +100,7 @@ def search(
     if not made:
         return NOTHING
     slow_s = max(SLOW_S, 3 * reference.slowest_s)
-    first, _, infra = run_resuming(jail, target, made, 1, settings=WIDEN_SETTINGS)
+    first, _, infra = run_resuming(jail, target, made, 1, settings=leashed(slow_s))
     fine, _ = screen(made, first, slow_s)
     if infra or not fine:
         return Search((), {}, {}, len(made))

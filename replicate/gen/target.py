@@ -284,7 +284,9 @@ def mint_target(
         task = _task(repo, repo_dir, target, g, pending)
     strength: Strength | None = None
     if min_kill_rate is not None:
-        assessed = assess(task, jail, threshold=min_kill_rate, reference_s=reference_s)
+        assessed = assess(
+            task, jail, threshold=min_kill_rate, reference_s=reference_s, slowest_s=g.max_call_s
+        )
         if isinstance(assessed, str):
             return Dropped("validated", assessed)
         unvouched = _unvouched(g, assessed.strength)

@@ -12,11 +12,13 @@ from replicate.gen import golden
 from replicate.gen.golden import (
     BULKY_BYTES,
     GOLDEN_SETTINGS,
+    WIDEN_SETTINGS,
     _first_problem,
     _second_problem,
     _slow_limit,
     generated_problem,
     keep,
+    leashed,
     render_call,
     run_resuming,
     seed_of,
@@ -138,7 +140,10 @@ def test_generated_inputs_are_also_dropped_when_the_reference_blows_up_or_is_slo
     assert generated_problem(deep, 0.1) == "reference blows up (recursion, memory)"
     value_error = {**deep, "exc": {"type": "builtins.ValueError", "msg": ""}}
     assert generated_problem(value_error, 0.1) is None
-    assert generated_problem({"status": "timeout", "t": 1.0}, 0.1) == "reference hangs"
+    # a first run stops a call at the limit it would be dropped past anyway (`leashed`)
+    assert generated_problem({"status": "timeout", "t": 0.5}, 0.5) == "reference too slow"
+    assert leashed(0.5).call_timeout_s == 0.5
+    assert leashed(3.0).call_timeout_s == WIDEN_SETTINGS.call_timeout_s == 1.0
     items = [_int(n) for n in range(10_000)]
     bulky = _returned({"t": "iter", "v": items, "truncated": True}, t=0.01)
     assert generated_problem(bulky, 0.1) == "outcome too large for a generated input"

@@ -12,6 +12,7 @@ from replicate.batch.store import LoadedTask
 from replicate.core.records import CallInput, Strength
 from replicate.gen import strength as strength_module
 from replicate.gen.golden import Golden
+from replicate.gen.mutants import Mutant
 from replicate.gen.strength import (
     Assessment,
     assess,
@@ -127,6 +128,45 @@ def test_mutants_of_a_method_are_graded(
     found = assess(task, Jail(tiny_ctx, local_sandbox), budget=NO_SEARCH)
     assert not isinstance(found, str)
     assert found.strength.mutants >= 3 and found.strength.kill_rate == 1.0
+
+
+LOOPS = '''def clamp(value, low, high):
+    """Clamp value into [low, high]."""
+    while value == value:
+        pass
+    return value
+'''
+
+
+def test_a_mutant_that_loops_is_stopped_at_a_limit_scaled_to_the_reference_s_slowest_call(
+    tiny: Tiny, tiny_ctx: RepoContext, local_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A mutant whose call never ends is killed either way; with the reference's slowest call
+    known it is stopped at 25x that (at least 0.25 s), not at the task's own 1 s limit."""
+    task = tiny.task("tinypkg.core.clamp")
+    assert task.hidden.grading.call_timeout_s == 1.0
+    jail = Jail(tiny_ctx, local_sandbox)
+    stopped: list[float] = []
+    real = Jail.run_series
+
+    def timed(self: Jail, *args: Any, **kwargs: Any) -> Any:
+        runs = real(self, *args, **kwargs)
+        outcomes = [o for r in runs if r is not None for o in r.parsed.outcomes.values()]
+        stopped.extend(float(o["t"]) for o in outcomes if o.get("status") == "timeout")
+        return runs
+
+    monkeypatch.setattr(Jail, "run_series", timed)
+    looping = [Mutant(0, "loop", 1, LOOPS)]
+    job = (task.inputs, task.expected)
+    control = run_mutants(task, looping, jail, *job, mutant_settings(task, 0.1), first_wrong=True)
+    assert [r.status for r in control] == ["killed"] and stopped and min(stopped) >= 1.0
+    stopped.clear()
+    scaled = mutant_settings(task, 0.1, slowest_s=0.001)
+    assert scaled.call_timeout_s == 0.25
+    leashed = run_mutants(task, looping, jail, *job, scaled, first_wrong=True)
+    assert [r.status for r in leashed] == ["killed"] and stopped and max(stopped) < 1.0
+    assert mutant_settings(task, 0.1, slowest_s=0.02).call_timeout_s == 0.5
+    assert mutant_settings(task, 0.1, slowest_s=0.5).call_timeout_s == 1.0  # never past the task's
 
 
 def _strength(mutants: int, killed: int) -> Strength:
