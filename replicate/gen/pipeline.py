@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -79,7 +80,8 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     audit = LeakAudit(roots, None if options.cold else cache_root())
     publish = Publisher(out, Ledger(out, key), counter, audit, show)
     traced = _traced(targets, harvest, known, publish)
-    sessions = Jail(prepared.context, sandbox).worker_sessions()  # our own programs' runs
+    running = 2 * max(1, options.workers)  # targets at work at once (see `_mint_all`)
+    sessions = Jail(prepared.context, sandbox).worker_sessions(running)  # our programs' runs
     work = _Work(prepared, harvest, sandbox, options, known, deadline, sessions)
     with closing(audit):
         try:
@@ -195,7 +197,7 @@ class _Work:
     options: GenOptions
     known: Mapping[str, LedgerEntry]
     deadline: float | None
-    sessions: WorkerSessions | None  # one jail per file, seed and clock for each worker
+    sessions: WorkerSessions | None  # jails per file, seed and clock, lent to each target
 
     def __call__(self, target: Target) -> Minted | Dropped | LedgerEntry | NotStarted:
         if target.symbol in self.known:
@@ -203,9 +205,11 @@ class _Work:
         if self.deadline is not None and time.monotonic() >= self.deadline:
             return NotStarted()
         jail = Jail(self.prepared.context, self.sandbox)
-        if self.sessions is not None:
-            jail = jail.in_sessions(self.sessions.begin(target))
-        return _mint_one(self.prepared, target, self.harvest, jail, self.options)
+        if self.sessions is None:
+            return _mint_one(self.prepared, target, self.harvest, jail, self.options)
+        with self.sessions.lend(target) as sessions:
+            jail = jail.in_sessions(sessions)
+            return _mint_one(self.prepared, target, self.harvest, jail, self.options)
 
 
 def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progress) -> int:
@@ -216,10 +220,13 @@ def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progr
     workers = max(1, work.options.workers)
     limit = work.options.limit
     not_started = 0
+    running = 2 * workers
+    # With --limit the first targets in symbol order; else a few files at a time
+    order = traced if limit is not None else in_lanes(traced, running)
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        results = _in_order(pool, work, traced, workers * 2)
+        results = _in_order(pool, work, order, running)
         with closing(results):  # at --limit: the targets not started yet are cancelled
-            for n, (target, result) in enumerate(zip(traced, results, strict=False)):
+            for n, (target, result) in enumerate(zip(order, results, strict=False)):
                 if limit is not None and len(publish.task_ids) >= limit:
                     publish.skipped("not processed (--limit reached)", len(traced) - n)
                     break
@@ -232,6 +239,20 @@ def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progr
                     publish.outcome(target.symbol, result)
     publish.skipped("not started (time budget reached)", not_started)
     return not_started
+
+
+def in_lanes(targets: Sequence[Target], lanes: int) -> list[Target]:
+    """`targets` taken in turns from `lanes` lanes, each lane whole files one after another
+    (the largest files first, each to the lane with the fewest targets so far): the targets at
+    work at once are of different files, and each file's targets come one after another, so
+    the sessions a target borrows (`WorkerSessions`) were its file's previous target's."""
+    files: dict[str, list[Target]] = {}
+    for target in targets:
+        files.setdefault(target.path, []).append(target)
+    rows: list[list[Target]] = [[] for _ in range(max(1, lanes))]
+    for group in sorted(files.values(), key=len, reverse=True):
+        min(rows, key=len).extend(group)
+    return [t for turn in itertools.zip_longest(*rows) for t in turn if t is not None]
 
 
 def _in_order(

@@ -162,13 +162,14 @@ class Jail:
         """The same repository and sandbox, our own programs' runs in `sessions`."""
         return dataclasses.replace(self, sessions=sessions)
 
-    def worker_sessions(self) -> WorkerSessions | None:
-        """Sessions for gen's runs of its own programs, per worker thread, where the sandbox
-        runs them (bubblewrap, with the speed-ups); the caller closes them."""
+    def worker_sessions(self, idle: int = 8) -> WorkerSessions | None:
+        """Sessions for gen's runs of its own programs, lent to each target by its file (at
+        most `idle` files' sessions kept unused), where the sandbox runs them (bubblewrap, with
+        the speed-ups); the caller closes them."""
         sandbox = self.sandbox
         if not forks_series(sandbox, self.ctx) or not isinstance(sandbox, WarmStart):
             return None
-        return WorkerSessions(sandbox, self.ctx)
+        return WorkerSessions(sandbox, self.ctx, idle)
 
     def warm(self, pool: WarmPool | None) -> Jail:
         """The same repository and sandbox, candidates' runs taking jails from `pool`."""

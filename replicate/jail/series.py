@@ -3,21 +3,22 @@ series for its mutants.
 
 `FileSessions`: a target's runs at gen time (the reference under each hash seed and clock, its
 re-grade, the degenerate programs, the searches) go to one session per target file, hash seed,
-clock and memory limit, started on first use and kept by the gen worker (`WorkerSessions`) for
-the next targets of the same file; ended when the worker moves to another file, and at the end
-of the gen.  `run_series`: the
-mutants of a target are graded together, on the same inputs: they are sent at once, cut into as
-many runs of consecutive mutants as there are workers, each in a session (the first in the
-target's own session of hash seed 0, the others in sessions of their own), so two workers grade
-two mutants at a time as two warm jails would.  What a session cannot give comes back as None:
-the caller runs it in a jail of its own.
+clock and memory limit, started on first use and lent with the file's other sessions to one
+target at a time (`WorkerSessions`), so the next target of the same file, whichever worker mints
+it, runs in them too; a few files' sessions wait unused at most, and all end with the gen.
+`run_series`: the mutants of a target are graded together, on the same inputs: they are sent at
+once, cut into as many runs of consecutive mutants as there are workers, each in a session (the
+first in the target's own session of hash seed 0, the others in sessions of their own), so two
+workers grade two mutants at a time as two warm jails would.  What a session cannot give comes
+back as None: the caller runs it in a jail of its own.
 """
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 
 from replicate.core import CallInput, GradingSettings, Target
@@ -168,28 +169,56 @@ class FileSessions:
 
 
 class WorkerSessions:
-    """Each gen worker thread's `FileSessions`, so the sessions of a file serve every target
-    of it that the worker mints; `close` ends them all (at the end of the gen)."""
+    """Gen's `FileSessions`, shared by its worker threads: a target borrows its file's sessions
+    (`lend`), from a target of the same file finished before it where there is one, and gives
+    them back for the next; at most `idle` sets wait unused (the longest unused are ended), and
+    `close` ends them all (at the end of the gen).  Gen hands its workers the targets of a few
+    files at a time, one file after another (`replicate.gen.pipeline`), so a file's sessions
+    serve its targets one after another whichever worker mints them."""
 
-    def __init__(self, sandbox: WarmStart, ctx: RepoContext) -> None:
-        self.sandbox, self.ctx = sandbox, ctx
-        self.local = threading.local()
+    def __init__(self, sandbox: WarmStart, ctx: RepoContext, idle: int = 8) -> None:
+        self.sandbox, self.ctx, self.idle_limit = sandbox, ctx, max(1, idle)
+        self.idle: list[tuple[str, FileSessions]] = []  # the most recently given back last
         self.made: list[FileSessions] = []
         self.lock = threading.Lock()
+        self.closed = False
 
-    def begin(self, target: Target) -> FileSessions:
-        """This thread's sessions, ready for `target`."""
-        mine: FileSessions | None = getattr(self.local, "sessions", None)
-        if mine is None:
-            mine = self.local.sessions = FileSessions(self.sandbox, self.ctx)
-            with self.lock:
-                self.made.append(mine)
-        mine.begin(target)
-        return mine
+    @contextlib.contextmanager
+    def lend(self, target: Target) -> Iterator[FileSessions]:
+        """Sessions of `target`'s file for the time of the block."""
+        sessions = self._take(target)
+        try:
+            yield sessions
+        finally:
+            self._give(target.path, sessions)
+
+    def _take(self, target: Target) -> FileSessions:
+        with self.lock:
+            same = [n for n, (path, _) in enumerate(self.idle) if path == target.path]
+            mine = same[-1] if same else None
+            if mine is not None:
+                sessions = self.idle.pop(mine)[1]
+            else:
+                sessions = FileSessions(self.sandbox, self.ctx)
+                self.made.append(sessions)
+        sessions.begin(target)
+        return sessions
+
+    def _give(self, path: str, sessions: FileSessions) -> None:
+        with self.lock:
+            ended: list[FileSessions] = [sessions] if self.closed else []
+            if not self.closed:
+                self.idle.append((path, sessions))
+                ended = [s for _, s in self.idle[: -self.idle_limit]]
+                self.idle = self.idle[-self.idle_limit :]
+            self.made = [s for s in self.made if s not in ended]
+        for gone in ended:
+            gone.close()
 
     def close(self) -> None:
         with self.lock:
-            made, self.made = self.made, []
+            self.closed = True
+            made, self.made, self.idle = self.made, [], []
         for sessions in made:
             sessions.close()
 

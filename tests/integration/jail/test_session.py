@@ -80,20 +80,29 @@ def test_children_of_sessions_of_other_seeds_have_other_pids(
     assert "2" not in seed_1 + seed_2 + seed_0
 
 
-def test_a_worker_s_sessions_serve_the_next_target_of_the_file(
+def test_a_file_s_sessions_serve_its_next_target_whichever_worker_mints_it(
     tiny: Tiny, tiny_ctx: RepoContext
 ) -> None:
     clamp, evens = tiny.task("tinypkg.core.clamp"), tiny.task("tinypkg.core.evens")
+    assert clamp.hidden.target.path == evens.hidden.target.path
     args = {"hash_seed": 0, "clock_shift_days": 0, "encode_inputs": False, "until": None}
-    with WorkerSessions(_local(), tiny_ctx) as workers:
-        sessions = workers.begin(clamp.hidden.target)
-        runs = [sessions.run(clamp.hidden.target, clamp.inputs, clamp.hidden.grading, None, **args)]  # type: ignore[arg-type]
-        before = dict(sessions.sessions)
-        assert workers.begin(evens.hidden.target) is sessions
-        runs.append(
-            sessions.run(evens.hidden.target, evens.inputs, evens.hidden.grading, None, **args)
-        )  # type: ignore[arg-type]
-        assert dict(sessions.sessions) == before  # the same jail ran both targets
+    runs = []
+    with WorkerSessions(_local(), tiny_ctx, idle=1) as workers:
+        with workers.lend(clamp.hidden.target) as sessions:
+            runs.append(
+                sessions.run(clamp.hidden.target, clamp.inputs, clamp.hidden.grading, None, **args)
+            )  # type: ignore[arg-type]
+            before = dict(sessions.sessions)
+            with workers.lend(evens.hidden.target) as meanwhile:  # lent at once: another set
+                assert meanwhile is not sessions
+        with workers.lend(evens.hidden.target) as again:  # the last given back is lent first
+            assert again is sessions
+            runs.append(
+                again.run(evens.hidden.target, evens.inputs, evens.hidden.grading, None, **args)
+            )  # type: ignore[arg-type]
+            assert dict(again.sessions) == before  # the same jail ran both targets
+        assert meanwhile.closed and not sessions.closed  # one set kept unused (idle=1)
+    assert sessions.closed
     for run, task in zip(runs, (clamp, evens), strict=True):
         assert run is not None and run.parsed.done
         got = run.parsed.outcomes
