@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 from pathlib import Path
@@ -70,12 +71,37 @@ def test_second_ensure_env_is_a_cache_hit(
     assert ensure_env(lock, cache) == env
 
 
+def test_a_lock_is_reused_for_a_day_and_asked_again_after(
+    lock: Lock, cache: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[list[str]] = []
+    real = build._resolve
+
+    def counted(wanted: list[str], cache: Path, timeout_s: float) -> Lock:
+        asked.append(wanted)
+        return real(wanted, cache, timeout_s)
+
+    monkeypatch.setattr(build, "_resolve", counted)
+    assert resolve_lock(["six", "pytest"], cache) == lock and asked == []  # the fixture's
+    monkeypatch.setenv("PIP_INDEX_URL", "https://pypi.org/simple")  # pip settings are the key
+    assert resolve_lock(["six", "pytest"], cache) == lock and len(asked) == 1
+    monkeypatch.delenv("PIP_INDEX_URL")
+    kept = build._resolved_path(cache, ["six", "pytest"])
+    old = kept.stat().st_mtime - build.RESOLVED_FOR_S - 1
+    os.utime(kept, (old, old))  # a day old: resolved again, and kept again
+    assert resolve_lock(["six", "pytest"], cache) == lock and len(asked) == 2
+    assert resolve_lock(["six", "pytest"], cache) == lock and len(asked) == 2
+    kept.write_text("{not json")  # a broken file is resolved past, never trusted
+    assert resolve_lock(["six", "pytest"], cache) == lock and len(asked) == 3
+
+
 def test_unresolvable_requirement_is_reported_not_fatal(cache: Path) -> None:
     result = resolve_lock(["six", "replicate-no-such-package-zz9"], cache)
     assert _names(result.lines) == {"six"}
     assert [req for req, _ in result.failed] == ["replicate-no-such-package-zz9"]
     assert "replicate-no-such-package-zz9" in result.failed[0][1]
     assert "\n" not in result.failed[0][1]
+    assert not build._resolved_path(cache, ["six", "replicate-no-such-package-zz9"]).exists()
 
 
 def test_conflicting_pair_falls_back_to_greedy(cache: Path) -> None:

@@ -100,12 +100,13 @@ def test_a_killed_parent_leaves_nothing_minting(tmp_path: Path) -> None:
     )
     try:
         child = _busy_child(parent.pid)
+        minting = {child, *_descendants(child)}  # the harvest's sandbox among them
         parent.kill()
         parent.wait()
         deadline = time.monotonic() + 5  # without its watch the child would sleep for minutes
-        while group_members(child) and time.monotonic() < deadline:
+        while (group_members(child) or _alive(minting)) and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert not group_members(child)
+        assert not group_members(child) and not _alive(minting)
     finally:
         parent.kill()
         parent.wait()
@@ -113,14 +114,34 @@ def test_a_killed_parent_leaves_nothing_minting(tmp_path: Path) -> None:
 
 def _busy_child(parent: int) -> int:
     """The parent's child once it has started processes of its own (positive control: the
-    child's group holds more than the child)."""
+    child has children: the harvest's sandbox, which runs in a session of its own)."""
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
         for pid in _children(parent):
-            if len(group_members(pid)) > 1:
+            if _children(pid):
                 return pid
         time.sleep(0.2)
     raise AssertionError("the child never started its own processes")
+
+
+def _descendants(pid: int) -> set[int]:
+    found: set[int] = set()
+    for kid in _children(pid):
+        found |= {kid, *_descendants(kid)}
+    return found
+
+
+def _alive(pids: set[int]) -> set[int]:
+    """Those of `pids` still running (a zombie has exited)."""
+    living = set()
+    for pid in pids:
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+        except OSError:
+            continue
+        if stat[stat.rfind(")") + 2] not in "ZX":
+            living.add(pid)
+    return living
 
 
 def _children(pid: int) -> list[int]:
