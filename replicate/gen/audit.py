@@ -10,7 +10,10 @@ these are the same files every gen: `Kept` keeps their fingerprints in the cache
 by path, size and modification time (keyed by the interpreter and the fingerprinting code, so a
 change to either starts afresh), and so the identifiers each file spells, read to know which
 files to parse (~1 s of every gen's own time for ~2,500 files). The repository's own files are
-read each time.
+read each time. A file's identifiers are kept as a bit mask (`words_mask`: a bit per identifier's
+CRC, a Bloom filter of one hash): a needle is looked for where every bit of its own mask is set,
+and a file that sets them by chance is only parsed for nothing (the fingerprints decide). Kept as
+sets of strings, loading them took ~0.45 s of every gen for ~8,900 files.
 """
 
 from __future__ import annotations
@@ -20,7 +23,8 @@ import hashlib
 import marshal
 import os
 import sys
-from collections.abc import Callable, Iterator, Sequence
+import zlib
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Generic, TypeVar
@@ -69,11 +73,11 @@ def visible_roots(tree: Path, site_packages: Path) -> tuple[tuple[str, Path], ..
 
 @dataclass(frozen=True)
 class _Seen:
-    """One visible file, and the identifiers its text spells (a needle needs all of its own)."""
+    """One visible file, and the mask of the identifiers its text spells (`words_mask`)."""
 
     what: str
     path: Path
-    words: frozenset[str]
+    words: int
 
 
 @dataclass
@@ -127,9 +131,21 @@ class Kept(Generic[T]):
             self.changed = False
 
 
-def identifiers(text: str) -> frozenset[str]:
-    """The identifiers a file's text spells (a reference's needle needs all of its own)."""
-    return frozenset(sys.intern(w) for w in WORD.findall(text))
+WORD_BITS = 8192  # a file of ~250 identifiers sets ~3% of them
+
+
+def mask_of(words: Iterable[str]) -> int:
+    """A bit per word, at its CRC-32 (stable across processes, unlike `hash`)."""
+    bits = bytearray(WORD_BITS // 8)
+    for word in words:
+        at = zlib.crc32(word.encode()) % WORD_BITS
+        bits[at >> 3] |= 1 << (at & 7)
+    return int.from_bytes(bits, "little")
+
+
+def words_mask(text: str) -> int:
+    """The mask of the identifiers a file's text spells (a needle needs all of its own)."""
+    return mask_of(set(WORD.findall(text)))
 
 
 class LeakAudit:
@@ -144,7 +160,7 @@ class LeakAudit:
         self._files: list[_Seen] | None = None
         self._prints: dict[Path, FilePrints] = {}
         self._kept_prints = Kept.load(cache, "prints", fingerprints)
-        self._kept_words = Kept.load(cache, "words", identifiers)
+        self._kept_words = Kept.load(cache, "words", words_mask)
 
     def _index(self) -> list[_Seen]:
         if self._files is None:
@@ -157,11 +173,11 @@ class LeakAudit:
                         self._files.append(_Seen(what, path, words))
         return self._files
 
-    def _words(self, what: str, path: Path) -> frozenset[str] | None:
+    def _words(self, what: str, path: Path) -> int | None:
         if what != REPOSITORY:
             return self._kept_words.of(path)
         text = _text(path)
-        return None if text is None else identifiers(text)
+        return None if text is None else words_mask(text)
 
     def leaks(self, tasks: Sequence[LoadedTask]) -> dict[str, Leak]:
         """Task id -> where its reference body was found (first place), for the leaked tasks."""
@@ -174,11 +190,12 @@ class LeakAudit:
                 needles[task.id], line = made
                 own[task.id] = (path.resolve(), line)
         found: dict[str, Leak] = {}
+        masks = {k: mask_of(n.words) for k, n in needles.items()}
         for seen in self._index() if needles else ():
             remaining = {k: n for k, n in needles.items() if k not in found}
             if not remaining:
                 break
-            possible = {k: n for k, n in remaining.items() if n.words <= seen.words}
+            possible = {k: n for k, n in remaining.items() if masks[k] & seen.words == masks[k]}
             prints = self._fingerprints(seen) if possible else {}
             if not prints:
                 continue

@@ -111,7 +111,7 @@ def test_identifiers_outside_the_repository_are_kept_between_gens(
     tiny: Tiny, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     env, copy = _env_with_copy(tiny, tmp_path)
-    read = _counted(monkeypatch, "identifiers")
+    read = _counted(monkeypatch, "words_mask")
     clamp = tiny.task("tinypkg.core.clamp")
     tree = clamp.repo.tree
     in_repo = len(list(audit._python_files(tree, frozenset())))
