@@ -158,7 +158,8 @@ def _bulky(outcome: Outcome) -> bool:
 
 
 def _seeds(inputs: Sequence[CallInput], first: Mapping[int, Outcome]) -> list[Seed]:
-    found = [seed_of(i, first[i.index]) for i in inputs if not _first_problem(first.get(i.index))]
+    """The seeds of inputs whose first outcome could be golden (the caller checked it)."""
+    found = [seed_of(i, first[i.index]) for i in inputs]
     return [seed for seed in found if seed is not None]
 
 
@@ -182,10 +183,11 @@ def golden(
     first, drops, infra = run_resuming(jail, target, inputs, seed=1)
     if infra:
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
-    traced = [i for i in inputs if _first_problem(first.get(i.index)) is None]
+    problems = {item.index: _first_problem(first.get(item.index)) for item in inputs}
+    traced = [i for i in inputs if problems[i.index] is None]
     examples: dict[str, str] = {}
     for item in inputs:
-        problem = _first_problem(first.get(item.index))
+        problem = problems[item.index]
         if problem:
             drops[problem] += 1
             _note(examples, problem, first.get(item.index), None)
