@@ -1,6 +1,7 @@
 """Executors by name: where the many pieces of a large job run (`local` threads, or `ray` tasks
 on a cluster). A new executor is one module with an `Executor` and one line here.  `waiting`:
-how the main thread waits on worker threads without holding back a SIGINT/SIGTERM handler."""
+how the main thread waits on worker threads without holding back a SIGINT/SIGTERM handler;
+`lanes`: the order pieces sharing a resource are handed to the workers in."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Callable
 
 from replicate.errors import ReplicateError
 from replicate.executors.base import Executor
+from replicate.executors.lanes import in_lanes
 from replicate.executors.waiting import first_done, map_in_order, result_of
 
 
@@ -50,6 +52,7 @@ __all__ = [
     "executor_names",
     "first_done",
     "get_executor",
+    "in_lanes",
     "map_in_order",
     "result_of",
 ]

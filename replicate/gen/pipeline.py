@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import time
 from collections.abc import Callable, Generator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -16,7 +15,7 @@ from replicate.batch import minting, write_difficulty, write_manifest, write_rep
 from replicate.cache import cache_root
 from replicate.core import Funnel, LedgerEntry, NullProgress, Progress, Target
 from replicate.errors import ReplicateError
-from replicate.executors import first_done
+from replicate.executors import first_done, in_lanes
 from replicate.gen.audit import LeakAudit, visible_roots
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.ledger import Ledger, LedgerKey, decided
@@ -222,7 +221,7 @@ def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progr
     not_started = 0
     running = 2 * workers
     # With --limit the first targets in symbol order; else a few files at a time
-    order = traced if limit is not None else in_lanes(traced, running)
+    order = traced if limit is not None else in_lanes(traced, _file_of, running)
     with ThreadPoolExecutor(max_workers=workers) as pool:
         results = _in_order(pool, work, order, running)
         with closing(results):  # at --limit: the targets not started yet are cancelled
@@ -241,18 +240,9 @@ def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progr
     return not_started
 
 
-def in_lanes(targets: Sequence[Target], lanes: int) -> list[Target]:
-    """`targets` taken in turns from `lanes` lanes, each lane whole files one after another
-    (the largest files first, each to the lane with the fewest targets so far): the targets at
-    work at once are of different files, and each file's targets come one after another, so
-    the sessions a target borrows (`WorkerSessions`) were its file's previous target's."""
-    files: dict[str, list[Target]] = {}
-    for target in targets:
-        files.setdefault(target.path, []).append(target)
-    rows: list[list[Target]] = [[] for _ in range(max(1, lanes))]
-    for group in sorted(files.values(), key=len, reverse=True):
-        min(rows, key=len).extend(group)
-    return [t for turn in itertools.zip_longest(*rows) for t in turn if t is not None]
+def _file_of(target: Target) -> str:
+    """A target's file: its sessions serve the file's next target (`WorkerSessions`)."""
+    return target.path
 
 
 def _in_order(

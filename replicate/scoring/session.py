@@ -29,7 +29,7 @@ from replicate.agents import (
 from replicate.batch import Batch, LoadedTask, choose
 from replicate.cache import cache_root
 from replicate.core import Band, NullProgress, Progress, ResultRow, Verdict, VerdictStatus
-from replicate.executors import get_executor, map_in_order
+from replicate.executors import get_executor, in_lanes, map_in_order
 from replicate.grading import grade_text, with_repo_tests
 from replicate.jail import (
     CandidateSessions,
@@ -200,9 +200,15 @@ def _run_all(
         show.advance()
         return row
 
+    def target_file(job: tuple[str, int]) -> tuple[str, str]:
+        source = batch.spec(job[0]).source
+        return source.repo, source.path
+
+    # a file's attempts one after another: each finds the sessions the one before it used
+    order = in_lanes(todo, target_file, max(1, options.workers))
     try:
         with ThreadPoolExecutor(max_workers=max(1, options.workers)) as workers:
-            return {(r.task_id, r.sample): r for r in map_in_order(workers, one, todo)}
+            return {(r.task_id, r.sample): r for r in map_in_order(workers, one, order)}
     finally:
         pools.close()  # also on Ctrl-C: no started jail outlives the run
 

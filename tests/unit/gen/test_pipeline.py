@@ -116,23 +116,6 @@ def _mint_all(
     return publisher.task_ids, counter, fake
 
 
-def test_targets_are_minted_a_few_files_at_a_time_each_file_s_one_after_another() -> None:
-    sizes = {"a.py": 5, "b.py": 1, "c.py": 3, "d.py": 2, "e.py": 1}
-    targets: Any = [
-        SimpleNamespace(symbol=f"{path[0]}{n}", path=path)
-        for path, count in sizes.items()
-        for n in range(count)
-    ]
-    order = [t.symbol for t in pipeline.in_lanes(targets, 2)]
-    # lanes: a (5) + b (1) and c (3) + d (2) + e (1), the largest files first, taken in turns
-    assert order == ["a0", "c0", "a1", "c1", "a2", "c2", "a3", "d0", "a4", "d1", "b0", "e0"]
-    assert sorted(order) == sorted(t.symbol for t in targets)
-    # each file's targets keep their order, and those at work at once are of different files
-    assert all(order[n][0] != order[n + 1][0] for n in range(len(order) - 1))
-    one = "".join(t.symbol[0] for t in pipeline.in_lanes(targets, 1))
-    assert one == "aaaaacccddbe"  # one lane: whole files, the largest first
-
-
 def test_a_slow_target_holds_up_no_other_and_tasks_keep_target_order(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
