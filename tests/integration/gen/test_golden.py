@@ -12,8 +12,10 @@ from replicate.gen import golden
 from replicate.gen.golden import (
     BULKY_BYTES,
     GOLDEN_SETTINGS,
+    TASK_CALL_S,
     WIDEN_SETTINGS,
     _first_problem,
+    _over_time,
     _second_problem,
     _slow_limit,
     generated_problem,
@@ -292,6 +294,25 @@ def test_a_run_out_of_time_partway_goes_on_without_dropping() -> None:
     assert infra is None and sorted(outcomes) == [0, 1, 4]
     assert runs.asked == [[0, 1, 2, 3, 4], [2, 3, 4], [3, 4], [4]]
     assert drops == Counter({"reference hangs or crashes the process": 2})
+
+
+def test_the_first_run_stops_a_traced_call_at_the_task_s_whole_time_budget() -> None:
+    """An input slower than `TASK_CALL_S` is dropped by the budget whatever else the task
+    holds, so the first run need not wait out the 5 s after it; the second run keeps 5 s."""
+    limits: list[float] = []
+
+    class Spy(_Runs):
+        def run(self, target: Any, inputs: Any, *args: Any, **kwargs: Any) -> JailRun:
+            limits.append(args[0].call_timeout_s)
+            return super().run(target, inputs, *args, **kwargs)
+
+    items = [_item(n, "traced") for n in range(3)]
+    runs = Spy([([0, 1, 2], False), ([0, 1, 2], False)])
+    found = golden.golden(runs, _target("function"), items)  # type: ignore[arg-type]
+    assert len(found.inputs) == 3
+    assert limits == [TASK_CALL_S, GOLDEN_SETTINGS.call_timeout_s] == [2.0, 5.0]
+    for others in ({}, {1: 0.01}, {1: 1.9, 2: 0.4}, {1: 0.6, 2: 0.7, 3: 0.8}):
+        assert 0 in _over_time({0: TASK_CALL_S + 0.01, **others})
 
 
 def test_an_input_whose_outcome_is_too_large_is_no_seed() -> None:
