@@ -289,7 +289,8 @@ def assess(
             return reference
     if alive and isinstance(reference, Reference) and reference.seeds:
         searched = search(task, jail, reference, budget)
-        hunted = _hunt(task, jail, alive, searched, settings, workers)
+        on_searched = _for_searched(task, settings, searched)
+        hunted = _hunt(task, jail, alive, searched, on_searched, workers)
         order = [i.index for i in searched.inputs]
         chosen = pick_killers([r.differing for r in hunted], order, PER_SURVIVOR, max_added)
         added = confirmed(task, jail, searched, chosen)
@@ -307,6 +308,16 @@ def assess(
         tuple(searched.times[i.index] for i in added),
         tuple(survivors),
     )
+
+
+def _for_searched(task: LoadedTask, settings: GradingSettings, searched: Search) -> GradingSettings:
+    """The mutants' settings for the searched inputs: their call limit scaled again, to the
+    reference's slowest call on those (it may be slower on them than on the task's own), never
+    past the task's own limit."""
+    slowest = max(searched.times.values(), default=0.0)
+    scaled = max(settings.call_timeout_s, round(MUTANT_CALL_FACTOR * slowest, 3))
+    limit = min(task.hidden.grading.call_timeout_s, scaled)
+    return settings.model_copy(update={"call_timeout_s": limit})
 
 
 def _seeded(task: LoadedTask, jail: Jail) -> Reference | str:

@@ -22,6 +22,7 @@ from replicate.gen.strength import (
     task_mutants,
     with_added,
 )
+from replicate.gen.survivors import Search
 from replicate.inputs.widening import Budget
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
@@ -167,6 +168,10 @@ def test_a_mutant_that_loops_is_stopped_at_a_limit_scaled_to_the_reference_s_slo
     assert [r.status for r in leashed] == ["killed"] and stopped and max(stopped) < 1.0
     assert mutant_settings(task, 0.1, slowest_s=0.02).call_timeout_s == 0.5
     assert mutant_settings(task, 0.1, slowest_s=0.5).call_timeout_s == 1.0  # never past the task's
+    # the survivor hunt's inputs may be slower for the reference than the task's own: scaled again
+    for times, limit in (({}, 0.25), ({7: 0.004}, 0.25), ({7: 0.02}, 0.5), ({7: 0.1}, 1.0)):
+        searched = Search((), {}, times, 0)
+        assert strength_module._for_searched(task, scaled, searched).call_timeout_s == limit
 
 
 def _strength(mutants: int, killed: int) -> Strength:
