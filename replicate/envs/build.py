@@ -189,8 +189,7 @@ def resolve_lock(reqs: Sequence[str], cache: Path, timeout_s: float = 900) -> Lo
     if lock is None:
         lock = _resolve(wanted, cache, timeout_s)
         if not lock.failed:  # one left out may be the index failing: asked again next time
-            record = {"lines": lock.lines, "python": lock.python, "failed": lock.failed}
-            publish(json.dumps(record).encode(), kept)
+            publish(json.dumps({"lines": lock.lines, "python": lock.python}).encode(), kept)
     return lock
 
 
@@ -208,9 +207,7 @@ def _kept_lock(path: Path) -> Lock | None:
         if time.time() - path.stat().st_mtime > RESOLVED_FOR_S:
             return None
         data = json.loads(path.read_text(encoding="utf-8"))
-        lines = tuple(str(line) for line in data["lines"])
-        failed = tuple((str(req), str(why)) for req, why in data["failed"])
-        return Lock(lines, str(data["python"]), failed)
+        return Lock(tuple(str(line) for line in data["lines"]), str(data["python"]))
     except (OSError, ValueError, KeyError, TypeError):
         return None
 

@@ -79,8 +79,8 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     audit = LeakAudit(roots, None if options.cold else cache_root())
     publish = Publisher(out, Ledger(out, key), counter, audit, show)
     traced = _traced(targets, harvest, known, publish)
-    running = 2 * max(1, options.workers)  # targets at work at once (see `_mint_all`)
-    sessions = Jail(prepared.context, sandbox).worker_sessions(running)  # our programs' runs
+    # our own programs' runs; as many files' sessions kept unused as targets are at work
+    sessions = Jail(prepared.context, sandbox).worker_sessions(_running(options))
     work = _Work(prepared, harvest, sandbox, options, known, deadline, sessions)
     with closing(audit):
         try:
@@ -219,7 +219,7 @@ def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progr
     workers = max(1, work.options.workers)
     limit = work.options.limit
     not_started = 0
-    running = 2 * workers
+    running = _running(work.options)
     # With --limit the first targets in symbol order; else a few files at a time
     order = traced if limit is not None else in_lanes(traced, _file_of, running)
     with ThreadPoolExecutor(max_workers=workers) as pool:
@@ -238,6 +238,12 @@ def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progr
                     publish.outcome(target.symbol, result)
     publish.skipped("not started (time budget reached)", not_started)
     return not_started
+
+
+def _running(options: GenOptions) -> int:
+    """How many targets are at work at once: twice the workers (one waits on its jails while
+    the other holds the interpreter lock)."""
+    return 2 * max(1, options.workers)
 
 
 def _file_of(target: Target) -> str:

@@ -156,9 +156,14 @@ def mutant_settings(
     total = min(grading.total_timeout_s, max(MIN_MUTANT_TOTAL_S, 10 * reference_s))
     update: dict[str, float] = {"total_timeout_s": total}
     if slowest_s is not None:
-        scaled = max(MUTANT_CALL_S, MUTANT_CALL_FACTOR * slowest_s)
-        update["call_timeout_s"] = min(grading.call_timeout_s, round(scaled, 3))
+        update["call_timeout_s"] = _call_limit(task, slowest_s)
     return grading.model_copy(update=update)
+
+
+def _call_limit(task: LoadedTask, slowest_s: float) -> float:
+    """A mutant's call limit for inputs on which the reference's slowest call took `slowest_s`."""
+    scaled = round(max(MUTANT_CALL_S, MUTANT_CALL_FACTOR * slowest_s), 3)
+    return min(task.hidden.grading.call_timeout_s, scaled)
 
 
 def run_mutants(
@@ -315,8 +320,7 @@ def _for_searched(task: LoadedTask, settings: GradingSettings, searched: Search)
     reference's slowest call on those (it may be slower on them than on the task's own), never
     past the task's own limit."""
     slowest = max(searched.times.values(), default=0.0)
-    scaled = max(settings.call_timeout_s, round(MUTANT_CALL_FACTOR * slowest, 3))
-    limit = min(task.hidden.grading.call_timeout_s, scaled)
+    limit = max(settings.call_timeout_s, _call_limit(task, slowest))
     return settings.model_copy(update={"call_timeout_s": limit})
 
 

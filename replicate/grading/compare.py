@@ -130,10 +130,11 @@ def _same_gradable(expected: Mapping[str, Any], got: Mapping[str, Any]) -> bool:
     (no 1 == 1.0 == True: a string equals only a string), and the comparison is reflexive on
     an outcome that matches itself under any settings (tolerances and messages take a value
     as equal to itself); most of a good candidate's outcomes are the reference's own."""
-    if _untimed(got) != _untimed(expected):  # first: most unequal ones differ at once
+    untimed = _untimed(expected)
+    if _untimed(got) != untimed:  # first: most unequal ones differ at once
         return False
     try:
-        key = marshal.dumps(_untimed(expected), 2)  # a task's outcomes keep their key order
+        key = marshal.dumps(untimed, 2)  # a task's outcomes keep their key order
     except ValueError:
         return False
     return _text_and_gradable(key)

@@ -195,9 +195,8 @@ class WorkerSessions:
     def _take(self, target: Target) -> FileSessions:
         with self.lock:
             same = [n for n, (path, _) in enumerate(self.idle) if path == target.path]
-            mine = same[-1] if same else None
-            if mine is not None:
-                sessions = self.idle.pop(mine)[1]
+            if same:  # the one given back last
+                sessions = self.idle.pop(same[-1])[1]
             else:
                 sessions = FileSessions(self.sandbox, self.ctx)
                 self.made.append(sessions)
