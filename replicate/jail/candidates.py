@@ -105,10 +105,12 @@ class CandidateSessions:
         *,
         hash_seed: int = 0,
         owner: object | None = None,
+        by_value: bool = False,
     ) -> None:
         """Start the sessions a later grade of `target` takes (its first run's and its second's)
         where none waits idle, so they get ready while the caller does something else (`run`:
-        while the agent works); a grade then starts no jail.  Best effort: a session that
+        while the agent works); a grade then starts no jail.  `by_value`: the grade's inputs
+        need the by-value module, loaded as the sessions start.  Best effort: a session that
         cannot start is simply not there."""
         sandbox = self._sandbox
         if not isinstance(sandbox, WarmStart) or not self.serves(ctx):
@@ -126,7 +128,7 @@ class CandidateSessions:
                 if free:
                     self._keep(free[0], owner)
                     continue
-            session = self._start(sandbox, plan)
+            session = self._start(sandbox, plan, by_value)
             if session is None:
                 return
             with self._lock:
@@ -165,12 +167,12 @@ class CandidateSessions:
         if owner is not None:
             self._kept[session] = weakref.ref(owner)
 
-    def _start(self, sandbox: WarmStart, plan: RunPlan) -> Session | None:
+    def _start(self, sandbox: WarmStart, plan: RunPlan, by_value: bool = False) -> Session | None:
         """A new sealed session (counted in `started`), or None when none can start."""
         with self._lock:
             self.started += 1
         try:
-            return Session(sandbox, plan, candidates=True)
+            return Session(sandbox, plan, candidates=True, by_value=by_value)
         except InfraError:
             return None
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 from replicate.core import CallInput, GradingSettings, Target
 from replicate.errors import InfraError
+from replicate.jail.byvalue import needs_module
 from replicate.jail.calls import JailRun, RepoContext, Until, prewarm, run_calls
 from replicate.jail.candidates import CandidateSessions
 from replicate.jail.sandbox.base import Sandbox, WarmStart
@@ -149,7 +150,10 @@ class Jail:
         where candidates' runs go to sessions, else the pool's warm jails (nothing without
         either)."""
         if self.candidates is not None and self.candidates.serves(self.ctx):
-            self.candidates.prepare(self.ctx, target, settings, hash_seed=hash_seed, owner=self)
+            by_value = needs_module(item.pickle_b64 for item in inputs)
+            self.candidates.prepare(
+                self.ctx, target, settings, hash_seed=hash_seed, owner=self, by_value=by_value
+            )
             return
         if self.pool is not None:
             prewarm(self.ctx, target, inputs, settings, self.pool, hash_seed=hash_seed)

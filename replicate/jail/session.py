@@ -100,9 +100,13 @@ class Run:
 
 class Session:
     """A started jail running `runner.sessions.run_session` for one target file, hash seed and
-    clock."""
+    clock; with `by_value`, the by-value module (`replicate.jail.byvalue`) loaded before any
+    request, where the caller knows its runs' inputs need it (else the first run that needs it
+    loads it, once for the session)."""
 
-    def __init__(self, sandbox: WarmStart, plan: RunPlan, *, candidates: bool = False) -> None:
+    def __init__(
+        self, sandbox: WarmStart, plan: RunPlan, *, candidates: bool = False, by_value: bool = False
+    ) -> None:
         ctx, target = plan.ctx, plan.target
         self.plan = plan
         self.scratch = make_dir("replicate-session-")
@@ -128,6 +132,8 @@ class Session:
             Mount.same(str(ctx.tree)),
             Mount(str(self.current), inside, writable=not candidates),
         ]
+        if by_value:  # its first run's inputs need the by-value module: loaded before any
+            session["by_value"] = True  # request, not while that run waits (~30 ms)
         preload = _preload(ctx, target)
         if preload is not None:
             session["preload"] = preload

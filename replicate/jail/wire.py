@@ -133,6 +133,9 @@ class Session(TypedDict, total=False):
     own_pids: bool  # the jail has a pid namespace of its own: kill(-1) sweeps it
     preload: Preload  # repository modules imported once, before the children
     code_file: str  # candidates': the host's compile of the file, when it can give one
+    by_value: (
+        bool  # the by-value module loaded before the repository's modules (the inputs need it)
+    )
 
 
 PID_MODULUS = 4  # sessions whose children are compared get residues that differ

@@ -38,6 +38,8 @@ def run_session(session: wire.Session) -> None:
         _os_exit(_UNSEALED)  # the host grades its candidates in jails of their own instead
     residue = session.get("pid_residue")
     own_pids = session.get("own_pids") is True
+    if session.get("by_value") is True:
+        _load_by_value()  # as a job that needs it would, before any code of the repository runs
     _preload(session.get("preload"), requests.fd, own_pids)
     gc.collect()
     gc.freeze()  # the children inherit every object: a collection there need not visit them

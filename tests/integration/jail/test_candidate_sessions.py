@@ -7,6 +7,7 @@ Each defence is shown against a control: the same attack on a runner with that d
 
 from __future__ import annotations
 
+import base64
 import os
 import shutil
 import tempfile
@@ -403,6 +404,53 @@ def test_prepared_sessions_serve_a_grade_that_then_starts_no_jail(
     assert forks.started == 2  # they wait idle: none more
     assert grade_text(clamp_task, original, jail, shrink=False).reward == 1.0
     assert (forks.started, forks.served) == (2, 2)
+
+
+# Whether the by-value module was in the interpreter before the candidate was imported.
+SEES_BY_VALUE = b"""
+
+import sys as _sys
+
+_LOADED = "replicate_cloudpickle" in _sys.modules
+
+
+def clamp(value, low, high):
+    return _LOADED
+"""
+
+
+def test_sessions_prepared_for_inputs_carried_by_value_load_that_module_before_any_run(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext
+) -> None:
+    """A grade whose inputs need the by-value module finds it loaded when its sessions were
+    prepared for them (else the first run of each session waited while it loaded, ~30 ms)."""
+    hidden = clamp_task.hidden
+    seen = {}
+    for by_value in (False, True):  # False: the control, loaded by no run of clamp's inputs
+        with CandidateSessions(_local()) as forks:
+            forks.prepare(tiny_ctx, hidden.target, hidden.grading, by_value=by_value)
+            program = original_source(clamp_task) + SEES_BY_VALUE
+            seen[by_value] = _values(_run(forks, tiny_ctx, clamp_task, program))
+            assert (forks.started, forks.served) == (2, 1)
+    assert seen == {False: [False], True: [True]}
+
+
+def test_a_grade_s_sessions_are_prepared_by_value_where_its_inputs_need_it(
+    clamp_task: LoadedTask, tiny_ctx: RepoContext, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    asked: list[bool] = []
+    monkeypatch.setattr(
+        CandidateSessions, "prepare", lambda *a, by_value=False, **k: asked.append(by_value)
+    )
+    hidden, plain = clamp_task.hidden, clamp_task.inputs[0]
+    carried = plain.model_copy(
+        update={"pickle_b64": base64.b64encode(b"replicate_cloudpickle").decode()}
+    )
+    with CandidateSessions(_local()) as forks:
+        jail = Jail(tiny_ctx, _local(), candidates=forks)
+        jail.prewarm(hidden.target, [plain], hidden.grading)
+        jail.prewarm(hidden.target, [plain, carried], hidden.grading)
+    assert asked == [False, True]
 
 
 def test_two_attempts_prepared_in_turn_each_find_their_own_sessions_ready(
