@@ -22,12 +22,12 @@ import json
 import marshal
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from replicate.core import GradingSettings
+from replicate.grading.mismatch import Mismatch, shown, shown_raise
 from replicate.jail import PROBE, PROBED
-from replicate.values import UNVERIFIED, render, render_call, render_exception, render_outcome
+from replicate.values import UNVERIFIED, render, render_call, render_outcome
 
 __all__ = [
     "Mismatch",
@@ -40,16 +40,6 @@ _NEVER = frozenset({"opaque", "deep", "toolarge"})
 _MAX_DEPTH = 400
 
 
-@dataclass(frozen=True)
-class Mismatch:
-    """The first difference between an expected and an observed outcome."""
-
-    kind: str  # value, exception, args-after-call, timeout, missing, load_error, status
-    path: str  # e.g. "return[2]['a']", "raise", "args[0]"
-    expected: str
-    got: str
-
-
 # ---------------------------------------------------------------- outcomes
 
 
@@ -58,7 +48,7 @@ def compare_outcome(
 ) -> Mismatch | None:
     """None when `got` behaves as `expected` (value or exception, then arguments after the call)."""
     if got is None:
-        return Mismatch("missing", "", render_outcome(expected), "<no result>")
+        return Mismatch("missing", "", shown(render_outcome, expected), "<no result>")
     if _same_gradable(expected, got):
         return None  # what `_walk` finds, in a few microseconds
     return _walk(expected, got, settings)
@@ -71,17 +61,21 @@ def _walk(
     for status in (e_status, g_status):
         if status not in ("returned", "raised"):
             kind = status if status in ("timeout", "load_error") else "status"
-            return Mismatch(str(kind), "", render_outcome(expected), render_outcome(got))
+            return Mismatch(
+                str(kind), "", shown(render_outcome, expected), shown(render_outcome, got)
+            )
     if e_status != g_status:
         path = "return" if e_status == "returned" else "raise"
-        return Mismatch("exception", path, render_outcome(expected), render_outcome(got))
+        return Mismatch(
+            "exception", path, shown(render_outcome, expected), shown(render_outcome, got)
+        )
     if e_status == "returned":
         found = _diff(expected.get("value"), got.get("value"), "return", settings, 0)
         if found is not None:
             return _mismatch("value", found)
     elif not _same_exception(expected.get("exc"), got.get("exc"), settings):
-        exp, obs = render_exception(expected.get("exc")), render_exception(got.get("exc"))
-        return Mismatch("exception", "raise", "raise " + exp, "raise " + obs)
+        exp, obs = shown_raise(expected.get("exc")), shown_raise(got.get("exc"))
+        return Mismatch("exception", "raise", exp, obs)
     return _compare_arguments(expected, got, settings)
 
 
@@ -107,7 +101,7 @@ def _compare_arguments(
 
 def _mismatch(kind: str, found: tuple[_Path, Any, Any]) -> Mismatch:
     path, e_node, g_node = found
-    return Mismatch(kind, _path_text(path), render(e_node), render(g_node))
+    return Mismatch(kind, _path_text(path), shown(render, e_node), shown(render, g_node))
 
 
 def same_outcome(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
