@@ -63,16 +63,49 @@ def _split(patch: Mapping[Slot, Any]) -> tuple[dict[Any, Any], ...]:
 
 
 class _Pickler(pickle.Pickler):
-    """Plain values only; sets in a fixed order (the bytes do not depend on the hash seed) and
-    iterator arguments as fresh list iterators."""
+    """Plain values only (sets already `_in_order`); iterator arguments as fresh list
+    iterators."""
 
     def reducer_override(self, obj: Any) -> Any:
-        kind = type(obj)
-        if kind in (set, frozenset):
-            return kind, (sorted(obj, key=plain.canonical_of),)
-        if kind is plain.Items:
+        if type(obj) is plain.Items:
             return iter, (list(obj.items),)
         return NotImplemented
+
+
+class _Ordered:
+    """A set or frozenset pickled as its kind called on its members in a fixed order."""
+
+    __slots__ = ("kind", "members")
+
+    def __init__(self, kind: type, members: list[Any]) -> None:
+        self.kind, self.members = kind, members
+
+    def __reduce__(self) -> tuple[type, tuple[list[Any]]]:
+        return self.kind, (self.members,)
+
+
+def _in_order(value: Any, made: dict[int, Any]) -> Any:
+    """`value` with every set and frozenset in it pickled with its members in a fixed order, so
+    a recipe's bytes do not depend on the hash seed of the process that made it: the C pickler
+    never asks `reducer_override` about an exact set, and writes one in hash order (a set of
+    strings came out in another order in every gen).  Containers are rebuilt once each
+    (`made`, by identity), so what the value shared it still shares."""
+    kind = type(value)
+    if kind not in (set, frozenset, list, tuple, dict, plain.Items):
+        return value
+    if id(value) in made:
+        return made[id(value)]
+    if kind in (set, frozenset):
+        members = sorted(value, key=plain.canonical_of)
+        done: Any = _Ordered(kind, [_in_order(m, made) for m in members])
+    elif kind is dict:
+        done = {_in_order(k, made): _in_order(v, made) for k, v in value.items()}
+    elif kind is plain.Items:
+        done = plain.Items(tuple(_in_order(item, made) for item in value.items))
+    else:
+        done = kind(_in_order(item, made) for item in value)
+    made[id(value)] = done
+    return done
 
 
 @dataclass(frozen=True)
@@ -92,7 +125,8 @@ def recipe_b64(
     """The pickled recipe the runner turns into a call: the seed call with slots replaced; with
     `ctor` (the pickled class call that built the seed's `self`) its `self.` slots too, and
     `self` built afresh from it when `build` or when the patch replaces any of them."""
-    args, kwargs, c_args, c_kwargs = _split(patch)
+    made: dict[int, Any] = {}
+    args, kwargs, c_args, c_kwargs = (_in_order(part, made) for part in _split(patch))
     if ctor is None and (c_args or c_kwargs or build):
         raise ValueError("a recipe building `self` needs the class call that built it")
     buffer = io.BytesIO()
