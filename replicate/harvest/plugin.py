@@ -42,7 +42,9 @@ import functools
 import hashlib
 import json
 import os
+import random
 import sys
+import tempfile
 from collections import Counter
 from typing import Any
 
@@ -306,6 +308,24 @@ def pytest_runtest_setup(item: Any) -> None:
     if _STATE is not None:
         _STATE.origin = str(getattr(item, "nodeid", ""))
         _STATE.let_be.clear()
+        _same_chance(_STATE.origin)
+
+
+def _same_chance(nodeid: str) -> None:
+    """The test's draws from `random` and its temporary files' names the same in every harvest
+    (seeded by the test's id, before its fixtures): a test that passes a temporary directory or
+    a random number to a target records it, and a re-mint of the same commit should record the
+    same calls (boltons' ioutils tests gave /tmp/tmp894bt9wi in one gen, /tmp/tmpolbq99a1 in
+    the next).  tempfile's name sequence is private; where it is not there, names stay random."""
+    seed = int.from_bytes(hashlib.sha256(nodeid.encode("utf-8", "replace")).digest()[:8], "big")
+    random.seed(seed)
+    make = getattr(tempfile, "_RandomNameSequence", None)
+    if make is None or not hasattr(tempfile, "_name_sequence"):
+        return
+    names = make()
+    names._rng = random.Random(seed)
+    names._rng_pid = os.getpid()  # else it makes itself a fresh, randomly seeded generator
+    tempfile._name_sequence = names
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
