@@ -33,6 +33,10 @@ from replicate.jail import (
 from replicate.scratch import temporary_dir
 
 TEST_DIR_NAMES = ("tests", "test", "testing")
+# Where an isolating sandbox shows the harvest's scratch folder (its copy of the tree, the
+# plugin, the output): the same path in every gen, so a path a test hands a target (a data file
+# beside the tests, found from __file__) is recorded alike each time.
+HARVEST_ROOT = "/tmp/replicate-harvest"
 
 
 @dataclass(frozen=True)
@@ -182,33 +186,38 @@ def _attempt(
     plugin_dir = scratch / "plugin"
     install_plugin(plugin_dir)
     out = scratch / "harvest.jsonl"
+    inside = Path(HARVEST_ROOT) if jail.sandbox.isolated else scratch  # plain shows host paths
+
+    def seen(path: Path) -> str:
+        return str(inside / path.relative_to(scratch))
+
     config = {
         "targets": [
             {"key": key, "module": t.module, "qualname": t.qualname, "kind": t.kind}
             for key, t in targets.items()
         ],
-        "out": str(out),
+        "out": seen(out),
         "max_per_target": budget.max_per_target,
         "budget": "attempts" if budget.by_attempts else "distinct",
         "by_value": module_file() if budget.by_value else None,
     }
     (scratch / "harvest.json").write_text(json.dumps(config), encoding="utf-8")
-    python_path = [str(plugin_dir), *ctx.sys_path(work)]
+    python_path = [seen(plugin_dir), *ctx.sys_path(Path(seen(work)))]
     request = SandboxRequest(
         argv=_argv(ctx, test_paths(work, ctx.source_roots), budget, drop_addopts),
         env={
             **JAIL_ENV,
             "PYTHONHASHSEED": "0",
             "PYTHONPATH": ":".join(python_path),
-            "REPLICATE_HARVEST": str(scratch / "harvest.json"),
+            "REPLICATE_HARVEST": seen(scratch / "harvest.json"),
         },
-        cwd=str(work),
+        cwd=seen(work),
         timeout_s=timeout_s,
-        mounts=(*ctx.mounts(), Mount.same(str(scratch), writable=True)),
+        mounts=(*ctx.mounts(), Mount(str(scratch), str(inside), writable=True)),
         limits=Limits(memory_mb=4096, pids=512, file_size_mb=2048, output_bytes=200_000),
     )
     result = jail.sandbox.run(request)
-    parsed = _parse(out, work)
+    parsed = _parse(out, Path(seen(work)))
     tail = (result.stdout + result.stderr).decode("utf-8", "replace").strip().splitlines()[-5:]
     return HarvestResult(
         calls=parsed.calls,
