@@ -132,8 +132,8 @@ class Session:
             Mount.same(str(ctx.tree)),
             Mount(str(self.current), inside, writable=not candidates),
         ]
-        if by_value:  # its first run's inputs need the by-value module: loaded before any
-            session["by_value"] = True  # request, not while that run waits (~30 ms)
+        if by_value:  # loaded before any request, not while the first run waits (~30 ms)
+            session["by_value"] = True
         preload = _preload(ctx, target)
         if preload is not None:
             session["preload"] = preload

@@ -133,9 +133,8 @@ class Session(TypedDict, total=False):
     own_pids: bool  # the jail has a pid namespace of its own: kill(-1) sweeps it
     preload: Preload  # repository modules imported once, before the children
     code_file: str  # candidates': the host's compile of the file, when it can give one
-    by_value: (
-        bool  # the by-value module loaded before the repository's modules (the inputs need it)
-    )
+    # the by-value module loaded before the repository's modules (the runs' inputs need it)
+    by_value: bool
 
 
 PID_MODULUS = 4  # sessions whose children are compared get residues that differ
