@@ -18,6 +18,11 @@ from tests.integration.minted import Tiny
 
 # Appended to the original file: a later `def clamp` replaces the original.
 WRONG = b"\n\ndef clamp(value, low, high):\n    return value\n"
+# Wrong, and slow enough (10 ms a call) that the kill a run's first wrong answer sends reaches
+# the jail long before the run could have answered every input on its own.
+WRONG_SLOWLY = (
+    b"\n\nimport time\n\ndef clamp(value, low, high):\n    time.sleep(0.01)\n    return value\n"
+)
 NO_IMPORT = b"\n\nraise ImportError('no such module today')\n"
 LOOPS = b"\n\ndef clamp(value, low, high):\n    while True:\n        pass\n"
 # Blocks the runner's alarm, then spins: only the series' limit on the program stops it.
@@ -146,7 +151,8 @@ def test_a_run_ends_at_the_first_result_until_holds_for_and_the_series_goes_on(
     from replicate.gen.strength import wrong_answer
 
     task = tiny.task("tinypkg.core.clamp")
-    programs = [original_source(task) + tail for tail in (WRONG, b"", WRONG, b"")]
+    tails = (WRONG_SLOWLY, b"", WRONG_SLOWLY, b"")
+    programs = [original_source(task) + tail for tail in tails]
     target, inputs, settings = task.hidden.target, task.inputs, task.hidden.grading
     until = wrong_answer(task.expected, settings) if cut else None
     runs = run_series(
@@ -154,8 +160,9 @@ def test_a_run_ends_at_the_first_result_until_holds_for_and_the_series_goes_on(
     )
     assert all(run is not None for run in runs)
     seen = [len(run.parsed.outcomes) for run in runs if run is not None]
-    # The right programs answer every input either way; a wrong one stops at its first wrong
-    # answer with `until`, and answers them all without it (the control).
+    # The right programs answer every input either way; a wrong one stops soon after its first
+    # wrong answer with `until` (the kill is sent as that answer arrives, while the run goes on),
+    # and answers them all without it (the control).
     assert seen[1] == seen[3] == len(inputs)
     if cut:
         assert seen[0] < len(inputs) and seen[2] < len(inputs)
