@@ -1,12 +1,16 @@
-"""Resolve requirements to a lock and build cached environments from it (the adapter that runs pip).
+"""Resolve requirements to a lock and build cached environments from it (the adapter that runs
+uv or pip).
 
-Environments are plain venvs made with `--without-pip`; pip runs from the base interpreter with
+Environments are plain venvs made with `--without-pip`; the installer runs from outside with
 `--python <env python>`, so neither pip nor setuptools lands in an environment unless the lock
-lists them.
+lists them.  uv resolves and installs where it is there, given pip's configuration
+(`replicate.envs.with_uv`); pip where it is not, where uv fails, and for a set of requirements
+that does not resolve whole (pip's errors name the requirements to leave out).
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -22,6 +26,16 @@ from packaging.utils import canonicalize_name
 
 from replicate.cache import file_lock, publish
 from replicate.envs.pipout import culprits, error_line
+from replicate.envs.with_uv import (
+    compile_args,
+    compiled_lines,
+    install_args,
+    installer_choice,
+    pip_settings,
+    uv_binary,
+    uv_env,
+    uv_sources,
+)
 from replicate.errors import InfraError
 from replicate.scratch import temporary_dir
 
@@ -90,23 +104,69 @@ def _pip_env() -> dict[str, str]:
     return env
 
 
-def _run(args: list[str], timeout: float, what: str) -> subprocess.CompletedProcess[str]:
+def _run(
+    args: list[str],
+    timeout: float,
+    what: str,
+    env: dict[str, str] | None = None,
+    feed: str | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """`args` run to the end (`feed` on its stdin), in pip's environment unless `env`."""
     if timeout <= 0:
         raise InfraError(f"{what}: out of time")
+    stdin = {"input": feed} if feed is not None else {"stdin": subprocess.DEVNULL}
     try:
         return subprocess.run(
             args,
             capture_output=True,
             text=True,
             timeout=timeout,
-            env=_pip_env(),
-            stdin=subprocess.DEVNULL,
+            env=_pip_env() if env is None else env,
             check=False,
+            **stdin,
         )
     except subprocess.TimeoutExpired as exc:
         raise InfraError(f"{what}: timed out after {timeout:g} s") from exc
     except OSError as exc:
         raise InfraError(f"{what}: {exc}") from exc
+
+
+@dataclass(frozen=True)
+class _Uv:
+    """uv, the flags that give it pip's configuration, and the environment it runs in."""
+
+    binary: str
+    flags: tuple[str, ...]
+    env: dict[str, str]
+
+
+def _uv() -> _Uv | None:
+    """uv where it does the work (`REPLICATE_INSTALLER` is not pip, uv is installed and can be
+    given pip's configuration); else None, and pip does it."""
+    choice = installer_choice(os.environ)
+    found = uv_binary() if choice != "pip" else None
+    sources = uv_sources(_pip_config(_pip_variables())) if found is not None else None
+    if found is None or sources is None:
+        if choice == "uv":
+            why = "is not installed" if found is None else "cannot be given pip's configuration"
+            raise InfraError(f"REPLICATE_INSTALLER=uv, but uv {why}")
+        return None
+    flags, extra = sources
+    return _Uv(found, tuple(flags), uv_env(_pip_env(), extra))
+
+
+def _pip_variables() -> tuple[tuple[str, str], ...]:
+    return tuple(sorted((k, v) for k, v in os.environ.items() if k.startswith("PIP_")))
+
+
+@functools.lru_cache(maxsize=8)
+def _pip_config(variables: tuple[tuple[str, str], ...]) -> dict[str, str]:
+    """pip's settings for an install (`pip config list`), once per process and ``PIP_``
+    variables; a pip that cannot list them counts as one with a setting uv cannot be given."""
+    done = _run([str(base_python()), "-m", "pip", "config", "list"], 60, "cannot read pip's config")
+    if done.returncode != 0:
+        return {"unreadable": done.stderr.strip()[-200:]}
+    return pip_settings(done.stdout)
 
 
 def _make_venv(path: Path, timeout: float) -> None:
@@ -179,7 +239,7 @@ def resolve_lock(reqs: Sequence[str], cache: Path, timeout_s: float = 900) -> Lo
     it still fails, requirements are added one by one and kept when the set still resolves.
     A lock that left nothing out is reused for the same requirements, interpreter and pip
     settings for `RESOLVED_FOR_S` (pip's resolver, even on its own cache, took ~0.7 s of
-    every gen).
+    every gen).  uv resolves where it can (`_uv_resolve`); pip where it cannot or fails.
     """
     wanted = list(dict.fromkeys(r.strip() for r in reqs if r.strip()))
     if not wanted:
@@ -196,8 +256,9 @@ def resolve_lock(reqs: Sequence[str], cache: Path, timeout_s: float = 900) -> Lo
 def _resolved_path(cache: Path, wanted: Sequence[str]) -> Path:
     """Where the lock of `wanted` is kept: by the requirements, the interpreter and every
     ``PIP_`` setting that could change what pip finds (its index, say)."""
-    pip = sorted((k, v) for k, v in os.environ.items() if k.startswith("PIP_"))
-    key = json.dumps([list(wanted), str(base_python()), python_version(), pip])
+    pip = list(_pip_variables())
+    tool = installer_choice(os.environ)
+    key = json.dumps([list(wanted), str(base_python()), python_version(), pip, tool])
     return cache / "locks" / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
 
 
@@ -215,6 +276,9 @@ def _kept_lock(path: Path) -> Lock | None:
 def _resolve(wanted: list[str], cache: Path, timeout_s: float) -> Lock:
     deadline = time.monotonic() + timeout_s
     resolver = _resolver_env(cache)
+    quick = _uv_resolve(resolver, wanted, deadline)
+    if quick:
+        return Lock(quick, python_version(), ())
     outcome = _dry_run(resolver, wanted, deadline)
     failed: list[tuple[str, str]] = []
     while not outcome.ok:
@@ -228,6 +292,18 @@ def _resolve(wanted: list[str], cache: Path, timeout_s: float) -> Lock:
         outcome, more = _greedy(resolver, wanted, deadline)
         failed += more
     return Lock(outcome.lines, python_version(), tuple(failed))
+
+
+def _uv_resolve(resolver: Path, wanted: list[str], deadline: float) -> tuple[str, ...]:
+    """The lock lines uv resolves `wanted` to; none where uv is not used or the whole set does
+    not resolve (pip then finds what to leave out)."""
+    uv = _uv()
+    if uv is None:
+        return ()
+    args = compile_args(uv.binary, str(resolver / "bin" / "python"), uv.flags)
+    feed = "".join(f"{req}\n" for req in wanted)
+    done = _run(args, deadline - time.monotonic(), "cannot resolve requirements", uv.env, feed)
+    return compiled_lines(done.stdout) if done.returncode == 0 else ()
 
 
 def _greedy(
@@ -277,7 +353,7 @@ def ensure_env(lock: Lock, cache: Path, timeout_s: float = INSTALL_TIMEOUT_S) ->
 
 
 def _install(python: Path, lines: Sequence[str], deadline: float) -> None:
-    if not lines:
+    if not lines or _uv_install(python, lines, deadline):
         return
     base = [str(base_python()), "-m", "pip", "--python", str(python), "install", "--no-deps"]
     base += ["--no-compile", "--no-warn-script-location", "--quiet"]
@@ -288,3 +364,17 @@ def _install(python: Path, lines: Sequence[str], deadline: float) -> None:
     done = _run([*base, *lines], deadline - time.monotonic(), what)
     if done.returncode != 0:
         raise InfraError(f"{what}: {error_line(done.stderr)}")
+
+
+def _uv_install(python: Path, lines: Sequence[str], deadline: float) -> bool:
+    """Install `lines` with uv (wheels only, then sources allowed, as pip below); False where
+    uv is not used or failed (pip then installs them)."""
+    uv = _uv()
+    if uv is None:
+        return False
+    for binary_only in (True, False):
+        args = [*install_args(uv.binary, str(python), uv.flags, binary_only), *lines]
+        done = _run(args, deadline - time.monotonic(), "cannot install environment", uv.env)
+        if done.returncode == 0:
+            return True
+    return False

@@ -138,3 +138,92 @@ def test_concurrent_ensure_env_builds_once(tmp_path: Path, monkeypatch: pytest.M
     assert len(results) == 3 and len(set(results)) == 1
     assert made == [results[0].path]
     assert results[0].python.exists()
+
+
+def _calls(monkeypatch: pytest.MonkeyPatch) -> list[list[str]]:
+    """Every command `build` runs from now on, recorded."""
+    seen: list[list[str]] = []
+    real = build._run
+
+    def recorded(args: list[str], *rest: object, **kwargs: object) -> object:
+        seen.append(args)
+        return real(args, *rest, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(build, "_run", recorded)
+    return seen
+
+
+def _by_pip(args: list[str], command: str) -> bool:
+    return args[1:3] == ["-m", "pip"] and command in args
+
+
+def _by_uv(args: list[str], command: str) -> bool:
+    return args[1:3] == ["pip", command] and args[0] == build.uv_binary()
+
+
+def _files(env: Env) -> dict[str, bytes]:
+    """The environment's installed files but the installers' own notes (INSTALLER, uv's cache)."""
+    return {
+        str(path.relative_to(env.site_packages)): path.read_bytes()
+        for path in env.site_packages.rglob("*")
+        if path.is_file() and path.name not in ("INSTALLER", "RECORD", "REQUESTED", "uv_cache.json")
+    }
+
+
+def test_uv_and_pip_give_the_same_lock_and_the_same_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    built = {}
+    for tool in ("uv", "pip"):
+        monkeypatch.setenv("REPLICATE_INSTALLER", tool)
+        calls = _calls(monkeypatch)
+        lock = resolve_lock(["pytest", "attrs"], tmp_path / tool)
+        built[tool] = (lock, _files(ensure_env(lock, tmp_path / tool)))
+        other = _by_pip if tool == "uv" else _by_uv
+        assert not [c for c in calls if other(c, "install") or other(c, "compile")]
+    assert built["uv"][0] == built["pip"][0] and built["uv"][0].failed == ()
+    assert built["uv"][1] == built["pip"][1] and "attr/__init__.py" in built["uv"][1]
+
+
+def test_uv_does_the_work_where_it_is_installed_and_pip_where_not(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("REPLICATE_INSTALLER", raising=False)
+    calls = _calls(monkeypatch)
+    ensure_env(resolve_lock(["six"], tmp_path / "auto"), tmp_path / "auto")
+    assert [c for c in calls if _by_uv(c, "compile")] and [c for c in calls if _by_uv(c, "install")]
+    assert not [c for c in calls if _by_pip(c, "install")]  # neither pip's dry run nor its install
+    monkeypatch.setattr(build, "uv_binary", lambda: None)  # a machine without uv
+    calls.clear()
+    ensure_env(resolve_lock(["six"], tmp_path / "no-uv"), tmp_path / "no-uv")
+    assert [c for c in calls if _by_pip(c, "--dry-run")] and [
+        c for c in calls if _by_pip(c, "install")
+    ]
+    monkeypatch.setenv("REPLICATE_INSTALLER", "uv")
+    with pytest.raises(InfraError, match=r"^REPLICATE_INSTALLER=uv, but uv is not installed$"):
+        resolve_lock(["six"], tmp_path / "asked")
+
+
+def test_a_set_uv_cannot_resolve_goes_to_pip_which_names_what_to_leave_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    calls = _calls(monkeypatch)
+    result = resolve_lock(["six", "replicate-no-such-package-zz9"], tmp_path)
+    assert [c for c in calls if _by_uv(c, "compile")]  # tried first
+    assert [req for req, _ in result.failed] == ["replicate-no-such-package-zz9"]
+    assert _names(result.lines) == {"six"}
+
+
+def test_uv_is_held_to_the_constraints_pip_is_configured_with(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "constraints.txt").write_text("six<1.17\n")
+    monkeypatch.setenv("PIP_CONSTRAINT", str(tmp_path / "constraints.txt"))
+    monkeypatch.setenv("REPLICATE_INSTALLER", "uv")
+    assert resolve_lock(["six"], tmp_path / "held").lines == ("six==1.16.0",)
+    # The control: uv told nothing of pip's configuration picks the newest release.
+    real = build.uv_sources
+    monkeypatch.setattr(build, "uv_sources", lambda settings: real({}))
+    monkeypatch.setenv("PIP_NO_COLOR", "1")  # another key for the kept lock and pip's settings
+    newest = resolve_lock(["six"], tmp_path / "free").lines
+    assert len(newest) == 1 and newest != ("six==1.16.0",)
