@@ -27,7 +27,7 @@ from replicate.core import CallInput, GradingSettings, Target
 from replicate.jail import runner as runner_module
 from replicate.jail import wire
 from replicate.jail.bytecode import bytecode_table, compiled_runner
-from replicate.jail.byvalue import module_file, needs_module
+from replicate.jail.byvalue import module_file, module_folder, needs_module
 from replicate.jail.calltime import CallClock, LiveFrames, timed_frames
 from replicate.jail.frames import ParsedRun, collect_frames
 from replicate.jail.runner.base import wire_beside
@@ -124,7 +124,7 @@ class RepoContext:
         runner = str(self.runner())
         package = os.path.dirname(runner)  # the runner's parts, beside the file it starts
         out = [Mount.same(str(self.env_root)), Mount.same(package), Mount.same(wire_beside(runner))]
-        by_value = module_file()
+        by_value = module_folder()
         if by_value is not None:  # read-only: the runner loads it only for a job that needs it
             out.append(Mount.same(by_value))
         if self.meta is not None:

@@ -16,9 +16,11 @@ from replicate.grading.compare import compare_outcome
 from replicate.harvest import byvalue as harvest_byvalue
 from replicate.harvest.byvalue import ByValue
 from replicate.jail import byvalue
+from replicate.jail.calls import RepoContext
 from replicate.jail.runner import byvalue as runner_byvalue
 from replicate.values import rendering
 from tests.integration.jail.test_runner import run_runner
+from tests.integration.minted import Tiny
 
 APPLY = "def apply(fn, x):\n    return fn(x)\n"
 
@@ -151,6 +153,54 @@ def test_the_shipped_file_is_readable_by_any_sandbox_user() -> None:
     path.chmod(0o600)  # a copy an older version left unreadable is repaired
     byvalue.module_file.cache_clear()
     assert Path(str(byvalue.module_file())).stat().st_mode & 0o444 == 0o444
+
+
+def test_the_module_s_bytecode_lies_beside_it_and_is_loaded_without_compiling(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import importlib.machinery
+
+    path = str(byvalue.module_file())
+    pyc = Path(importlib.util.cache_from_source(path))
+    assert pyc.is_file() and pyc.stat().st_mode & 0o444 == 0o444
+
+    def no_compile(*args: object, **kwargs: object) -> None:
+        raise AssertionError("compiled from source")
+
+    monkeypatch.setattr(importlib.machinery.SourceFileLoader, "source_to_code", no_compile)
+    loader = importlib.machinery.SourceFileLoader(byvalue.MODULE, path)
+    assert loader.get_code(byvalue.MODULE) is not None  # from the bytecode
+    saved = pyc.read_bytes()
+    pyc.unlink()  # the control: without it the loader compiles the source
+    try:
+        with pytest.raises(AssertionError, match="compiled from source"):
+            loader.get_code(byvalue.MODULE)
+    finally:
+        pyc.write_bytes(saved)
+
+
+def test_a_jail_sees_the_module_s_bytecode_beside_it(tiny: Tiny, tiny_ctx: RepoContext) -> None:
+    from replicate.grading.grader import original_source
+    from replicate.jail import Jail
+    from replicate.jail.sandbox import get_sandbox
+
+    pyc = Path(importlib.util.cache_from_source(str(byvalue.module_file())))
+    task = tiny.task("tinypkg.core.clamp")
+    looks = "\n\ndef clamp(value, low, high):\n    import os\n    return os.path.isfile(PYC)\n"
+    looks = looks.replace("PYC", repr(str(pyc)))
+    program = original_source(task) + looks.encode()
+    jail, grading = Jail(tiny_ctx, get_sandbox("local")), task.hidden.grading
+    seen = []
+    for present in (True, False):
+        saved = pyc.read_bytes()
+        if not present:  # the control: the same look finds nothing once the file is gone
+            pyc.unlink()
+        try:
+            run = jail.run(task.hidden.target, task.inputs[:1], grading, override=program)
+        finally:
+            pyc.write_bytes(saved)
+        seen.append(run.parsed.outcomes[task.inputs[0].index]["value"])
+    assert seen == [{"t": "bool", "v": True}, {"t": "bool", "v": False}]
 
 
 MODULE_TEXT = """
