@@ -254,8 +254,8 @@ def resolve_lock(reqs: Sequence[str], cache: Path, timeout_s: float = 900) -> Lo
 
 
 def _resolved_path(cache: Path, wanted: Sequence[str]) -> Path:
-    """Where the lock of `wanted` is kept: by the requirements, the interpreter and every
-    ``PIP_`` setting that could change what pip finds (its index, say)."""
+    """Where the lock of `wanted` is kept: by the requirements, the interpreter, every ``PIP_``
+    setting that could change what pip finds (its index, say) and the installer setting."""
     pip = list(_pip_variables())
     tool = installer_choice(os.environ)
     key = json.dumps([list(wanted), str(base_python()), python_version(), pip, tool])
