@@ -14,6 +14,7 @@ from rich.markup import escape
 from replicate import __version__, scratch
 from replicate.cli import explain, export, gen, grade, report, run, serve, validate
 from replicate.cli.console import err_console
+from replicate.envs import installer_choice
 from replicate.errors import ReplicateError
 from replicate.jail import sweep_cgroups
 
@@ -40,6 +41,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     scratch.install_signal_cleanup()  # SIGINT/SIGTERM remove this process's scratch first
     collect_less_often()
     try:
+        installer_choice(os.environ)  # a bad setting refused before any work, not mid-run
         code: int = args.handler(args)
         return code
     except ReplicateError as exc:

@@ -6,6 +6,7 @@ from __future__ import annotations
 from replicate.envs.build import Env, Lock, ensure_env, lock_without, resolve_lock
 from replicate.envs.deps import Requirements, discover_requirements
 from replicate.envs.prepare import metadata_dir, prepare_tree, source_version_files, static_version
+from replicate.envs.with_uv import installer_choice
 
 __all__ = [
     "Env",
@@ -13,6 +14,7 @@ __all__ = [
     "Requirements",
     "discover_requirements",
     "ensure_env",
+    "installer_choice",
     "lock_without",
     "metadata_dir",
     "prepare_tree",

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 
 from packaging.utils import canonicalize_name
 
-from replicate.errors import InfraError
+from replicate.errors import ReplicateError
 
 INSTALLERS = ("auto", "pip", "uv")
 # pip settings uv is given, by the flag (or variable) that carries each
@@ -48,10 +48,13 @@ _HARMLESS = frozenset(
 
 
 def installer_choice(environ: Mapping[str, str]) -> str:
-    """``REPLICATE_INSTALLER`` (auto when unset): one of `INSTALLERS`."""
+    """``REPLICATE_INSTALLER`` (auto when unset): one of `INSTALLERS` (else a one-line error:
+    the command refuses it before any work, `replicate.cli.main`)."""
     chosen = environ.get("REPLICATE_INSTALLER", "auto").strip().lower() or "auto"
     if chosen not in INSTALLERS:
-        raise InfraError(f"unknown REPLICATE_INSTALLER {chosen!r}: choose {', '.join(INSTALLERS)}")
+        raise ReplicateError(
+            f"unknown REPLICATE_INSTALLER {chosen!r}: choose {', '.join(INSTALLERS)}"
+        )
     return chosen
 
 

@@ -214,6 +214,26 @@ def test_bad_inputs_are_all_covered(root: Path, tiny: Tiny) -> None:
     assert set(BAD) == set(bad_inputs(root, tiny))
 
 
+def test_a_bad_installer_setting_is_refused_before_any_work(tiny: Tiny, tmp_path: Path) -> None:
+    import os
+    import sys
+
+    from tests.integration.minted import REPO_ROOT
+
+    out = tmp_path / "batch"
+    done = subprocess.run(
+        [sys.executable, "-m", "replicate", "gen", "--repo", str(tiny.repo), "--out", str(out)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "PYTHONPATH": str(REPO_ROOT), "REPLICATE_INSTALLER": "conda"},
+        check=False,
+    )
+    assert done.returncode == 2
+    assert done.stderr == "error: unknown REPLICATE_INSTALLER 'conda': choose auto, pip, uv\n"
+    assert not out.exists()  # nothing written, nothing to clean up
+
+
 def test_refused_url_fails_fast(results: dict[str, subprocess.CompletedProcess[str]]) -> None:
     assert "127.0.0.1" in results["gen-refused-url"].stderr
 

@@ -13,7 +13,7 @@ from replicate.envs.with_uv import (
     uv_env,
     uv_sources,
 )
-from replicate.errors import InfraError
+from replicate.errors import ReplicateError
 
 # `pip config list` on a machine with a config file and PIP_ variables
 LISTING = """\
@@ -99,6 +99,6 @@ def test_the_installer_is_chosen_by_name_and_a_wrong_name_is_one_line() -> None:
     assert installer_choice({}) == "auto"
     assert installer_choice({"REPLICATE_INSTALLER": " PIP "}) == "pip"
     with pytest.raises(
-        InfraError, match=r"^unknown REPLICATE_INSTALLER 'conda': choose auto, pip, uv$"
+        ReplicateError, match=r"^unknown REPLICATE_INSTALLER 'conda': choose auto, pip, uv$"
     ):
         installer_choice({"REPLICATE_INSTALLER": "conda"})
