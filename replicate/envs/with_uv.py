@@ -27,6 +27,8 @@ _AS_FLAG = {
     "find-links": "--find-links",
     "constraint": "--constraint",
 }
+# pip's yes-or-no settings uv is given, by the flags that carry each when it is on
+_SWITCHES = {"no-index": ["--no-index"], "pre": ["--prerelease", "allow"]}
 # pip settings that change nothing a resolution or an install picks
 _HARMLESS = frozenset(
     {
@@ -97,13 +99,11 @@ def uv_sources(settings: Mapping[str, str]) -> tuple[list[str], dict[str, str]] 
         if key in _AS_FLAG:
             for item in value.split():
                 flags += [_AS_FLAG[key], item]
+        elif key in _SWITCHES:
+            flags += _SWITCHES[key] if _true(value) else []
         elif key == "cert":
             env["SSL_CERT_FILE"] = value
-        elif key == "no-index" and _true(value):
-            flags.append("--no-index")
-        elif key == "pre" and _true(value):
-            flags += ["--prerelease", "allow"]
-        elif key not in _HARMLESS and key not in ("no-index", "pre"):
+        elif key not in _HARMLESS:
             return None
     return flags, env
 

@@ -17,13 +17,11 @@ from __future__ import annotations
 
 import base64
 import binascii
-import contextlib
 import functools
 import hashlib
 import importlib.util
+import marshal
 import os
-import py_compile
-import tempfile
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -52,31 +50,24 @@ def module_file() -> str | None:
             os.chmod(target, 0o644)
     except OSError:
         return None
-    _publish_bytecode(target)
+    _publish_bytecode(target, data)
     return str(target)
 
 
-def _publish_bytecode(source: Path) -> None:
-    """The module's bytecode in its ``__pycache__`` (checked against the source's hash, so it
+def _publish_bytecode(source: Path, data: bytes) -> None:
+    """The module's bytecode in its ``__pycache__``, checked against the source's hash (so it
     holds wherever the folder is copied): a jail of its own then loads the module without
     compiling it (~10 ms a run).  Best effort: without it, the jail compiles the source."""
     final = Path(importlib.util.cache_from_source(str(source)))
     if final.is_file():
         return
     try:
-        final.parent.mkdir(exist_ok=True)
-        handle, temp = tempfile.mkstemp(prefix=f".{final.name}", dir=final.parent)
-        os.close(handle)
-    except OSError:
+        code = compile(data, str(source), "exec", dont_inherit=True)
+        checked_hash = (0b11).to_bytes(4, "little")  # PEP 552: hash-based, checked
+        header = importlib.util.MAGIC_NUMBER + checked_hash + importlib.util.source_hash(data)
+        publish(header + marshal.dumps(code), final)
+    except (OSError, SyntaxError, ValueError):
         return
-    try:
-        mode = py_compile.PycInvalidationMode.CHECKED_HASH
-        py_compile.compile(str(source), cfile=temp, doraise=True, invalidation_mode=mode)
-        os.chmod(temp, 0o644)
-        os.replace(temp, final)
-    except (OSError, py_compile.PyCompileError):
-        with contextlib.suppress(OSError):
-            os.unlink(temp)
 
 
 def module_folder() -> str | None:
