@@ -33,6 +33,7 @@ sys.path.insert(0, str(REPO_ROOT))
 
 from replicate.agents import AgentConfig  # noqa: E402
 from replicate.batch import Batch  # noqa: E402
+from replicate.cli.main import collect_less_often  # noqa: E402
 from replicate.core import ResultRow  # noqa: E402
 from replicate.jail import get_sandbox  # noqa: E402
 from replicate.scoring import RunOptions, run_batch  # noqa: E402
@@ -80,6 +81,7 @@ def main() -> None:
         "--agent-seconds", type=float, default=0.0, help="the agent thinks this long first"
     )
     args = parser.parse_args()
+    collect_less_often()  # as `replicate run` sets its process up (replicate/cli/main.py)
     batch = Batch.open(args.tasks)
     ids = batch.select((), args.limit)
     results: dict[str, list[tuple[float, float, float]]] = {"cold": [], "warm": []}

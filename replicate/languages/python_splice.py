@@ -17,20 +17,29 @@ The result must compile, else `SpliceError`.
 from __future__ import annotations
 
 import ast
-import functools
 import warnings
 from dataclasses import dataclass
 
-from replicate.core import PARSE_LOCK, SpliceError, Target
+from replicate.core import SpliceError, Target
 from replicate.languages.python_splice_text import (
     dedent_code,
+    edited_region,
     leading_space,
     reindent,
     strip_fences,
 )
+from replicate.languages.python_splice_tree import (
+    FunctionNode,
+    Stubbed,
+    bound_names,
+    end_line,
+    find_candidate_def,
+    first_line,
+    parse_text,
+    stubbed_facts,
+)
 
 STUB_BODY = b"raise NotImplementedError"
-_FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
 
 
 __all__ = [
@@ -54,77 +63,30 @@ def stub_source(source: bytes, target: Target) -> bytes:
     return source[: span.start_byte] + STUB_BODY + source[span.end_byte :]
 
 
-def _bound_names(statements: list[ast.stmt]) -> list[str]:
-    names: list[str] = []
-    for node in statements:
-        if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
-            names.append(node.name)
-        elif isinstance(node, ast.Import):
-            names.extend(alias.asname or alias.name.split(".")[0] for alias in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.module != "__future__":
-            names.extend(alias.asname or alias.name for alias in node.names if alias.name != "*")
-        elif isinstance(node, ast.Assign):
-            for target in node.targets:
-                names.extend(_target_names(target))
-        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
-            if not (isinstance(node, ast.AnnAssign) and node.value is None):
-                names.extend(_target_names(node.target))
-        elif isinstance(node, ast.If | ast.With | ast.AsyncWith):
-            names.extend(_bound_names(node.body + getattr(node, "orelse", [])))
-        elif isinstance(node, ast.Try | ast.TryStar):
-            handlers = [stmt for handler in node.handlers for stmt in handler.body]
-            names.extend(_bound_names(node.body + handlers + node.orelse + node.finalbody))
-    return names
-
-
-def _target_names(node: ast.expr) -> list[str]:
-    if isinstance(node, ast.Name):
-        return [node.id]
-    if isinstance(node, ast.Tuple | ast.List):
-        return [name for element in node.elts for name in _target_names(element)]
-    if isinstance(node, ast.Starred):
-        return _target_names(node.value)
-    return []
-
-
-def _parse(source: str, what: str) -> ast.Module:
-    try:
-        with PARSE_LOCK, warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return ast.parse(source)
-    except SyntaxError as exc:
-        raise SpliceError(f"{what} does not parse: line {exc.lineno}: {exc.msg}") from None
-    except (ValueError, RecursionError, MemoryError) as exc:
-        raise SpliceError(f"{what} does not parse: {type(exc).__name__}") from None
-
-
-@functools.lru_cache(maxsize=32)
-def _parse_stubbed(text: str) -> ast.Module:
-    """The stubbed file's tree; cached, as one stubbed file takes many candidates (read only)."""
-    return _parse(text, "stubbed file")
-
-
 @dataclass(frozen=True)
 class _Candidate:
     text: str
     tree: ast.Module
 
 
-def _read_candidate(candidate_text: str) -> _Candidate:
-    """Normalised newlines, fences stripped unless it is Python as it stands, dedented if needed."""
-    text = candidate_text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+def _normalised(candidate_text: str) -> str:
+    return candidate_text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+
+
+def _read_candidate(text: str) -> _Candidate:
+    """Fences stripped unless it is Python as it stands, dedented if needed."""
     try:
-        return _Candidate(text, _parse(text, "candidate"))
+        return _Candidate(text, parse_text(text, "candidate"))
     except SpliceError:
         text = strip_fences(text)
     try:
-        return _Candidate(text, _parse(text, "candidate"))
+        return _Candidate(text, parse_text(text, "candidate"))
     except SpliceError as first_error:
         dedented = dedent_code(text)
         if dedented == text:
             raise
         try:
-            return _Candidate(dedented, _parse(dedented, "candidate"))
+            return _Candidate(dedented, parse_text(dedented, "candidate"))
         except SpliceError:
             raise first_error from None
 
@@ -132,15 +94,19 @@ def _read_candidate(candidate_text: str) -> _Candidate:
 def splice(stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True) -> bytes:
     """The target file after putting `candidate_text` into the stubbed file (docs/design.md §1);
     with `check`, refused unless it compiles."""
-    candidate = _read_candidate(candidate_text)
+    text = _normalised(candidate_text)
     file_text = stubbed.decode("utf-8")
     bom = file_text.startswith("\ufeff")
     file_text = file_text.removeprefix("\ufeff")
-    file_tree = _parse_stubbed(file_text)
-    if is_whole_file(file_tree, candidate.tree, target):
-        result = candidate.text
+    facts = stubbed_facts(stubbed, file_text, target)
+    if _edited_in_place(text, file_text, facts, target):
+        result = text  # the whole file, as the parse below would find it
     else:
-        result = _complete(file_text, file_tree, candidate, target)
+        candidate = _read_candidate(text)
+        if _whole_file(facts.names, candidate.tree, target):
+            result = candidate.text
+        else:
+            result = _complete(file_text, facts, candidate, target)
     if check:
         _check_compiles(result, target.path)
     return (("\ufeff" if bom else "") + result).encode("utf-8")
@@ -156,20 +122,40 @@ def replace_definition(source: bytes, definition: str, target: Target) -> bytes 
     if b"\r" in source or source.startswith(b"\xef\xbb\xbf"):
         return None
     try:
-        tree = _parse(definition, "definition")
+        tree = parse_text(definition, "definition")
     except SpliceError:
         return None
     node = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(node, _FunctionNode) or node.name != target.name:
+    if not isinstance(node, FunctionNode) or node.name != target.name:
         return None
     if target.decorators and not node.decorator_list:
         return None  # `splice` would keep the original's decorators
     lines = source.decode("utf-8").split("\n")
     first, last = target.def_span.start_line, target.def_span.end_line
     indent = leading_space(lines[first - 1])
-    block = reindent(definition, _first_line(node), _end_line(node), indent)
+    block = reindent(definition, first_line(node), end_line(node), indent)
     block += [""] * (last - first + 1 - len(block))
     return "\n".join(lines[: first - 1] + block + lines[last:]).encode("utf-8")
+
+
+def _edited_in_place(text: str, file_text: str, facts: Stubbed, target: Target) -> bool:
+    """Whether the candidate is the stubbed file with only the target's definition edited (an
+    agent's edit of its workspace), so that it is a whole file without parsing it: a large
+    file's parse is most of a grade's own time.  Only where the file binds a name besides the
+    target's (else the whole-file rule looks at what the candidate adds) and the edited lines
+    parse alone (`edited_region` says why the file then binds what the stubbed file binds)."""
+    own = target.qualname.split(".", 1)[0]
+    if facts.old_def is None or not facts.names - {own}:
+        return False
+    _, first, last = facts.old_def
+    region = edited_region(text, file_text, first, last)
+    if region is None:
+        return False
+    try:
+        parse_text(region, "candidate")
+    except SpliceError:
+        return False
+    return True
 
 
 def is_whole_file(file_tree: ast.Module, candidate_tree: ast.Module, target: Target) -> bool:
@@ -179,15 +165,20 @@ def is_whole_file(file_tree: ast.Module, candidate_tree: ast.Module, target: Tar
     only if it binds names beyond the target and its imports (helpers, constants); a bare def
     with imports stays a completion, so the file keeps its docstring and `__future__` imports.
     """
+    return _whole_file(frozenset(bound_names(file_tree.body)), candidate_tree, target)
+
+
+def _whole_file(file_names: frozenset[str], candidate_tree: ast.Module, target: Target) -> bool:
+    """`is_whole_file`, given the file's top-level names."""
     own = target.qualname.split(".", 1)[0]
-    others = set(_bound_names(file_tree.body)) - {own}
-    names = set(_bound_names(candidate_tree.body))
+    others = set(file_names) - {own}
+    names = set(bound_names(candidate_tree.body))
     if others:
         return others <= names
     imports: list[ast.stmt] = [
         node for node in candidate_tree.body if isinstance(node, ast.Import | ast.ImportFrom)
     ]
-    return bool(names - {own} - set(_bound_names(imports)))
+    return bool(names - {own} - set(bound_names(imports)))
 
 
 def _check_compiles(text: str, path: str) -> None:
@@ -201,118 +192,31 @@ def _check_compiles(text: str, path: str) -> None:
         raise SpliceError(f"spliced file does not compile: {type(exc).__name__}") from None
 
 
-def _complete(file_text: str, file_tree: ast.Module, candidate: _Candidate, target: Target) -> str:
+def _complete(file_text: str, facts: Stubbed, candidate: _Candidate, target: Target) -> str:
     """Splice a completion: the candidate's def replaces the stub, its imports go to the top."""
     new_def = find_candidate_def(candidate.tree, target)
     if new_def is None:
         raise SpliceError(f"no definition of {target.name}")
-    old_def = _find_stubbed_def(file_tree, target)
-    if old_def is None:
+    if facts.old_def is None:
         raise SpliceError(f"stubbed file has no definition of {target.qualname}")
+    def_line, old_first, old_end = facts.old_def
     crlf = "\r\n" in file_text and file_text.count("\r\n") == file_text.count("\n")
     lines = (file_text.replace("\r\n", "\n") if crlf else file_text).split("\n")
     keep_old_decorators = not new_def.decorator_list
-    old_start = old_def.lineno if keep_old_decorators else _first_line(old_def)
+    old_start = def_line if keep_old_decorators else old_first
     indent = leading_space(lines[old_start - 1])
-    block = reindent(candidate.text, _first_line(new_def), _end_line(new_def), indent)
-    lines[old_start - 1 : _end_line(old_def)] = block
-    imports = _new_imports(candidate, file_tree)
-    anchor = _import_anchor(file_tree, lines)
+    block = reindent(candidate.text, first_line(new_def), end_line(new_def), indent)
+    lines[old_start - 1 : old_end] = block
+    imports = _new_imports(candidate, facts)
+    anchor = _import_anchor(facts.header_end, lines)
     lines[anchor:anchor] = imports
     text = "\n".join(lines)
     return text.replace("\n", "\r\n") if crlf else text
 
 
-def _first_line(node: _FunctionNode) -> int:
-    return min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
-
-
-def _end_line(node: ast.stmt) -> int:
-    return node.end_lineno if node.end_lineno is not None else node.lineno
-
-
-def find_candidate_def(tree: ast.Module, target: Target) -> _FunctionNode | None:
-    """The candidate's definition of the target, or None.
-
-    A method: the def inside `class <Name>:` (the class chain, or any tail of it), else a bare
-    top-level def, else a def of that name at any depth. A function: a module-level def (the last
-    one, as Python would keep it).
-    """
-    name = target.name
-    module_level = _flatten(tree.body)
-    if target.class_name:
-        chain = target.class_name.split(".")
-        for start in range(len(chain)):
-            found = _def_in_classes(module_level, chain[start:], name)
-            if found is not None:
-                return found
-    found = _last_def(module_level, name)
-    if found is not None or not target.class_name:
-        return found
-    return next(
-        (node for node in ast.walk(tree) if isinstance(node, _FunctionNode) and node.name == name),
-        None,
-    )
-
-
-def _flatten(statements: list[ast.stmt]) -> list[ast.stmt]:
-    """Statements of a block, with those of nested if/try/with blocks in their place."""
-    flat: list[ast.stmt] = []
-    for node in statements:
-        flat.append(node)
-        if isinstance(node, ast.If | ast.With | ast.AsyncWith):
-            flat.extend(_flatten(node.body + getattr(node, "orelse", [])))
-        elif isinstance(node, ast.Try | ast.TryStar):
-            handlers = [stmt for handler in node.handlers for stmt in handler.body]
-            flat.extend(_flatten(node.body + handlers + node.orelse + node.finalbody))
-    return flat
-
-
-def _last_def(statements: list[ast.stmt], name: str) -> _FunctionNode | None:
-    found = [node for node in statements if isinstance(node, _FunctionNode) and node.name == name]
-    return found[-1] if found else None
-
-
-def _def_in_classes(
-    statements: list[ast.stmt], chain: list[str], name: str
-) -> _FunctionNode | None:
-    classes = [node for node in statements if isinstance(node, ast.ClassDef)]
-    for node in reversed(classes):
-        if node.name != chain[0]:
-            continue
-        body = _flatten(node.body)
-        found = _last_def(body, name) if len(chain) == 1 else _def_in_classes(body, chain[1:], name)
-        if found is not None:
-            return found
-    return None
-
-
-def _find_stubbed_def(tree: ast.Module, target: Target) -> _FunctionNode | None:
-    """The target's def in the stubbed file: where it starts (as in the original), else by name."""
-    for node in ast.walk(tree):
-        if (
-            isinstance(node, _FunctionNode)
-            and node.name == target.name
-            and _first_line(node) == target.def_span.start_line
-        ):
-            return node
-    module_level = _flatten(tree.body)
-    if target.class_name:
-        return _def_in_classes(module_level, target.class_name.split("."), target.name)
-    return _last_def(module_level, target.name)
-
-
-def _new_imports(candidate: _Candidate, file_tree: ast.Module) -> list[str]:
+def _new_imports(candidate: _Candidate, facts: Stubbed) -> list[str]:
     """Lines of the candidate's top-level imports the file lacks, `__future__` ones first."""
-    existing = {
-        ast.dump(node) for node in file_tree.body if isinstance(node, ast.Import | ast.ImportFrom)
-    }
-    features = {
-        alias.name
-        for node in file_tree.body
-        if isinstance(node, ast.ImportFrom) and node.module == "__future__"
-        for alias in node.names
-    }
+    existing, features = facts.imports, facts.features
     futures: list[str] = []
     others: list[str] = []
     for node in candidate.tree.body:
@@ -327,27 +231,11 @@ def _new_imports(candidate: _Candidate, file_tree: ast.Module) -> list[str]:
     return [line for segment in futures + others for line in segment.split("\n")]
 
 
-def _is_str_constant(node: ast.expr) -> bool:
-    return isinstance(node, ast.Constant) and isinstance(node.value, str)
-
-
-def _import_anchor(tree: ast.Module, lines: list[str]) -> int:
-    """0-based line index where new imports go: after the docstring and `__future__` imports.
-
-    In a file with neither, after its leading comment lines (shebang, coding cookie, licence).
-    """
-    body = tree.body
-    end = 0
-    index = 0
-    first = body[0] if body else None
-    if isinstance(first, ast.Expr) and _is_str_constant(first.value):
-        end, index = _end_line(first), 1
-    while (
-        index < len(body)
-        and isinstance(body[index], ast.ImportFrom)
-        and getattr(body[index], "module", None) == "__future__"
-    ):
-        end, index = _end_line(body[index]), index + 1
+def _import_anchor(header_end: int, lines: list[str]) -> int:
+    """0-based line index where new imports go: after the docstring and `__future__` imports
+    (`header_end`, their last line).  In a file with neither, after its leading comment lines
+    (shebang, coding cookie, licence)."""
+    end = header_end
     if end == 0:
         while end < len(lines) and lines[end].lstrip().startswith("#"):
             end += 1

@@ -115,3 +115,37 @@ def _string_interior_lines(text: str) -> set[int]:
     except (tokenize.TokenError, SyntaxError):
         return interior
     return interior
+
+
+_TAB_INDENT = re.compile(r"^ *[\t\f]", re.MULTILINE)
+
+
+def edited_region(text: str, original: str, first: int, last: int) -> str | None:
+    """Where `text` is `original` with only its lines `first..last` (1-based) replaced, and every
+    replacing line that is not blank starts with the indentation of `original`'s line `first`:
+    the replacing lines with that indentation taken off (blank ones emptied), as a module of
+    their own.  None otherwise, and for text indented with tabs or form feeds anywhere (whose
+    columns depend on their neighbours').
+
+    Where that module parses, `text` parses as `original` with those lines' statements in the
+    place of the old ones, and every statement outside them unchanged: the lines before end a
+    statement (a definition starts at `first`), the replacing ones leave no bracket, string or
+    continuation open (they parse alone), and lie at the indentation of the block they replace
+    or deeper, so the lines after close the same blocks as in `original`."""
+    if _TAB_INDENT.search(text) is not None:
+        return None
+    lines, old = text.split("\n"), original.split("\n")
+    before, after = old[: first - 1], old[last:]
+    middle = len(lines) - len(after)
+    if middle < len(before) or lines[: len(before)] != before or lines[middle:] != after:
+        return None
+    indent = leading_space(old[first - 1]) if first <= len(old) else ""
+    out: list[str] = []
+    for line in lines[len(before) : middle]:
+        if not line.strip(" "):
+            out.append("")
+        elif line.startswith(indent):
+            out.append(line[len(indent) :])
+        else:
+            return None
+    return "\n".join(out)
