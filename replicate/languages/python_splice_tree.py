@@ -28,9 +28,10 @@ def bound_names(statements: list[ast.stmt]) -> list[str]:
         elif isinstance(node, ast.Assign):
             for target in node.targets:
                 names.extend(_target_names(target))
-        elif isinstance(node, ast.AnnAssign | ast.AugAssign):
-            if not (isinstance(node, ast.AnnAssign) and node.value is None):
-                names.extend(_target_names(node.target))
+        elif isinstance(node, ast.AnnAssign | ast.AugAssign) and not (
+            isinstance(node, ast.AnnAssign) and node.value is None
+        ):
+            names.extend(_target_names(node.target))
     return names
 
 
