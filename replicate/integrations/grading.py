@@ -30,6 +30,7 @@ from replicate.jail import (
     WarmStart,
     context_for,
     get_sandbox,
+    idle_sessions,
 )
 
 TASKS_ENV = "REPLICATE_TASKS"
@@ -105,7 +106,8 @@ class Grader:
             if warmable
             else None
         )
-        self.forks = CandidateSessions(self.sandbox, max_idle=slots) if warmable else None
+        idle = idle_sessions(slots)
+        self.forks = CandidateSessions(self.sandbox, max_idle=idle) if warmable else None
 
     def task(self, task_id: str) -> LoadedTask:
         """The loaded task; an unknown id raises ReplicateError."""

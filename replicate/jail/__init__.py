@@ -12,7 +12,7 @@ from __future__ import annotations
 from replicate.jail.bytecode import compile_candidate
 from replicate.jail.byvalue import module_file
 from replicate.jail.calls import JAIL_ENV, JailRun, RepoContext, Until, run_calls
-from replicate.jail.candidates import CandidateSessions
+from replicate.jail.candidates import CandidateSessions, idle_sessions
 from replicate.jail.context import context_for
 from replicate.jail.frames import is_result
 from replicate.jail.jail import Jail
@@ -54,6 +54,7 @@ __all__ = [
     "compile_candidate",
     "context_for",
     "get_sandbox",
+    "idle_sessions",
     "is_result",
     "module_file",
     "run_calls",

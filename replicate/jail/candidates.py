@@ -32,6 +32,7 @@ the same either way, only slower.  Local (bubblewrap) sandbox with the speed-ups
 
 from __future__ import annotations
 
+import os
 import threading
 import weakref
 from collections.abc import Hashable, Sequence
@@ -42,6 +43,35 @@ from replicate.jail.calls import JailRun, RepoContext, RunPlan
 from replicate.jail.sandbox.base import Sandbox, WarmStart
 from replicate.jail.series import forks_series
 from replicate.jail.session import Session, unsealed
+
+SESSION_MB = 16  # what an idle session holds: bubblewrap, its init and the runner (~12-15 MB)
+IDLE_CEILING = 64  # its host descriptors and processes stay far from the usual limits
+IDLE_SHARE = 16  # idle sessions take at most this fraction of the memory available
+
+
+def idle_sessions(floor: int = 8, available_mb: int | None = None) -> int:
+    """How many sessions may wait idle: two per target file a batch's grades go to (the first
+    run's and the second's), for as many files as a sixteenth of the memory available holds,
+    between `floor` and `IDLE_CEILING`.  A trainer's batch of tasks spans many files in no
+    order: with 8 (the old limit) a 160-grade batch over the sample library's 8 files started
+    192 sessions and graded slower than a jail per candidate."""
+    mb = available_memory_mb() if available_mb is None else available_mb
+    return max(floor, min(IDLE_CEILING, mb // IDLE_SHARE // SESSION_MB))
+
+
+def available_memory_mb() -> int:
+    """MemAvailable of /proc/meminfo; the free pages where it cannot be read."""
+    try:
+        with open("/proc/meminfo", encoding="ascii") as handle:
+            for line in handle:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) // 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    try:
+        return os.sysconf("SC_AVPHYS_PAGES") * os.sysconf("SC_PAGE_SIZE") // (1 << 20)
+    except (OSError, ValueError):
+        return 0
 
 
 class CandidateSessions:

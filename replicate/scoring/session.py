@@ -39,6 +39,7 @@ from replicate.jail import (
     WarmPool,
     WarmStart,
     context_for,
+    idle_sessions,
 )
 from replicate.scoring.results import (
     DONE_STATUSES,
@@ -121,7 +122,8 @@ class _Pools:
         self._slots = self.PER_TASK * (max(1, workers) + 1)
         self._lock = threading.Lock()
         self._made: dict[str, WarmPool] = {}
-        self.forks = CandidateSessions(sandbox, max_idle=self._slots) if self._enabled else None
+        idle = idle_sessions(self._slots)
+        self.forks = CandidateSessions(sandbox, max_idle=idle) if self._enabled else None
 
     def get(self, task: LoadedTask) -> WarmPool | None:
         if not self._enabled or self._sandbox is None:
