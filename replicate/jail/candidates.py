@@ -54,7 +54,7 @@ def idle_sessions(floor: int = 8, available_mb: int | None = None) -> int:
     run's and the second's), for as many files as a sixteenth of the memory available holds,
     between `floor` and `IDLE_CEILING`.  A trainer's batch of tasks spans many files in no
     order: with 8 (the old limit) a 160-grade batch over the sample library's 8 files started
-    192 sessions and graded slower than a jail per candidate."""
+    ~200 sessions and graded barely faster than a jail per candidate (`bench/grade_spread.py`)."""
     mb = available_memory_mb() if available_mb is None else available_mb
     return max(floor, min(IDLE_CEILING, mb // IDLE_SHARE // SESSION_MB))
 

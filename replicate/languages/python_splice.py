@@ -144,8 +144,7 @@ def _edited_in_place(text: str, file_text: str, facts: Stubbed, target: Target) 
     file's parse is most of a grade's own time.  Only where the file binds a name besides the
     target's (else the whole-file rule looks at what the candidate adds) and the edited lines
     parse alone (`edited_region` says why the file then binds what the stubbed file binds)."""
-    own = target.qualname.split(".", 1)[0]
-    if facts.old_def is None or not facts.names - {own}:
+    if facts.old_def is None or not _others(facts.names, target):
         return False
     _, first, last = facts.old_def
     region = edited_region(text, file_text, first, last)
@@ -171,7 +170,7 @@ def is_whole_file(file_tree: ast.Module, candidate_tree: ast.Module, target: Tar
 def _whole_file(file_names: frozenset[str], candidate_tree: ast.Module, target: Target) -> bool:
     """`is_whole_file`, given the file's top-level names."""
     own = target.qualname.split(".", 1)[0]
-    others = set(file_names) - {own}
+    others = _others(file_names, target)
     names = set(bound_names(candidate_tree.body))
     if others:
         return others <= names
@@ -179,6 +178,11 @@ def _whole_file(file_names: frozenset[str], candidate_tree: ast.Module, target: 
         node for node in candidate_tree.body if isinstance(node, ast.Import | ast.ImportFrom)
     ]
     return bool(names - {own} - set(bound_names(imports)))
+
+
+def _others(file_names: frozenset[str], target: Target) -> frozenset[str]:
+    """The file's top-level names but the one the target's definition binds."""
+    return file_names - {target.qualname.split(".", 1)[0]}
 
 
 def _check_compiles(text: str, path: str) -> None:
