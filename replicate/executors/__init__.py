@@ -9,7 +9,7 @@ from collections.abc import Callable
 
 from replicate.errors import ReplicateError
 from replicate.executors.base import Executor
-from replicate.executors.lanes import in_lanes
+from replicate.executors.lanes import in_lanes, openers
 from replicate.executors.waiting import first_done, map_in_order, result_of
 
 
@@ -54,5 +54,6 @@ __all__ = [
     "get_executor",
     "in_lanes",
     "map_in_order",
+    "openers",
     "result_of",
 ]

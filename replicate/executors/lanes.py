@@ -23,3 +23,19 @@ def in_lanes(items: Sequence[T], group: Callable[[T], Hashable], lanes: int) -> 
         min(rows, key=len).extend(members)
     turns = itertools.zip_longest(*rows)
     return [item for turn in turns for item in turn if item is not None]
+
+
+def openers(order: Sequence[T], group: Callable[[T], Hashable], ahead: int) -> dict[int, list[T]]:
+    """Where in `order` to get each group's resources ready: for each position, the first items
+    of the groups that first appear `ahead` positions later (a group that appears within the
+    first `ahead` positions is none of them: its own first item gets them ready, as early)."""
+    found: dict[int, list[T]] = {}
+    seen: set[Hashable] = set()
+    for position, item in enumerate(order):
+        key = group(item)
+        if key in seen:
+            continue
+        seen.add(key)
+        if position >= ahead > 0:
+            found.setdefault(position - ahead, []).append(item)
+    return found

@@ -29,7 +29,7 @@ from replicate.agents import (
 from replicate.batch import Batch, LoadedTask, choose
 from replicate.cache import cache_root
 from replicate.core import Band, NullProgress, Progress, ResultRow, Verdict, VerdictStatus
-from replicate.executors import get_executor, in_lanes, map_in_order
+from replicate.executors import get_executor, in_lanes, map_in_order, openers
 from replicate.grading import grade_text, with_repo_tests
 from replicate.jail import (
     CandidateSessions,
@@ -50,6 +50,8 @@ from replicate.scoring.results import (
     locked_run_dir,
     repair_results,
 )
+
+AHEAD = 2  # attempts per worker before a target file's first, its sessions are started
 
 
 @dataclass(frozen=True)
@@ -196,23 +198,47 @@ def _run_all(
     contexts = _Contexts(batch)
     pools = _Pools(options.agent.sandbox, options.workers, options.warm)
 
-    def one(job: tuple[str, int]) -> ResultRow:
-        row = _attempt(batch, job, options, agent, contexts, pools)
-        log.append([row])
-        show.advance()
-        return row
-
     def target_file(job: tuple[str, int]) -> tuple[str, str]:
         source = batch.spec(job[0]).source
         return source.repo, source.path
 
     # a file's attempts one after another: each finds the sessions the one before it used
-    order = in_lanes(todo, target_file, max(1, options.workers))
+    workers = max(1, options.workers)
+    order = in_lanes(todo, target_file, workers)
+    # and a file's first attempt finds them started: `AHEAD` attempts per worker earlier
+    early = openers(order, target_file, AHEAD * workers) if options.warm else {}
+    heralds = {order[at]: later for at, later in early.items()}
+
+    def one(job: tuple[str, int]) -> ResultRow:
+        for later in heralds.get(job, ()):
+            _get_ready(batch, later[0], options.agent.sandbox, contexts, pools)
+        row = _attempt(batch, job, options, agent, contexts, pools)
+        log.append([row])
+        show.advance()
+        return row
+
     try:
-        with ThreadPoolExecutor(max_workers=max(1, options.workers)) as workers:
-            return {(r.task_id, r.sample): r for r in map_in_order(workers, one, order)}
+        with ThreadPoolExecutor(max_workers=workers) as threads:
+            return {(r.task_id, r.sample): r for r in map_in_order(threads, one, order)}
     finally:
         pools.close()  # also on Ctrl-C: no started jail outlives the run
+
+
+def _get_ready(
+    batch: Batch, ident: str, sandbox: Sandbox, contexts: _Contexts, pools: _Pools
+) -> None:
+    """Start the sessions a later attempt at `ident` will grade in, where candidates are graded
+    in sessions (kept for no attempt: that attempt takes them).  Best effort: what fails here
+    fails again, and is reported, in the attempt itself."""
+    try:
+        task = batch.load(ident)
+        ctx = contexts.get(task)
+        if pools.forks is not None and pools.forks.serves(ctx):
+            hidden = task.hidden
+            jail = Jail(ctx, sandbox, candidates=pools.forks)
+            jail.prewarm(hidden.target, task.inputs, hidden.grading)
+    except Exception:  # noqa: BLE001 - the attempt reports it
+        return
 
 
 def _run_spread(
