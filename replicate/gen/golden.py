@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -140,7 +140,11 @@ def leashed(slow_s: float) -> GradingSettings:
     return WIDEN_SETTINGS.model_copy(update={"call_timeout_s": limit})
 
 
-def generated_problem(outcome: Outcome | None, slow_s: float) -> str | None:
+def generated_problem(
+    outcome: Outcome | None, slow_s: float, bulky: Callable[[Outcome], bool] | None = None
+) -> str | None:
+    """Why a generated input's first outcome cannot be golden, or None (`bulky`: whether the
+    outcome is too large, `_bulky` when not given)."""
     if outcome is not None and outcome.get("status") == "timeout":
         return "reference too slow"  # it ran past the first run's limit (`leashed`)
     problem = _first_problem(outcome)
@@ -151,27 +155,52 @@ def generated_problem(outcome: Outcome | None, slow_s: float) -> str | None:
         return "reference blows up (recursion, memory)"
     if float(outcome.get("t", 0.0)) > slow_s:
         return "reference too slow"
-    if _bulky(outcome):
+    if (bulky or _bulky)(outcome):
         return "outcome too large for a generated input"
     return None
 
 
 def _bulky(outcome: Outcome) -> bool:
-    return len(json.dumps(strip_inputs(outcome))) > BULKY_BYTES
+    return _size(outcome) > BULKY_BYTES
 
 
-def _seeds(inputs: Sequence[CallInput], first: Mapping[int, Outcome]) -> list[Seed]:
+def _size(outcome: Outcome) -> int:
+    return len(json.dumps(strip_inputs(outcome)))
+
+
+class Sizes:
+    """The JSON size of each input's first outcome, its inputs stripped (what the task stores),
+    by input index: measured once, where screening, seeding and the task's byte budget each ask
+    for it (encoding outcomes to measure them was a tenth of a gen's own Python, each outcome
+    encoded up to three times).  One per golden run or search: an index has one first outcome."""
+
+    def __init__(self) -> None:
+        self._found: dict[int, int] = {}
+
+    def of(self, index: int, outcome: Outcome) -> int:
+        found = self._found.get(index)
+        if found is None:
+            found = self._found[index] = _size(outcome)
+        return found
+
+    def bulky(self, index: int) -> Callable[[Outcome], bool]:
+        """`_bulky` for the first outcome of input `index`."""
+        return lambda outcome: self.of(index, outcome) > BULKY_BYTES
+
+
+def _seeds(inputs: Sequence[CallInput], first: Mapping[int, Outcome], sizes: Sizes) -> list[Seed]:
     """The seeds of inputs whose first outcome could be golden (the caller checked it)."""
-    found = [seed_of(i, first[i.index]) for i in inputs]
+    found = [seed_of(i, first[i.index], sizes) for i in inputs]
     return [seed for seed in found if seed is not None]
 
 
-def seed_of(item: CallInput, outcome: Outcome) -> Seed | None:
+def seed_of(item: CallInput, outcome: Outcome, sizes: Sizes | None = None) -> Seed | None:
     """The seed an input's reference outcome makes, unless that outcome is too large for a
     generated input: calls varied from it answer as largely and are dropped, each after its runs
     (an infinite iterator the tests pass, consumed to the item cap, made every varied call cost
     the cap's worth, in golden runs, mutants and the survivor search alike)."""
-    return None if _bulky(outcome) else Seed.of(item, outcome)
+    bulky = sizes.bulky(item.index) if sizes is not None else _bulky
+    return None if bulky(outcome) else Seed.of(item, outcome)
 
 
 def golden(
@@ -194,10 +223,10 @@ def golden(
         if problem:
             drops[problem] += 1
             _note(examples, problem, first.get(item.index), None)
-    made = _Generated()
+    made, sizes = _Generated(), Sizes()
     if budget is not None and traced:
         start = max(i.index for i in inputs) + 1
-        made = _generate(jail, target, traced, first, budget, start, ctors)
+        made = _generate(jail, target, traced, first, budget, (start, sizes), ctors)
         if made.infra:
             return Golden((), {}, 0, drops, 0.0, 0.0, made.infra)
         first = {**first, **made.outcomes}
@@ -207,7 +236,7 @@ def golden(
         return Golden((), {}, 0, drops, 0.0, 0.0, infra)
     slow_s = _slow_limit(traced, first, second)
     kept, expected, times = keep(
-        target, rerun, (first, second), drops, made.drops, slow_s, examples
+        target, rerun, (first, second), drops, made.drops, slow_s, examples, sizes
     )
     return Golden(
         tuple(kept),
@@ -250,19 +279,21 @@ def _generate(
     traced: Sequence[CallInput],
     first: Mapping[int, Outcome],
     budget: Budget,
-    start: int,
+    at: tuple[int, Sizes],
     ctors: Sequence[bytes] = (),
 ) -> _Generated:
-    """Generate inputs (indexed from `start`) from the traced calls and run the reference on
-    them once (seed 1): first the traced method calls on a `self` built from the other class
-    calls in `ctors`, which then seed the widening with the traced calls."""
+    """Generate inputs (indexed from `start`, their first outcomes measured into `sizes`: `at`)
+    from the traced calls and run the reference on them once (seed 1): first the traced method
+    calls on a `self` built from the other class calls in `ctors`, which then seed the widening
+    with the traced calls."""
+    start, sizes = at
     slow_s = SLOW_FIRST_RUN * _slow_limit(traced, first, first)
     others = other_selves(traced, ctors, start, budget.built_selves(budget.widened))
     outcomes, _, infra = run_resuming(jail, target, others, 1, settings=leashed(slow_s))
     if infra:
         return _Generated(infra=infra)
-    kept, drops = screen(others, outcomes, slow_s)
-    seeds = _seeds([*traced, *kept], {**first, **outcomes})
+    kept, drops = screen(others, outcomes, slow_s, sizes)
+    seeds = _seeds([*traced, *kept], {**first, **outcomes}, sizes)
     try:
         widening = widen(target, seeds, start + len(others), budget)
     except Exception as exc:  # noqa: BLE001 - a generator bug costs the widening, not the task
@@ -270,7 +301,7 @@ def _generate(
         return _Generated(tuple(kept), outcomes, drops, bool(kept), len(others))
     made = widening.inputs
     found, _, infra = run_resuming(jail, target, made, seed=1, settings=leashed(slow_s))
-    widened, widen_drops = screen(made, found, slow_s)
+    widened, widen_drops = screen(made, found, slow_s, sizes)
     return _Generated(
         (*kept, *widened),
         {**outcomes, **found},
@@ -296,13 +327,18 @@ def _time(item: CallInput, first: Mapping[int, Outcome], second: Mapping[int, Ou
 
 
 def screen(
-    made: Sequence[CallInput], outcomes: Mapping[int, Outcome], slow_s: float
+    made: Sequence[CallInput],
+    outcomes: Mapping[int, Outcome],
+    slow_s: float,
+    sizes: Sizes | None = None,
 ) -> tuple[list[CallInput], Counter[str]]:
-    """The generated inputs the reference can be held to, and why the others were dropped."""
+    """The generated inputs the reference can be held to, and why the others were dropped
+    (their outcomes measured into `sizes`, for `keep`)."""
     drops: Counter[str] = Counter()
     keep = []
+    sizes = Sizes() if sizes is None else sizes
     for item in made:
-        problem = generated_problem(outcomes.get(item.index), slow_s)
+        problem = generated_problem(outcomes.get(item.index), slow_s, sizes.bulky(item.index))
         if problem:
             drops[problem] += 1
         else:
@@ -329,6 +365,7 @@ def keep(
     gen_drops: Counter[str],
     slow_s: float,
     examples: dict[str, str] | None = None,
+    sizes: Sizes | None = None,
 ) -> tuple[list[CallInput], dict[int, Outcome], list[float]]:
     """The inputs whose two runs agree on a comparable outcome (generated ones also quick), their
     expected outcomes and call times (`inputs`: those whose first outcome could be golden); why
@@ -353,7 +390,8 @@ def keep(
         stratum = "raises" if a.get("status") == "raised" else item.provenance
         kept.append(item.model_copy(update={"stratum": stratum, "call": render_call(target, a)}))
         expected[item.index] = strip_inputs(a)
-    over = _over_budget(expected)
+    measured = Sizes() if sizes is None else sizes
+    over = _over_budget({index: measured.of(index, first[index]) for index in expected})
     slow = _over_time({i.index: _time(i, first, second) for i in kept if i.index not in over})
     for item in kept:
         reason = _TOO_LARGE if item.index in over else _TOO_SLOW if item.index in slow else None
@@ -369,9 +407,9 @@ _TOO_LARGE = "outcome too large for the task"
 _TOO_SLOW = "reference too slow for the task"
 
 
-def _over_budget(expected: Mapping[int, Outcome]) -> set[int]:
-    """The inputs to drop, largest outcome first, so the rest fit `TASK_EXPECTED_BYTES`."""
-    sizes = {index: len(json.dumps(outcome)) for index, outcome in expected.items()}
+def _over_budget(sizes: Mapping[int, int]) -> set[int]:
+    """The inputs to drop, largest expected outcome first (`sizes`: each one's JSON size), so
+    the rest fit `TASK_EXPECTED_BYTES`."""
     return _largest_first(sizes, TASK_EXPECTED_BYTES)
 
 

@@ -24,6 +24,7 @@ from replicate.gen.golden import (
     SLOW_S,
     WIDEN_SETTINGS,
     Golden,
+    Sizes,
     keep,
     leashed,
     run_resuming,
@@ -101,7 +102,8 @@ def search(
         return NOTHING
     slow_s = max(SLOW_S, 3 * reference.slowest_s)
     first, _, infra = run_resuming(jail, target, made, 1, settings=leashed(slow_s))
-    fine, _ = screen(made, first, slow_s)
+    sizes = Sizes()
+    fine, _ = screen(made, first, slow_s, sizes)
     if infra or not fine:
         return Search((), {}, {}, len(made))
     second, _, infra = run_resuming(
@@ -109,7 +111,9 @@ def search(
     )
     if infra:
         return Search((), {}, {}, len(made))
-    kept, expected, times = keep(target, fine, (first, second), Counter(), Counter(), slow_s)
+    kept, expected, times = keep(
+        target, fine, (first, second), Counter(), Counter(), slow_s, sizes=sizes
+    )
     broken = {i.index for i in renamed} - {i for i, o in expected.items() if _returned(o)}
     pairs = [(item, t) for item, t in zip(kept, times, strict=True) if item.index not in broken]
     expected = {i: o for i, o in expected.items() if i not in broken}

@@ -27,6 +27,7 @@ from replicate.grading.reward import (
     matches,
     normalise,
     score,
+    score_matches,
 )
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "run_spliced",
     "same_outcome",
     "score",
+    "score_matches",
     "size_problem",
     "stubbed_source",
     "with_repo_tests",

@@ -322,3 +322,44 @@ def test_an_input_whose_outcome_is_too_large_is_no_seed() -> None:
     endless = {"t": "list", "v": [_int(n) for n in range(BULKY_BYTES // 10)]}
     assert seed_of(_item(0, "traced"), small) is not None
     assert seed_of(_item(1, "traced"), _returned(endless, args_in=[_int(1)])) is None
+
+
+def _measured(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The length of every outcome's encoding `golden` makes to measure it, in order."""
+    seen: list[int] = []
+    size = golden._size
+
+    def counted(outcome: Any) -> int:
+        seen.append(size(outcome))
+        return seen[-1]
+
+    monkeypatch.setattr(golden, "_size", counted)
+    return seen
+
+
+def test_each_first_outcome_is_measured_once_for_screening_seeds_and_the_budget(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    traced = [_item(n, "traced") for n in range(3)]
+    made = [_item(n, "widened") for n in range(3, 7)]
+    big = {"t": "str", "v": "x" * (BULKY_BYTES + 10)}
+    first = {n: _returned(_int(n), t=0.001) for n in range(7)}
+    first[5] = _returned(big, t=0.001)  # a generated input too large to keep
+    target, slow = _target("function"), 0.1
+
+    def mint(sizes: golden.Sizes | None) -> tuple[object, ...]:
+        fine, drops = golden.screen(made, first, slow, sizes)
+        seeds = golden._seeds([*traced, *fine], first, sizes or golden.Sizes())
+        kept, expected, _ = keep(
+            target, [*traced, *fine], (first, first), Counter(), Counter(), slow, sizes=sizes
+        )
+        return [i.index for i in fine], drops, len(seeds), [i.index for i in kept], expected
+
+    shared = _measured(monkeypatch)
+    once = mint(golden.Sizes())
+    assert once[0] == [3, 4, 6] and once[3] == [0, 1, 2, 3, 4, 6]
+    assert len(shared) == 7  # every input's first outcome, once
+    # control: each stage measuring for itself encodes the kept outcomes three times over
+    alone = _measured(monkeypatch)
+    assert mint(None) == once
+    assert len(alone) == 4 + 6 + 6
