@@ -15,6 +15,7 @@ from pathlib import Path
 import git
 
 from replicate import confined
+from replicate.agents.workspace_git import write_repository
 from replicate.batch import LoadedTask
 from replicate.core import MAX_CANDIDATE_BYTES
 
@@ -37,11 +38,17 @@ def make_workspace(task: LoadedTask, dest: Path) -> Path:
     shutil.copytree(task.repo.tree, dest, symlinks=True, dirs_exist_ok=True)
     confined.write_bytes(dest, task.hidden.target.path, task.stubbed_source())
     confined.write_bytes(dest, PROMPT_NAME, task.prompt.encode("utf-8"))
+    if not write_repository(dest):  # the plain case, without three git processes
+        commit_with_git(dest)
+    return dest
+
+
+def commit_with_git(dest: Path) -> None:
+    """Make `dest` a repository with one commit of everything in it, by git itself."""
     repo = git.Repo.init(dest, initial_branch="main")
     with repo.git.custom_environment(**_IDENTITY):
         repo.git.add("-A", "--force")
         repo.git.commit("-q", "--no-verify", "--no-gpg-sign", "-m", "task workspace")
-    return dest
 
 
 @dataclass(frozen=True)
