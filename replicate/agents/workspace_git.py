@@ -3,9 +3,10 @@
 `git init`, `git add -A --force` and `git commit` cost three processes (~25 ms of CPU, ~32 ms of
 an attempt's wall time on the sample library), paid by every attempt of `replicate run`: for an
 agent that answers quickly, a third of its attempt.  The repository they make is a handful of
-files in git's own formats: loose objects (a blob per file, a tree per folder, the commit), the
+files in git's own formats: the objects (a blob per file, a tree per folder, the commit), the
 index (version 2, each entry with the file's stat data, so git finds the files clean without
-reading them), `HEAD` and `refs/heads/main`.  This module writes those.  The commit is the one
+reading them), `HEAD` and `refs/heads/main`.  This module writes those, the objects in one pack
+(git writes each as a file of its own, in a folder of its own).  The commit is the one
 git would make: the same author, committer, dates and message, so the same commit id (a test
 builds both and compares them, with `git status` and `git fsck` on ours).
 

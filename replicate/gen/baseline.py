@@ -192,8 +192,8 @@ def summarise(task: LoadedTask, outcomes: Mapping[str, Mapping[int, Outcome]]) -
     it (`visible_table`), best first.  The table's answers are the program's own on every input
     but the visible calls, so its matches are the program's there and, on those calls, what the
     expected outcome compared with itself gives: compared once per task, not once per program
-    (the tables' comparisons were half of scoring the degenerate programs, ~15% of the lock
-    time of a boltons gen)."""
+    (scoring the degenerate programs was ~7% of a boltons gen's time holding the interpreter
+    lock, the tables half of it)."""
     inputs, expected, settings = task.inputs, task.expected, task.hidden.grading
     visible = {i.index for i in inputs if _visible(i)}
     answered = {n: compare_outcome(expected[n], expected[n], settings) for n in visible}
