@@ -15,18 +15,15 @@ from pathlib import Path
 import git
 
 from replicate import confined
-from replicate.agents.workspace_git import write_repository
+from replicate.agents.workspace_git import DATE, EMAIL, MESSAGE, NAME, write_repository
 from replicate.batch import LoadedTask
 from replicate.core import MAX_CANDIDATE_BYTES
 
 PROMPT_NAME = "TASK.md"
-_IDENTITY = {
-    "GIT_AUTHOR_NAME": "replicate",
-    "GIT_AUTHOR_EMAIL": "replicate@localhost",
-    "GIT_COMMITTER_NAME": "replicate",
-    "GIT_COMMITTER_EMAIL": "replicate@localhost",
-    "GIT_AUTHOR_DATE": "2000-01-01T00:00:00+00:00",
-    "GIT_COMMITTER_DATE": "2000-01-01T00:00:00+00:00",
+_IDENTITY = {  # the commit `workspace_git` writes, when git makes it
+    f"GIT_{role}_{part}": value
+    for role in ("AUTHOR", "COMMITTER")
+    for part, value in (("NAME", NAME), ("EMAIL", EMAIL), ("DATE", DATE))
 }
 
 
@@ -48,7 +45,7 @@ def commit_with_git(dest: Path) -> None:
     repo = git.Repo.init(dest, initial_branch="main")
     with repo.git.custom_environment(**_IDENTITY):
         repo.git.add("-A", "--force")
-        repo.git.commit("-q", "--no-verify", "--no-gpg-sign", "-m", "task workspace")
+        repo.git.commit("-q", "--no-verify", "--no-gpg-sign", "-m", MESSAGE)
 
 
 @dataclass(frozen=True)

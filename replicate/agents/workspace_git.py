@@ -19,17 +19,21 @@ git itself.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import os
 import shutil
 import stat
 import struct
 import zlib
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-IDENTITY = "replicate <replicate@localhost> 946684800 +0000"  # 2000-01-01T00:00:00+00:00
-MESSAGE = b"task workspace\n"
+NAME, EMAIL = "replicate", "replicate@localhost"
+DATE = "946684800 +0000"  # 2000-01-01T00:00:00+00:00, in git's own form
+MESSAGE = "task workspace"
+IDENTITY = f"{NAME} <{EMAIL}> {DATE}"
 _CONFIG = (
     "[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = false\n"
     "\tlogallrefupdates = true\n"
@@ -66,7 +70,7 @@ def write_repository(folder: Path) -> bool:
             objects,
             b"commit",
             b"tree %s\nauthor %s\ncommitter %s\n\n%s"
-            % (tree.hex().encode(), IDENTITY.encode(), IDENTITY.encode(), MESSAGE),
+            % (tree.hex().encode(), IDENTITY.encode(), IDENTITY.encode(), MESSAGE.encode() + b"\n"),
         )
         _write_pack(git / "objects", objects)
         (git / "refs" / "heads").mkdir(parents=True, exist_ok=True)
@@ -88,13 +92,13 @@ def _files(folder: Path) -> Iterator[tuple[bytes, Path]]:
         base = Path(root)
         if base == folder and ".git" in dirs:
             dirs.remove(".git")
+        # a symlink to a folder is listed among the folders (and not walked into)
         for name in [*names, *(d for d in dirs if (base / d).is_symlink())]:
             full = base / name
             mode = full.lstat().st_mode
             if not (stat.S_ISREG(mode) or stat.S_ISLNK(mode)):
                 raise ValueError(f"not a file: {full}")
             yield os.fsencode(full.relative_to(folder).as_posix()), full
-        dirs[:] = [d for d in dirs if not (base / d).is_symlink()]
 
 
 def _unplain(rel: bytes) -> bool:
@@ -139,11 +143,9 @@ def _write_pack(folder: Path, objects: _Objects) -> None:
     body = b"".join(pack)
     checksum = hashlib.sha1(body, usedforsecurity=False).digest()
     names = sorted(places)
-    fanout = [0] * 256
-    for sha in names:
-        fanout[sha[0]] += 1
-    counts = [sum(fanout[: n + 1]) for n in range(256)]
-    index = b"\377tOc" + struct.pack(">I", 2) + struct.pack(">256I", *counts)
+    firsts = Counter(sha[0] for sha in names)
+    below = itertools.accumulate(firsts[byte] for byte in range(256))  # ids up to each byte
+    index = b"\377tOc" + struct.pack(">I", 2) + struct.pack(">256I", *below)
     index += b"".join(names)
     index += b"".join(struct.pack(">I", places[sha][1]) for sha in names)
     index += b"".join(struct.pack(">I", places[sha][0]) for sha in names)

@@ -226,7 +226,7 @@ def golden(
     made, sizes = _Generated(), Sizes()
     if budget is not None and traced:
         start = max(i.index for i in inputs) + 1
-        made = _generate(jail, target, traced, first, budget, (start, sizes), ctors)
+        made = _generate(jail, target, traced, first, budget, start, sizes, ctors)
         if made.infra:
             return Golden((), {}, 0, drops, 0.0, 0.0, made.infra)
         first = {**first, **made.outcomes}
@@ -279,14 +279,14 @@ def _generate(
     traced: Sequence[CallInput],
     first: Mapping[int, Outcome],
     budget: Budget,
-    at: tuple[int, Sizes],
+    start: int,
+    sizes: Sizes,
     ctors: Sequence[bytes] = (),
 ) -> _Generated:
-    """Generate inputs (indexed from `start`, their first outcomes measured into `sizes`: `at`)
-    from the traced calls and run the reference on them once (seed 1): first the traced method
-    calls on a `self` built from the other class calls in `ctors`, which then seed the widening
-    with the traced calls."""
-    start, sizes = at
+    """Generate inputs (indexed from `start`, their first outcomes measured into `sizes`) from
+    the traced calls and run the reference on them once (seed 1): first the traced method calls
+    on a `self` built from the other class calls in `ctors`, which then seed the widening with
+    the traced calls."""
     slow_s = SLOW_FIRST_RUN * _slow_limit(traced, first, first)
     others = other_selves(traced, ctors, start, budget.built_selves(budget.widened))
     outcomes, _, infra = run_resuming(jail, target, others, 1, settings=leashed(slow_s))
