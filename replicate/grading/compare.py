@@ -18,13 +18,20 @@ not even themselves.
 from __future__ import annotations
 
 import functools
-import json
 import marshal
 import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from replicate.core import GradingSettings
+from replicate.grading.exact import (
+    Held,
+    canonical,
+    same_objects,
+    same_outcome,
+    text_leaves,
+    without_time,
+)
 from replicate.grading.mismatch import Mismatch, shown, shown_raise
 from replicate.jail import PROBE, PROBED
 from replicate.values import UNVERIFIED, render, render_call, render_outcome
@@ -104,28 +111,16 @@ def _mismatch(kind: str, found: tuple[_Path, Any, Any]) -> Mismatch:
     return Mismatch(kind, _path_text(path), shown(render, e_node), shown(render, g_node))
 
 
-def same_outcome(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
-    """Exact canonical equality of two outcomes, ignoring the call's duration `t`.
-
-    Equal `marshal` bytes (types kept: 1, 1.0 and True differ) mean equal canonical JSON, and
-    cost a sixth of it; unequal ones (keys in another order, say) are settled canonically."""
-    a_, b_ = _untimed(a), _untimed(b)
-    try:
-        if marshal.dumps(a_, 2) == marshal.dumps(b_, 2):
-            return True
-    except ValueError:  # not a decoded frame's value: the canonical form decides
-        pass
-    return _canonical(a_) == _canonical(b_)
-
-
 def _same_gradable(expected: Mapping[str, Any], got: Mapping[str, Any]) -> bool:
     """Whether `got` equals `expected` (the call's duration aside), `expected` matches itself
     and holds text only at its leaves: then the two match.  With text leaves, ``==`` is exact
     (no 1 == 1.0 == True: a string equals only a string), and the comparison is reflexive on
     an outcome that matches itself under any settings (tolerances and messages take a value
     as equal to itself); most of a good candidate's outcomes are the reference's own."""
-    untimed = _untimed(expected)
-    if _untimed(got) != untimed:  # first: most unequal ones differ at once
+    untimed = without_time(expected)
+    if same_objects(untimed, got):  # read from the same text (replicate.jail.known_outcomes)
+        return _gradable_held(Held(tuple(untimed.items())))
+    if without_time(got) != untimed:  # first: most unequal ones differ at once
         return False
     try:
         key = marshal.dumps(untimed, 2)  # a task's outcomes keep their key order
@@ -134,29 +129,20 @@ def _same_gradable(expected: Mapping[str, Any], got: Mapping[str, Any]) -> bool:
     return _text_and_gradable(key)
 
 
-def _untimed(outcome: Mapping[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in outcome.items() if k != "t"}
+@functools.lru_cache(maxsize=1 << 12)
+def _gradable_held(held: Held) -> bool:
+    try:
+        return _text_and_gradable(marshal.dumps(dict(held.items), 2))
+    except ValueError:
+        return False
 
 
 @functools.lru_cache(maxsize=1 << 14)
 def _text_and_gradable(data: bytes) -> bool:
     outcome = marshal.loads(data)
-    if type(outcome) is not dict or not _text_leaves(outcome):
+    if type(outcome) is not dict or not text_leaves(outcome):
         return False
     return _walk(outcome, outcome, GradingSettings()) is None
-
-
-def _text_leaves(node: Any) -> bool:
-    stack = [node]
-    while stack:
-        item = stack.pop()
-        if type(item) is dict:
-            stack += item.values()
-        elif type(item) is list:
-            stack += item
-        elif type(item) is not str and item is not None:
-            return False
-    return True
 
 
 def is_gradable(outcome: Mapping[str, Any], settings: GradingSettings) -> bool:
@@ -167,16 +153,12 @@ def is_gradable(outcome: Mapping[str, Any], settings: GradingSettings) -> bool:
     return _walk(outcome, outcome, settings) is None
 
 
-def _canonical(node: Any) -> str:
-    return json.dumps(node, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-
-
 def _same_exception(expected: Any, got: Any, settings: GradingSettings) -> bool:
     if not isinstance(expected, Mapping) or not isinstance(got, Mapping):
         return False
     if not _same_name(expected.get("type"), got.get("type")):
         return False
-    return not settings.compare_exception_message or _canonical(expected.get("msg")) == _canonical(
+    return not settings.compare_exception_message or canonical(expected.get("msg")) == canonical(
         got.get("msg")
     )
 
@@ -234,7 +216,7 @@ _WHOLE = object()  # marks a difference best shown on the enclosing node
 
 def _eq(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     # most leaves hold a scalar's text, equal exactly when its JSON is
-    same = (type(g) is str and e == g) if type(e) is str else _canonical(e) == _canonical(g)
+    same = (type(g) is str and e == g) if type(e) is str else canonical(e) == canonical(g)
     return None if same else (path, _WHOLE, None)
 
 
@@ -281,7 +263,7 @@ def _node(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) ->
 def _nodes(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     if type(g) is not list or type(e) is not list:
         return path, _WHOLE, None
-    if _equal_text_leaves(e, e, g, depth):
+    if _equaltext_leaves(e, e, g, depth):
         return None  # what the loop below finds, faster
     for n, (e_item, g_item) in enumerate(zip(e, g, strict=False)):
         found = _diff(e_item, g_item, (path, "[]", n), settings, depth)
@@ -327,7 +309,7 @@ def _key_of(node: Any) -> tuple[str, str] | str:
         tag, text = node.get("t"), node.get("v")
         if type(tag) is str and type(text) is str:
             return tag, text
-    return _canonical(node)
+    return canonical(node)
 
 
 def _are_pairs(value: Any) -> bool:
@@ -337,7 +319,7 @@ def _are_pairs(value: Any) -> bool:
 def _fields(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
     if type(g) is not dict or set(g) != set(e):
         return path, _WHOLE, None
-    if type(e) is dict and _equal_text_leaves(e.values(), e, g, depth):
+    if type(e) is dict and _equaltext_leaves(e.values(), e, g, depth):
         return None  # what the loop below finds, faster
     for name, e_value in e.items():
         found = _diff(e_value, g[name], (path, ".", name), settings, depth)
@@ -418,7 +400,7 @@ _SPEC: dict[str, Sequence[tuple[str, str]]] = {
 _TEXT_TAGS = frozenset(tag for tag, spec in _SPEC.items() if spec == _V_EQ)
 
 
-def _equal_text_leaves(nodes: Iterable[Any], e: Any, g: Any, depth: int) -> bool:
+def _equaltext_leaves(nodes: Iterable[Any], e: Any, g: Any, depth: int) -> bool:
     """Whether `nodes` (the children of `e`, a list or an object's fields) are all text leaves
     and `g` equals `e` as decoded JSON: `_diff` would find each child equal to its own."""
     return depth <= _MAX_DEPTH and all(map(_is_text_leaf, nodes)) and e == g

@@ -11,7 +11,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from replicate.core.records import GradingSettings
-from replicate.grading import compare
+from replicate.grading import compare, exact
 from replicate.grading.compare import compare_outcome
 from replicate.jail.runner.encoding import encode
 
@@ -63,3 +63,27 @@ def test_the_fast_path_answers_as_the_full_walk(a: Any, b: Any) -> None:
     for other in (got, copy.deepcopy(expected)):
         walked = compare._walk(expected, other, SETTINGS)
         assert (compare_outcome(expected, other, SETTINGS) is None) == (walked is None)
+
+
+def test_outcomes_read_from_one_text_share_their_values_and_take_the_identity_path() -> None:
+    expected = _returned(encode({"a": [1, "x"]}))
+    shared = {k: v for k, v in expected.items() if k != "t"} | {"t": 0.9}  # as KnownOutcomes
+    assert exact.same_objects(exact.without_time(expected), shared)
+    assert compare_outcome(expected, shared, SETTINGS) is None
+    assert exact.same_outcome(expected, shared)
+    opaque = _returned({"t": "opaque", "v": "<object at 0x1>"})
+    shared_opaque = {**opaque, "t": 0.4}
+    assert exact.same_objects(exact.without_time(opaque), shared_opaque)  # the control
+    assert compare_outcome(opaque, shared_opaque, SETTINGS) is not None  # still never matches
+    extra = {**expected, "args_in": []}  # one key more: not the same outcome
+    assert not exact.same_objects(exact.without_time(expected), extra)
+
+
+@settings(max_examples=200, deadline=None)
+@given(VALUES)
+def test_the_identity_path_answers_as_the_full_walk(a: Any) -> None:
+    expected = _returned(encode(a))
+    shared = {**expected, "t": 0.7}
+    walked = compare._walk(expected, copy.deepcopy(expected), SETTINGS)
+    assert (compare_outcome(expected, shared, SETTINGS) is None) == (walked is None)
+    assert exact.same_outcome(expected, shared)
