@@ -24,7 +24,7 @@ from replicate.gen.publish import NotStarted, Publisher
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
 from replicate.gen.target import TOO_FEW, Dropped, Minted, mint_target
 from replicate.harvest import HarvestResult, harvest_detail, run_harvest
-from replicate.jail import Jail, Sandbox, WorkerSessions, get_sandbox
+from replicate.jail import KNOWN_OUTCOMES, Jail, Sandbox, WorkerSessions, get_sandbox
 
 PYTEST_FALLBACKS = ("pytest<9", "pytest<8", "pytest<7")
 T = TypeVar("T")
@@ -82,7 +82,7 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     # our own programs' runs; as many files' sessions kept unused as targets are at work
     sessions = Jail(prepared.context, sandbox).worker_sessions(_running(options))
     work = _Work(prepared, harvest, sandbox, options, known, deadline, sessions)
-    with closing(audit):
+    with closing(audit), KNOWN_OUTCOMES.while_minting():
         try:
             not_started = _mint_all(work, traced, publish, show)
         finally:

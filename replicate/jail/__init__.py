@@ -16,6 +16,7 @@ from replicate.jail.candidates import CandidateSessions, idle_sessions
 from replicate.jail.context import context_for
 from replicate.jail.frames import is_result
 from replicate.jail.jail import Jail
+from replicate.jail.known_outcomes import KNOWN as KNOWN_OUTCOMES
 from replicate.jail.sandbox import get_sandbox, sandbox_names
 from replicate.jail.sandbox.base import (
     Limits,
@@ -34,6 +35,7 @@ from replicate.jail.wire import CTOR_RECIPE_TAG, PROBE, PROBED, RECIPE_TAG
 __all__ = [
     "CTOR_RECIPE_TAG",
     "JAIL_ENV",
+    "KNOWN_OUTCOMES",
     "PROBE",
     "PROBED",
     "RECIPE_TAG",

@@ -17,22 +17,26 @@ re-grade's outcomes of that input are read as the expected one's very values, an
 
 The outcomes handed out share their nested values (lists, dicts) with each other and with the
 first frame decoded from the same text: nothing on the trusted side changes an outcome once read
-(`audit` checks that on whatever is kept).  The table holds at most `BUDGET_BYTES` of text, the
-oldest text leaving first; an outcome text longer than `MAX_TEXT_BYTES` is never kept.
+(`audit` checks that on whatever is kept).  The table holds at most `BUDGET_BYTES` of text (8
+times that while a gen is at work: `while_minting`), the oldest text leaving first; an outcome
+text longer than `MAX_TEXT_BYTES` is never kept.  Decoded, a text takes ~10 times its size.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import marshal
 import re
 import threading
 from collections import OrderedDict
+from collections.abc import Iterator
 from typing import Any, cast
 
 from replicate.jail import wire
 
-BUDGET_BYTES = 8 << 20
+BUDGET_BYTES = 1 << 20  # a grader's (run, serve, reward functions): a candidate's re-run repeats
+MINTING_BUDGET_BYTES = 8 << 20  # gen's: the mutants and the re-grade repeat the reference's texts
 MAX_TEXT_BYTES = 1 << 20
 
 _NUMBER = rb"-?(?:0|[1-9][0-9]*)(?:\.[0-9]+)?(?:[eE][-+]?[0-9]+)?"
@@ -55,7 +59,8 @@ class KnownOutcomes:
     """Outcome texts decoded before, with their outcomes less ``t`` (see the module docstring)."""
 
     def __init__(self, budget_bytes: int = BUDGET_BYTES) -> None:
-        self.budget = budget_bytes
+        self.budget = self.usual = budget_bytes
+        self.minting = 0  # gens at work in this process, each keeping `MINTING_BUDGET_BYTES`
         self.size = 0
         self.untimed: OrderedDict[bytes, dict[str, Any]] = OrderedDict()  # oldest first
         self.lock = threading.Lock()
@@ -85,6 +90,22 @@ class KnownOutcomes:
             text = _RUNNERS_JSON(plain).encode("ascii")
             self._keep(text[:-1], plain)  # "{...}" less its "}", as the pattern takes it
 
+    @contextlib.contextmanager
+    def while_minting(self) -> Iterator[None]:
+        """Keep `MINTING_BUDGET_BYTES` of text inside (a gen), the usual budget once no gen of
+        this process is at work (the texts past it leave then)."""
+        with self.lock:
+            self.minting += 1
+            self.budget = max(self.usual, MINTING_BUDGET_BYTES)
+        try:
+            yield
+        finally:
+            with self.lock:
+                self.minting -= 1
+                if not self.minting:
+                    self.budget = self.usual
+                    self._trim()
+
     def _keep(self, text: bytes, untimed: dict[str, Any]) -> None:
         if len(text) > MAX_TEXT_BYTES:
             return
@@ -93,8 +114,11 @@ class KnownOutcomes:
                 return
             self.untimed[text] = untimed
             self.size += len(text)
-            while self.size > self.budget:  # not `next(iter(dict))`: slower with each removal
-                self.size -= len(self.untimed.popitem(last=False)[0])
+            self._trim()
+
+    def _trim(self) -> None:
+        while self.size > self.budget:  # not `next(iter(dict))`: slower with each removal
+            self.size -= len(self.untimed.popitem(last=False)[0])
 
     def audit(self) -> list[bytes]:
         """The kept texts whose outcome no longer decodes from them: something changed an

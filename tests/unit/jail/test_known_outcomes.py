@@ -112,3 +112,18 @@ def test_reading_gives_what_decoding_gives(lines: list[tuple[int, Any, float, in
         assert _read(known, line) == _decoded(line)
         for _ in range(2):  # read by the channel's own reader, learnt the first time
             assert frames.read_frame(line, PREFIX) == _decoded(line)
+
+
+def test_a_gen_keeps_more_while_it_mints_and_the_usual_budget_after() -> None:
+    known = KnownOutcomes(budget_bytes=200)
+    lines = [_line(0, {"status": "returned", "value": {"t": "str", "v": str(n) * 40}}, 0.1)
+             for n in range(8)]  # fmt: skip
+    with known.while_minting():
+        with known.while_minting():  # two gens of one process (threads)
+            for line in lines:
+                _read(known, line)
+        assert known.size > 200  # all kept: the first gen still mints
+        assert known.frame(lines[0], len(PREFIX)) is not None
+    assert known.size <= 200 and known.budget == 200
+    assert known.frame(lines[-1], len(PREFIX)) is not None
+    assert known.frame(lines[0], len(PREFIX)) is None
