@@ -116,8 +116,15 @@ class KnownOutcomes:
             self.size += len(text)
             self._trim()
 
+    def clear(self) -> None:
+        """Forget every text."""
+        with self.lock:
+            self.untimed.clear()
+            self.size = 0
+
     def _trim(self) -> None:
-        while self.size > self.budget:  # not `next(iter(dict))`: slower with each removal
+        # popitem, not `next(iter(dict))`, which gets slower with each removal
+        while self.size > self.budget and self.untimed:
             self.size -= len(self.untimed.popitem(last=False)[0])
 
     def audit(self) -> list[bytes]:

@@ -29,11 +29,11 @@ def test_a_run_without_the_inputs_shown_reads_the_golden_runs_texts(
 
     with monkeypatch.context() as patched:  # the control: golden texts alone teach nothing
         patched.setattr(known_outcomes, "_SHOWN", frozenset())
-        KNOWN.untimed.clear()
+        KNOWN.clear()
         golden = run(True)
         plain = run(False)
         assert not any(plain[i]["value"] is golden[i]["value"] for i in golden)
-    KNOWN.untimed.clear()
+    KNOWN.clear()
     golden = run(True)
     assert all("args_in" in outcome for outcome in golden.values())
     again = run(False)

@@ -127,3 +127,12 @@ def test_a_gen_keeps_more_while_it_mints_and_the_usual_budget_after() -> None:
     assert known.size <= 200 and known.budget == 200
     assert known.frame(lines[-1], len(PREFIX)) is not None
     assert known.frame(lines[0], len(PREFIX)) is None
+
+
+def test_clearing_forgets_every_text_and_its_size() -> None:
+    known = KnownOutcomes(budget_bytes=200)
+    _read(known, _line(0, OUTCOME, 0.5))
+    known.clear()
+    assert known.size == 0 and known.frame(_line(0, OUTCOME, 0.5), len(PREFIX)) is None
+    _read(known, _line(0, OUTCOME, 0.5))  # learnt again, not trimmed away at once
+    assert known.frame(_line(0, OUTCOME, 0.5), len(PREFIX)) is not None
