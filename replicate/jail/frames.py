@@ -65,19 +65,16 @@ def read_frame(line: bytes, prefix: bytes) -> wire.Frame | None:
     frame only in name until `collect_frames` has checked its shape."""
     if not line.startswith(prefix):
         return None
-    known = KNOWN.frame(line, len(prefix))
-    if known is not None:
-        return known
+    return KNOWN.read(line, len(prefix), lambda: _decoded(line, len(prefix)))
+
+
+def _decoded(line: bytes, start: int) -> wire.Frame | None:
     try:
-        text = line[len(prefix) :].decode("utf-8").strip(_JSON_SPACE)
+        text = line[start:].decode("utf-8").strip(_JSON_SPACE)
         frame, end = _SCAN(text, 0)  # json.loads without its Python-level wrapping (a third
     except (UnicodeDecodeError, ValueError, RecursionError, StopIteration):  # of a grade's parse)
         return None
-    if type(frame) is not dict or end != len(text):
-        return None
-    if frame.get("event") == wire.RESULT:
-        KNOWN.learn(line, len(prefix), cast("wire.Frame", frame))
-    return cast("wire.Frame", frame)
+    return cast("wire.Frame", frame) if type(frame) is dict and end == len(text) else None
 
 
 _SCAN: Callable[[str, int], tuple[Any, int]] = json.JSONDecoder().scan_once  # type: ignore[attr-defined]

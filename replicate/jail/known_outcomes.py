@@ -30,7 +30,7 @@ import marshal
 import re
 import threading
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, cast
 
 from replicate.jail import wire
@@ -59,31 +59,52 @@ class KnownOutcomes:
     """Outcome texts decoded before, with their outcomes less ``t`` (see the module docstring)."""
 
     def __init__(self, budget_bytes: int = BUDGET_BYTES) -> None:
-        self.budget = self.usual = budget_bytes
+        self.usual = budget_bytes
         self.minting = 0  # gens at work in this process, each keeping `MINTING_BUDGET_BYTES`
         self.size = 0
         self.untimed: OrderedDict[bytes, dict[str, Any]] = OrderedDict()  # oldest first
         self.lock = threading.Lock()
 
+    @property
+    def budget(self) -> int:
+        """The text kept at most: more while a gen of this process is at work."""
+        return max(self.usual, MINTING_BUDGET_BYTES) if self.minting else self.usual
+
+    def read(
+        self, line: bytes, start: int, decode: Callable[[], wire.Frame | None]
+    ) -> wire.Frame | None:
+        """The frame `line[start:]` holds: from its known text, else `decode()`'s, learnt."""
+        parts = _RESULT.fullmatch(line, start)
+        known = None if parts is None else self._known(parts)
+        if known is not None:
+            return known
+        frame = decode()
+        if parts is not None and frame is not None:
+            self._learn(parts, frame)
+        return frame
+
     def frame(self, line: bytes, start: int) -> wire.Frame | None:
         """The result frame `line[start:]` holds when its outcome text is known, else None."""
         parts = _RESULT.fullmatch(line, start)
-        if parts is None:
-            return None
+        return None if parts is None else self._known(parts)
+
+    def learn(self, line: bytes, start: int, frame: wire.Frame) -> None:
+        """Keep the outcome of `frame`, just decoded from `line[start:]`, by its text."""
+        parts = _RESULT.fullmatch(line, start)
+        if parts is not None:
+            self._learn(parts, frame)
+
+    def _known(self, parts: re.Match[bytes]) -> wire.Frame | None:
         untimed = self.untimed.get(parts.group(2))
         if untimed is None:
             return None
         outcome = cast("wire.Outcome", {**untimed, "t": _number(parts.group(3))})
         return {"event": wire.RESULT, "i": int(parts.group(1)), "outcome": outcome}
 
-    def learn(self, line: bytes, start: int, frame: wire.Frame) -> None:
-        """Keep the outcome of `frame`, just decoded from `line[start:]`, by its text."""
+    def _learn(self, parts: re.Match[bytes], frame: wire.Frame) -> None:
         outcome: Any = frame.get("outcome")
         if type(outcome) is not dict or not outcome or next(reversed(outcome)) != "t":
             return  # {**untimed, "t": ...} would not be what decoding gives
-        parts = _RESULT.fullmatch(line, start)
-        if parts is None:
-            return
         self._keep(parts.group(2), {k: v for k, v in outcome.items() if k != "t"})
         if not _SHOWN.isdisjoint(outcome):  # also as a run without them writes it
             plain = {k: v for k, v in outcome.items() if k not in _SHOWN and k != "t"}
@@ -96,15 +117,12 @@ class KnownOutcomes:
         this process is at work (the texts past it leave then)."""
         with self.lock:
             self.minting += 1
-            self.budget = max(self.usual, MINTING_BUDGET_BYTES)
         try:
             yield
         finally:
             with self.lock:
                 self.minting -= 1
-                if not self.minting:
-                    self.budget = self.usual
-                    self._trim()
+                self._trim()
 
     def _keep(self, text: bytes, untimed: dict[str, Any]) -> None:
         if len(text) > MAX_TEXT_BYTES:
