@@ -6,8 +6,8 @@ from __future__ import annotations
 import argparse
 
 from replicate.batch import parse_bands
+from replicate.cli import numbers
 from replicate.core import BANDS, Band
-from replicate.errors import ReplicateError
 
 
 def add_difficulty_arguments(p: argparse.ArgumentParser) -> None:
@@ -20,7 +20,7 @@ def add_difficulty_arguments(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--max-solve-rate",
-        type=float,
+        type=numbers.rate,
         metavar="X",
         help="only tasks whose recorded solve rate is at most X (see `report --write-solve-rate`)",
     )
@@ -28,7 +28,4 @@ def add_difficulty_arguments(p: argparse.ArgumentParser) -> None:
 
 def difficulty_filters(args: argparse.Namespace) -> tuple[tuple[Band, ...], float | None]:
     """The bands and the solve-rate bound asked for (one-line errors)."""
-    bound: float | None = args.max_solve_rate
-    if bound is not None and not 0.0 <= bound <= 1.0:
-        raise ReplicateError(f"--max-solve-rate is between 0 and 1, not {bound}")
-    return parse_bands(args.difficulty), bound
+    return parse_bands(args.difficulty), args.max_solve_rate

@@ -10,6 +10,7 @@ from typing import Any
 from rich.table import Table
 
 from replicate.batch import Batch, choose
+from replicate.cli import numbers
 from replicate.cli.console import err_console
 from replicate.cli.difficulty import add_difficulty_arguments, difficulty_filters
 from replicate.errors import ReplicateError
@@ -30,7 +31,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--out", required=True, type=Path, help=OUT_HELP)
     p.add_argument("--task", action="append", default=[], help="task id or symbol (repeatable)")
-    p.add_argument("--limit", type=int, default=None, help="at most N tasks")
+    p.add_argument("--limit", type=numbers.count, default=None, help="at most N tasks")
     add_difficulty_arguments(p)
     p.add_argument("--split", default="train", help="split name recorded in each row")
     p.add_argument("--build-images", action="store_true", help=BUILD_HELP)
@@ -43,8 +44,6 @@ def handle(args: argparse.Namespace) -> int:
     chosen = exporter(args.format)  # an unknown format fails before the batch is read
     if args.build_images and args.format != "harbor":
         raise ReplicateError("--build-images applies to --format harbor only")
-    if args.limit is not None and args.limit < 1:
-        raise ReplicateError(f"--limit must be at least 1 (got {args.limit})")
     bands, bound = difficulty_filters(args)
     batch = Batch.open(args.tasks, verify=not args.no_verify)
     task_ids = choose(batch, args.task, args.limit, bands, bound)

@@ -10,7 +10,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
-from replicate.cli import gen_many
+from replicate.cli import gen_many, numbers
 from replicate.cli.console import err_console
 from replicate.cli.progress import progress_display
 from replicate.cli.run import default_workers as usable_cores
@@ -42,11 +42,11 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--commit", help="revision to pin (default: HEAD)")
     p.add_argument("--out", required=True, type=Path, help="task batch directory to write")
-    p.add_argument("--limit", type=int, help="mint at most N tasks")
+    p.add_argument("--limit", type=numbers.count, help="mint at most N tasks")
     p.add_argument("--sandbox", default="local", choices=sandbox_names())
     p.add_argument(
         "--workers",
-        type=int,
+        type=numbers.count,
         default=default_workers(),
         help="targets minted at once (default: twice the cores)",
     )
@@ -55,7 +55,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--min-kill-rate",
-        type=_rate,
+        type=numbers.rate,
         default=DEFAULT_MIN_KILL_RATE,
         metavar="RATE",
         help="mutants of each reference are graded, the kill rate recorded, inputs that kill "
@@ -69,7 +69,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--budget",
-        type=_seconds,
+        type=numbers.seconds,
         metavar="SECONDS",
         help="stop starting targets SECONDS after gen started, finish those at work and write "
         "the batch; running gen again without it mints the rest",
@@ -89,7 +89,7 @@ def register(sub: Any) -> None:
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.add_argument(
         "--repo-budget",
-        type=_seconds,
+        type=numbers.seconds,
         metavar="SECONDS",
         help="with --repos: stop a repository's minting after SECONDS and record it as failed",
     )
@@ -156,25 +156,3 @@ def _print_summary(report: GenReport) -> None:
     for note in funnel.setup_notes:
         console.print(f"note: {escape(note)}")
     console.print(f"{len(report.task_ids)} tasks written to {report.out}")
-
-
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not value > 0:
-        raise argparse.ArgumentTypeError(
-            f"a time budget is a number of seconds above 0, not {text!r}"
-        )
-    return value
-
-
-def _rate(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0.0 <= value <= 1.0:
-        raise argparse.ArgumentTypeError(f"a kill rate is a number from 0 to 1, not {text!r}")
-    return value

@@ -10,6 +10,7 @@ from typing import Any
 from rich.markup import escape
 from rich.table import Table
 
+from replicate.cli import numbers
 from replicate.cli.console import err_console
 from replicate.cli.executors import add_executor_arguments
 from replicate.cli.progress import progress_display
@@ -22,7 +23,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     add_executor_arguments(p, "with --repos: where repositories are minted")
     p.add_argument(
         "--jobs",
-        type=int,
+        type=numbers.count,
         default=1,
         help="with --repos and --executor local: repositories minted at once (default 1)",
     )

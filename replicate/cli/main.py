@@ -8,6 +8,7 @@ import os
 import sys
 import traceback
 from collections.abc import Sequence
+from typing import NoReturn
 
 from rich.markup import escape
 
@@ -21,8 +22,16 @@ from replicate.jail import sweep_cgroups
 SUBCOMMANDS = (gen, explain, run, grade, validate, export, serve, report)
 
 
+class _Parser(argparse.ArgumentParser):
+    """argparse, each of its errors one line, as every other error of the command is (the usage
+    it would print is a `--help` away)."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"error: {_one_line(message)} (see `{self.prog} --help`)\n")
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="replicate",
         description="Turn real software into replication-training tasks and grade coding agents.",
     )

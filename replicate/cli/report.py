@@ -37,6 +37,9 @@ def register(sub: Any) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
+    for run_dir in (args.run_dir, args.compare):
+        if run_dir is not None and not run_dir.is_dir():
+            raise ReplicateError(f"no such run directory: {run_dir}")
     out: Path = args.out or args.run_dir / DEFAULT_NAME
     if out.is_dir():
         raise ReplicateError(f"--out {out} is a directory; name an HTML file")

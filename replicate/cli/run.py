@@ -23,6 +23,7 @@ from replicate.agents import (
     is_builtin,
     parse_allow_hosts,
 )
+from replicate.cli import numbers
 from replicate.cli.console import err_console
 from replicate.cli.difficulty import add_difficulty_arguments, difficulty_filters
 from replicate.cli.executors import add_executor_arguments
@@ -53,19 +54,25 @@ def register(sub: Any) -> None:
     p.add_argument("--out", required=True, type=Path, help="run directory (re-run to resume)")
     p.add_argument(
         "--workers",
-        type=int,
+        type=numbers.count,
         default=default_workers(),
         help="attempts at once (default: the cores this process may use)",
     )
     p.add_argument(
-        "--samples", type=int, default=1, metavar="K", help="attempts per task (pass@k, k <= K)"
+        "--samples",
+        type=numbers.count,
+        default=1,
+        metavar="K",
+        help="attempts per task (pass@k, k <= K)",
     )
     _model_arguments(p)
     p.add_argument("--sandbox", default="local", choices=sandbox_names())
-    p.add_argument("--timeout", type=float, default=DEFAULT_AGENT_TIMEOUT_S, help="agent seconds")
+    p.add_argument(
+        "--timeout", type=numbers.seconds, default=DEFAULT_AGENT_TIMEOUT_S, help="agent seconds"
+    )
     p.add_argument(
         "--disk-quota-mb",
-        type=int,
+        type=numbers.amount,
         default=DEFAULT_DISK_QUOTA_MB,
         metavar="MB",
         help=f"total size of each workspace (default {DEFAULT_DISK_QUOTA_MB}; 0: no cap)",
@@ -80,7 +87,7 @@ def register(sub: Any) -> None:
         help="let the agent reach this host (any port) or host:port through a proxy (repeatable)",
     )
     p.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
-    p.add_argument("--limit", type=int, help="only the first N tasks")
+    p.add_argument("--limit", type=numbers.count, help="only the first N tasks")
     add_difficulty_arguments(p)
     p.add_argument("--keep-workspaces", action="store_true", help="keep workspaces in RUN_DIR")
     p.add_argument("--repo-tests", action="store_true", help=REPO_TESTS_HELP)
@@ -114,8 +121,10 @@ def _model_arguments(p: argparse.ArgumentParser) -> None:
         metavar="VAR",
         help=f"the variable holding the API key (default {DEFAULT_KEY_ENV})",
     )
-    p.add_argument("--max-steps", type=int, default=DEFAULT_MAX_STEPS, help="model calls")
-    p.add_argument("--max-tokens", type=int, default=DEFAULT_MAX_TOKENS, help="tokens per attempt")
+    p.add_argument("--max-steps", type=numbers.count, default=DEFAULT_MAX_STEPS, help="model calls")
+    p.add_argument(
+        "--max-tokens", type=numbers.count, default=DEFAULT_MAX_TOKENS, help="tokens per attempt"
+    )
 
 
 def _model_config(args: argparse.Namespace) -> ModelConfig | None:
@@ -167,12 +176,6 @@ def _allow_hosts(values: list[str], sandbox: Sandbox, *, host_side: bool) -> tup
 
 
 def handle(args: argparse.Namespace) -> int:
-    if args.disk_quota_mb < 0:
-        raise ReplicateError(f"--disk-quota-mb is 0 (no cap) or more, not {args.disk_quota_mb}")
-    if args.samples < 1:
-        raise ReplicateError(f"--samples is 1 or more, not {args.samples}")
-    if args.workers < 1:
-        raise ReplicateError(f"--workers is 1 or more, not {args.workers}")
     bands, bound = difficulty_filters(args)
     model = _model_config(args)
     sandbox = get_sandbox(args.sandbox)

@@ -5,9 +5,11 @@ from __future__ import annotations
 import argparse
 import ipaddress
 import os
+import socket
 from pathlib import Path
 from typing import Any
 
+from replicate.cli import numbers
 from replicate.cli.console import err_console
 from replicate.errors import ReplicateError
 from replicate.jail import sandbox_names
@@ -24,10 +26,16 @@ def register(sub: Any) -> None:
     )
     p.add_argument("--tasks", required=True, type=Path, help="task batch directory")
     p.add_argument("--host", default="127.0.0.1", help="address to listen on (default loopback)")
-    p.add_argument("--port", type=int, default=8000)
-    p.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="grades at once")
-    p.add_argument("--queue", type=int, default=64, help="grades that may wait; then 503")
-    p.add_argument("--max-body-mb", type=float, default=16.0, help="largest request body")
+    p.add_argument("--port", type=numbers.port, default=8000)
+    p.add_argument(
+        "--workers", type=numbers.count, default=os.cpu_count() or 1, help="grades at once"
+    )
+    p.add_argument(
+        "--queue", type=numbers.amount, default=64, help="grades that may wait; then 503"
+    )
+    p.add_argument(
+        "--max-body-mb", type=numbers.positive, default=16.0, help="largest request body"
+    )
     p.add_argument("--token", default=None, help=f"require 'Authorization: Bearer T' ({TOKEN_ENV})")
     p.add_argument("--sandbox", default="local", choices=sandbox_names())
     p.add_argument("--cold", action="store_true", help="start each jail on demand (no warm pool)")
@@ -53,14 +61,30 @@ def exposure_warning(host: str, token: str | None) -> str | None:
     )
 
 
+def can_listen(host: str, port: int) -> None:
+    """A one-line error now where the address cannot be listened on (taken, not this machine's,
+    not a name), rather than uvicorn's log line once the grader has started its jails.  Bound
+    as uvicorn binds (address reuse on), then let go."""
+    try:
+        found = socket.getaddrinfo(host, port, type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (socket.gaierror, UnicodeError) as exc:
+        raise ReplicateError(f"cannot listen on {host}:{port}: {exc}") from None
+    family, kind, proto, _, address = found[0]
+    with socket.socket(family, kind, proto) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind(address)
+        except OSError as exc:
+            raise ReplicateError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
 def handle(args: argparse.Namespace) -> int:
     import uvicorn
 
     from replicate.integrations import Grader
     from replicate.serve import ServeSettings, create_app
 
-    if args.workers < 1 or args.queue < 0 or args.max_body_mb <= 0:
-        raise ReplicateError("--workers must be >= 1, --queue >= 0 and --max-body-mb > 0")
+    can_listen(args.host, args.port)
     token = args.token or os.environ.get(TOKEN_ENV) or None
     warning = exposure_warning(args.host, token)
     if warning:

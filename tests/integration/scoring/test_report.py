@@ -119,6 +119,10 @@ def test_the_cli_writes_the_page_and_refuses_a_folder_without_rows(
     assert main(["report", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("error:") and "no results.jsonl" in err and "\n" not in err
+    for missing in (["report", str(tmp_path / "gone")], ["report", str(run_dir), "--compare", "x"]):
+        assert main(missing) == 2
+        err = capsys.readouterr().err.strip()
+        assert err.startswith("error: no such run directory:") and "\n" not in err
 
 
 def test_solve_rates_written_back_and_chosen_by(

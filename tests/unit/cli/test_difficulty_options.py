@@ -25,14 +25,6 @@ def test_an_unknown_band_is_a_one_line_error(
     assert err == "error: unknown difficulty 'extreme'; choose from easy, medium, hard"
 
 
-def test_a_solve_rate_bound_outside_0_to_1_is_a_one_line_error(
-    capsys: pytest.CaptureFixture[str],
-) -> None:
-    code = main(["export", "--tasks", "t", "--out", "o", "--max-solve-rate", "1.5"])
-    err = capsys.readouterr().err.strip()
-    assert code == 2 and err == "error: --max-solve-rate is between 0 and 1, not 1.5"
-
-
 def test_a_band_name_is_not_a_prefix() -> None:
     with pytest.raises(ReplicateError):
         parse_bands(["har"])

@@ -22,9 +22,14 @@ def test_workers_default_to_the_cores_and_cold_is_off() -> None:
 
 
 def test_zero_workers_is_a_one_line_error(capsys: pytest.CaptureFixture[str]) -> None:
-    code = main(["run", "--tasks", "t", "--agent", "true", "--out", "o", "--workers", "0"])
+    with pytest.raises(SystemExit) as stopped:
+        main(["run", "--tasks", "t", "--agent", "true", "--out", "o", "--workers", "0"])
     err = capsys.readouterr().err.strip()
-    assert code == 2 and err == "error: --workers is 1 or more, not 0"
+    assert stopped.value.code == 2
+    assert err == (
+        "error: argument --workers: a whole number of 1 or more, not '0' "
+        "(see `replicate run --help`)"
+    )
 
 
 def test_gen_mints_twice_as_many_targets_at_once_as_there_are_cores() -> None:
