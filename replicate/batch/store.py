@@ -211,7 +211,8 @@ class Batch:
             return by_symbol[0]
         if by_symbol:
             raise ReplicateError(f"{name!r} names {len(by_symbol)} tasks; give a task id")
-        raise ReplicateError(f"unknown task id {name!r} ({len(self._ids)} tasks in {self.root})")
+        shown = name if len(name) <= 200 else f"{name[:200]}..."
+        raise ReplicateError(f"unknown task id {shown!r} ({len(self._ids)} tasks in {self.root})")
 
     def spec(self, task_id: str) -> TaskSpec:
         return _load_model(TaskSpec, self.root / SPECS / task_id / "task.json", task_id)

@@ -19,6 +19,7 @@ from replicate.languages.python_layout import (
     library_literals,
 )
 from replicate.languages.python_splice import replace_definition, splice, stub_source
+from replicate.languages.python_splice_tree import syntax_problem
 
 MAX_FILE_BYTES = 2_000_000
 
@@ -100,7 +101,7 @@ def file_problem(data: bytes, rel_path: str) -> str | None:
             warnings.simplefilter("ignore")
             compile(data, rel_path, "exec", dont_inherit=True)
     except SyntaxError as exc:
-        return f"does not parse: line {exc.lineno}: {exc.msg}"
+        return f"does not parse: {syntax_problem(exc)}"
     except (ValueError, RecursionError, MemoryError) as exc:
         return f"does not parse: {type(exc).__name__}"
     return None

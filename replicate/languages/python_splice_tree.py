@@ -45,6 +45,11 @@ def _target_names(node: ast.expr) -> list[str]:
     return []
 
 
+def syntax_problem(exc: SyntaxError) -> str:
+    """What a SyntaxError says, and on which line where it names one (a NUL byte names none)."""
+    return exc.msg if exc.lineno is None else f"line {exc.lineno}: {exc.msg}"
+
+
 def parse_text(source: str, what: str) -> ast.Module:
     """`source`'s tree; a `SpliceError` saying `what` does not parse, and where, else."""
     try:
@@ -52,7 +57,7 @@ def parse_text(source: str, what: str) -> ast.Module:
             warnings.simplefilter("ignore")
             return ast.parse(source)
     except SyntaxError as exc:
-        raise SpliceError(f"{what} does not parse: line {exc.lineno}: {exc.msg}") from None
+        raise SpliceError(f"{what} does not parse: {syntax_problem(exc)}") from None
     except (ValueError, RecursionError, MemoryError) as exc:
         raise SpliceError(f"{what} does not parse: {type(exc).__name__}") from None
 

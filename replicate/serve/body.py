@@ -38,6 +38,8 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
         body = json.loads(b"".join(chunks))
     except (ValueError, UnicodeDecodeError):
         raise Problem(400, "body is not JSON") from None
+    except RecursionError:
+        raise Problem(400, "body is JSON nested too deeply") from None
     if not isinstance(body, dict):
         raise Problem(400, "body must be a JSON object")
     return body

@@ -48,9 +48,13 @@ def test_bad_requests_get_a_4xx_json_error(server: Server, tiny: Tiny) -> None:
         _post(server, "/get_reward", {"query": ["a"], "prompts": [], "labels": [CLAMP]}),
         _post(server, "/get_reward", {"query": ["a"], "prompts": ["a"], "labels": ["nope"]}),
         httpx.post(f"{url}/grade", content=b"x" * (17 * 1024 * 1024), headers=AUTH),
+        # nested past the decoder's recursion limit (was a 500)
+        httpx.post(f"{url}/grade", content=b"[" * 100_000 + b"]" * 100_000, headers=AUTH),
+        _post(server, "/grade", {"task_id": "x" * 1_000_000, "candidate": "x"}),
     ]
-    assert [r.status_code for r in cases] == [400, 400, 400, 400, 400, 400, 400, 400, 413]
+    assert [r.status_code for r in cases] == [400] * 8 + [413, 400, 400]
     assert all(isinstance(r.json()["error"], str) for r in cases)
+    assert len(cases[-1].text) < 1000  # a huge unknown id is not echoed back whole
     assert httpx.get(f"{url}/grade", headers=AUTH).status_code == 405
     assert httpx.get(f"{url}/health").json()["status"] == "ok"  # still serving
 

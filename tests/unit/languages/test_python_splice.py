@@ -420,6 +420,15 @@ def test_candidate_that_does_not_parse() -> None:
     assert caught.value.reason.startswith("candidate does not parse: line ")
 
 
+def test_a_nul_byte_is_said_without_a_line() -> None:
+    stubbed, target = _stubbed(MODULE, "clamp")
+    with pytest.raises(SpliceError) as caught:
+        splice(stubbed, "def clamp(x):\n    return x\x00\n", target)
+    assert caught.value.reason == (
+        "candidate does not parse: source code string cannot contain null bytes"
+    )
+
+
 def test_candidate_that_parses_but_does_not_compile() -> None:
     stubbed, target = _stubbed(MODULE, "clamp")
     with pytest.raises(SpliceError, match="does not compile"):
