@@ -12,11 +12,13 @@ workspace cost the same either way:
   typical — one over the median candidate's grading time (a few tasks whose inputs are slow to
             run weigh on `grade` whether warm or cold)
 
-With `--agent-seconds S` the agent waits S seconds before writing, as any real agent does: the
-warm jails then have the time to start before the grade needs them.
+Each figure is measured for every `--agent-seconds S` given (default: 0 and 0.5): an agent that
+writes at once, and one that first waits S seconds, as any agent that calls a model does (then the
+other worker's workspace and sandbox start are done before a grade runs, and a warm grade has
+the cores to itself).
 
     python bench/run_throughput.py [--tasks DIR] [--limit 24] [--workers 2] [--rounds 2]
-                                   [--agent-seconds 0]
+                                   [--agent-seconds 0 0.5]
 """
 
 from __future__ import annotations
@@ -52,9 +54,15 @@ def answers(batch: Batch, ids: tuple[str, ...], folder: Path) -> None:
 
 
 def one_run(
-    tasks: Path, ids: tuple[str, ...], folder: Path, out: Path, args: argparse.Namespace, warm: bool
+    tasks: Path,
+    ids: tuple[str, ...],
+    folder: Path,
+    out: Path,
+    args: argparse.Namespace,
+    warm: bool,
+    agent_seconds: float,
 ) -> tuple[float, tuple[ResultRow, ...]]:
-    think = f"sleep {args.agent_seconds} && " if args.agent_seconds > 0 else ""
+    think = f"sleep {agent_seconds} && " if agent_seconds > 0 else ""
     command = f"ANSWERS={folder} && {think}{AGENT}"
     agent = AgentConfig(command, get_sandbox("local"), timeout_s=60, mounts=(str(folder),))
     options = RunOptions(
@@ -78,27 +86,40 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument(
-        "--agent-seconds", type=float, default=0.0, help="the agent thinks this long first"
+        "--agent-seconds",
+        type=float,
+        nargs="+",
+        default=[0.0, 0.5],
+        help="the agent thinks this long first (each value measured in turn)",
     )
     args = parser.parse_args()
     collect_less_often()  # as `replicate run` sets its process up (replicate/cli/main.py)
     batch = Batch.open(args.tasks)
     ids = batch.select((), args.limit)
-    results: dict[str, list[tuple[float, float, float]]] = {"cold": [], "warm": []}
-    verdicts: dict[str, list[tuple[object, ...]]] = {}
     with tempfile.TemporaryDirectory(prefix="bench-run-") as scratch:
         folder = Path(scratch) / "answers"
         folder.mkdir()
         answers(batch, ids, folder)
-        for n in range(args.rounds):
-            for mode in ("cold", "warm"):
-                out = Path(scratch) / f"{mode}-{n}"
-                wall, rows = one_run(args.tasks, ids, folder, out, args, mode == "warm")
-                grades = [r.verdict.duration_s for r in rows]
-                median = statistics.median(grades)
-                results[mode].append((len(rows) / wall, len(rows) / sum(grades), 1 / median))
-                verdicts.setdefault(mode, [(r.task_id, r.reward, r.reason) for r in rows])
-                print(f"round {n + 1} {mode}: {len(rows)} attempts in {wall:.1f} s", flush=True)
+        for seconds in args.agent_seconds:
+            print(f"agent thinks {seconds:g} s first", flush=True)
+            measure(args, ids, folder, Path(scratch) / f"think-{seconds:g}", seconds)
+
+
+def measure(
+    args: argparse.Namespace, ids: tuple[str, ...], folder: Path, scratch: Path, seconds: float
+) -> None:
+    """`--rounds` cold and warm runs, alternately; the warm/cold ratios of their medians."""
+    results: dict[str, list[tuple[float, float, float]]] = {"cold": [], "warm": []}
+    verdicts: dict[str, list[tuple[object, ...]]] = {}
+    for n in range(args.rounds):
+        for mode in ("cold", "warm"):
+            out = scratch / f"{mode}-{n}"
+            wall, rows = one_run(args.tasks, ids, folder, out, args, mode == "warm", seconds)
+            grades = [r.verdict.duration_s for r in rows]
+            median = statistics.median(grades)
+            results[mode].append((len(rows) / wall, len(rows) / sum(grades), 1 / median))
+            verdicts.setdefault(mode, [(r.task_id, r.reward, r.reason) for r in rows])
+            print(f"round {n + 1} {mode}: {len(rows)} attempts in {wall:.1f} s", flush=True)
     if verdicts["cold"] != verdicts["warm"]:
         sys.exit("warm and cold runs gave different verdicts")
     for index, name in enumerate(("run", "grade", "typical")):
