@@ -12,6 +12,7 @@ from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
 from replicate.envs.collect import Collected
+from replicate.envs.pins import one_pin_each
 from replicate.envs.plugins import find_pytest_config, plugins_for
 from replicate.envs.reqfiles import read_noxfile, read_requirement_files, read_tox
 from replicate.envs.sources import (
@@ -86,8 +87,9 @@ def _finish(root: Path, found: Collected, dist_names: tuple[str, ...]) -> Requir
     ignored = sorted(set(extras) - used)
     if ignored:
         found.note(f"ignored optional groups: {', '.join(ignored)}")
-    runtime = _filter(runtime, found, "runtime", keep_installers=True)
+    runtime = _one_pin_each(_filter(runtime, found, "runtime", keep_installers=True), (), found)
     test = [r for r in _filter(test, found, "test", keep_installers=False) if r not in runtime]
+    test = _one_pin_each(test, runtime, found)
     if "pytest" not in dist_names and not any(_name(r) == "pytest" for r in runtime + test):
         test.insert(0, "pytest")
     plugins = _plugins(root, found, set(dist_names))
@@ -98,6 +100,14 @@ def _finish(root: Path, found: Collected, dist_names: tuple[str, ...]) -> Requir
         notes=tuple(found.notes),
         dist_names=dist_names,
     )
+
+
+def _one_pin_each(reqs: list[str], over: list[str] | tuple[()], found: Collected) -> list[str]:
+    """`reqs` with one exact pin per distribution (`replicate.envs.pins`), each drop noted."""
+    kept, dropped = one_pin_each(reqs, over)
+    for text in dropped:
+        found.note(f"dropped {text!r}: another file pins it to another version (kept the highest)")
+    return kept
 
 
 def _sorted(reqs: list[str]) -> tuple[str, ...]:
@@ -157,6 +167,9 @@ def _filter(reqs: list[str], found: Collected, bucket: str, *, keep_installers: 
 # widen the environment (twine -> keyring -> jaraco.* pulls in more-itertools, for one).
 _DEV_TOOLS = frozenset(
     {
+        "autoflake",
+        "autopep8",
+        "bandit",
         "black",
         "blue",
         "build",
@@ -165,6 +178,8 @@ _DEV_TOOLS = frozenset(
         "check-manifest",
         "codecov",
         "coveralls",
+        "doc8",
+        "docformatter",
         "flake8",
         "flit",
         "flit-core",
@@ -175,9 +190,14 @@ _DEV_TOOLS = frozenset(
         "nox",
         "pip-tools",
         "pre-commit",
+        "pycodestyle",
+        "pydocstyle",
+        "pyflakes",
         "pyroma",
+        "pyupgrade",
         "pylint",
         "readme-renderer",
+        "restructuredtext-lint",
         "ruff",
         "setuptools-scm",
         "sphinx",

@@ -260,3 +260,22 @@ def test_development_tools_are_not_test_requirements(tmp_path: Path) -> None:
     )
     reqs = discover_requirements(tmp_path, None)
     assert reqs.test == ("coverage", "pytest")
+
+
+def test_files_that_pin_one_distribution_differently_keep_its_highest_pin(tmp_path: Path) -> None:
+    # wcwidth 0.2.13 keeps a pinned file per Python version; read together they never resolved
+    # (pip's search for what to leave out ran for over six minutes on every gen)
+    _write(tmp_path, "requirements-tests36.txt", "attrs==22.2.0\ncoverage[toml]==5.5\nsix\n")
+    _write(tmp_path, "requirements-tests39.txt", "attrs==23.1.0\ncoverage==7.3.2\npytest==7.4.2\n")
+    _write(tmp_path, "requirements-develop.txt", "coverage[toml]==7.3.2\nautopep8==2.0.4\n")
+    reqs = discover_requirements(tmp_path, None)
+    assert reqs.test == (
+        "attrs==23.1.0",
+        "coverage==7.3.2",
+        "coverage[toml]==7.3.2",
+        "pytest==7.4.2",
+        "six",
+    )
+    dropped = [n for n in reqs.notes if "another file pins it" in n]
+    assert len(dropped) == 2 and any("'attrs==22.2.0'" in n for n in dropped)
+    assert any("autopep8" in n and "development tool" in n for n in reqs.notes)
