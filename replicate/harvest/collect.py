@@ -96,6 +96,9 @@ def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
     return found
 
 
+ITEM_LIMIT_S = 60.0  # a test item running longer is stopped, the suite goes on (the plugin's)
+
+
 @dataclass(frozen=True)
 class HarvestBudget:
     """What the recorder may keep per target: `max_per_target` distinct calls, of which any one
@@ -103,12 +106,15 @@ class HarvestBudget:
     budget (every call, repeats too, counted against 3 x `max_per_target`, no share per test),
     kept to compare with; `benchmarks_once`: benchmark plugins installed in the environment are
     told to run each benchmark once; `by_value`: arguments `pickle` refuses (a lambda of a
-    test) are pickled by value (`replicate.jail.byvalue`), else dropped as before."""
+    test) are pickled by value (`replicate.jail.byvalue`), else dropped as before;
+    `item_limit_s`: a test item (setup and call) running longer is stopped and the suite goes on
+    (0: no limit)."""
 
     max_per_target: int = 200
     by_attempts: bool = False
     benchmarks_once: bool = True
     by_value: bool = True
+    item_limit_s: float = ITEM_LIMIT_S
 
 
 PLUGIN_FILES = {
@@ -200,6 +206,7 @@ def _attempt(
         "max_per_target": budget.max_per_target,
         "budget": "attempts" if budget.by_attempts else "distinct",
         "by_value": module_file() if budget.by_value else None,
+        "item_limit_s": budget.item_limit_s,
     }
     (scratch / "harvest.json").write_text(json.dumps(config), encoding="utf-8")
     python_path = [seen(plugin_dir), *ctx.sys_path(Path(seen(work)))]
@@ -228,7 +235,7 @@ def _attempt(
         timed_out=result.timed_out,
         configured=parsed.configured,
         log_tail="\n".join(tail),
-        notes=(*_rebuilt_note(parsed.calls), *_benchmark_note(ctx, budget)),
+        notes=(*parsed.notes, *_rebuilt_note(parsed.calls), *_benchmark_note(ctx, budget)),
         stats=parsed.stats,
         drop_details=parsed.drop_details,
     )
@@ -260,6 +267,7 @@ def _parse(out: Path, work: Path) -> HarvestResult:
     extra: list[str] = []
     stats: dict[str, TargetStats] = {}
     details: dict[tuple[str, str], str] = {}
+    notes: list[str] = []
     configured = False
     text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
     for line in text.splitlines():
@@ -283,6 +291,8 @@ def _parse(out: Path, work: Path) -> HarvestResult:
                 not_wrapped[rec["key"]] = rec["reason"]
             elif kind == "paths":
                 extra = _repo_paths(rec["sys_path"], work)
+            elif kind == "too_long":
+                notes.append(_too_long_note([str(t) for t in rec["tests"]], rec["limit_s"]))
         except (KeyError, TypeError, ValueError):
             continue
     return HarvestResult(
@@ -295,6 +305,15 @@ def _parse(out: Path, work: Path) -> HarvestResult:
         configured=configured,
         stats=stats,
         drop_details=details,
+        notes=tuple(notes),
+    )
+
+
+def _too_long_note(tests: list[str], limit_s: object) -> str:
+    first = f": {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
+    return (
+        f"stopped {len(tests)} test item(s) that ran past {limit_s} s, their calls so far "
+        f"kept{first}"
     )
 
 

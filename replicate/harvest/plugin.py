@@ -33,6 +33,8 @@ trusted side merges the two).
    "busiest_calls": n, "stopped": {<why a test item was let be>: n}}   (both at session end)
   {"rec": "wrap", "key": ..., "ok": bool, "reason": ...}
   {"rec": "paths", "sys_path": [...]}                              (at session end)
+  {"rec": "too_long", "tests": [<test ids>], "limit_s": n}
+      the test items stopped at the per-item limit ("item_limit_s"; at session end)
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ import hashlib
 import json
 import os
 import random
+import signal
 import sys
 import tempfile
 from collections import Counter
@@ -109,6 +112,8 @@ class _Harvest:
         self.memory = Memory(self.max_bytes, self.budget)
         root = os.getcwd()
         self.by_value = ByValue(config.get("by_value"), lambda f: _is_test_file(f, root))
+        self.item_limit_s = float(config.get("item_limit_s", 0) or 0)
+        self.too_long: list[str] = []  # the test items stopped at that limit
 
     def emit(self, record: dict[str, Any]) -> None:
         if self.out.closed:
@@ -253,6 +258,8 @@ class _Harvest:
             )
         for key, tally in sorted(self.tallies.items()):
             self.emit(tally.stats(key, per_key.get(key, Counter())))
+        if self.too_long:
+            self.emit({"rec": "too_long", "tests": self.too_long, "limit_s": self.item_limit_s})
 
 
 TEST_DIRS = frozenset({"tests", "test", "testing"})
@@ -309,6 +316,51 @@ def pytest_runtest_setup(item: Any) -> None:
         _STATE.origin = str(getattr(item, "nodeid", ""))
         _STATE.let_be.clear()
         _same_chance(_STATE.origin)
+        _arm(_STATE.item_limit_s)
+
+
+def pytest_runtest_teardown(item: Any) -> None:
+    _disarm()
+
+
+class TestTooLong(BaseException):
+    """Raised in a test item that runs past the harvest's per-item limit.  A BaseException, so
+    the test's own `except Exception` lets it through; pytest reports the item failed and goes
+    on to the next, and the calls it made so far stay recorded.  One test can otherwise hold the
+    whole harvest (pyparsing 3.1.4: after its unit tests, `examples/test_bibparse.py` ran for
+    over ten minutes, with or without the recorder)."""
+
+
+_ALARM: dict[str, Any] = {}
+
+
+def _arm(limit_s: float) -> None:
+    """Stop the coming test item (setup and call) after `limit_s` seconds (0: never)."""
+    if limit_s <= 0:
+        return
+    try:
+        _ALARM["previous"] = signal.signal(signal.SIGALRM, _too_long)
+    except (ValueError, OSError):  # not the main thread: no limit
+        return
+    _ALARM["limit_s"] = limit_s
+    signal.setitimer(signal.ITIMER_REAL, limit_s)
+
+
+def _too_long(signum: int, frame: Any) -> None:
+    if _STATE is not None:
+        _STATE.too_long.append(_STATE.origin)
+    raise TestTooLong(f"stopped by the harvest after {_ALARM.get('limit_s')} s")
+
+
+def _disarm() -> None:
+    """No limit on teardown; the handler there before ours back, unless the test replaced ours
+    (a timeout plugin of its own, say)."""
+    if "previous" not in _ALARM:
+        return
+    previous = _ALARM.pop("previous")
+    if signal.getsignal(signal.SIGALRM) is _too_long:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
 
 
 def _same_chance(nodeid: str) -> None:
