@@ -312,8 +312,8 @@ def _parse(out: Path, work: Path) -> HarvestResult:
 def _too_long_note(tests: list[str], limit_s: object) -> str:
     first = f": {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
     return (
-        f"stopped {len(tests)} test item(s) that ran past {limit_s} s, their calls so far "
-        f"kept{first}"
+        f"stopped {len(tests)} test item(s) at the per-item limit ({limit_s} s, halved after "
+        f"each one stopped), their calls so far kept{first}"
     )
 
 

@@ -90,6 +90,7 @@ except ImportError:
     )
 
 _STATE: _Harvest | None = None
+ITEM_FLOOR_S = 5.0  # the per-item limit never falls below this
 
 
 class _Harvest:
@@ -114,6 +115,13 @@ class _Harvest:
         self.by_value = ByValue(config.get("by_value"), lambda f: _is_test_file(f, root))
         self.item_limit_s = float(config.get("item_limit_s", 0) or 0)
         self.too_long: list[str] = []  # the test items stopped at that limit
+
+    def item_limit(self) -> float:
+        """The limit on the next test item: halved for each item stopped so far, to a floor of
+        `ITEM_FLOOR_S` (a suite whose state went wrong makes every item after it slow: pyparsing's
+        bibparse examples, one after another)."""
+        base = self.item_limit_s
+        return max(min(base, ITEM_FLOOR_S), base / 2 ** len(self.too_long)) if base > 0 else 0.0
 
     def emit(self, record: dict[str, Any]) -> None:
         if self.out.closed:
@@ -316,7 +324,7 @@ def pytest_runtest_setup(item: Any) -> None:
         _STATE.origin = str(getattr(item, "nodeid", ""))
         _STATE.let_be.clear()
         _same_chance(_STATE.origin)
-        _arm(_STATE.item_limit_s)
+        _arm(_STATE.item_limit())
 
 
 def pytest_runtest_teardown(item: Any) -> None:
@@ -349,7 +357,7 @@ def _arm(limit_s: float) -> None:
 def _too_long(signum: int, frame: Any) -> None:
     if _STATE is not None:
         _STATE.too_long.append(_STATE.origin)
-    raise TestTooLong(f"stopped by the harvest after {_ALARM.get('limit_s')} s")
+    raise TestTooLong(f"stopped by the harvest after {_ALARM.get('limit_s'):g} s")
 
 
 def _disarm() -> None:

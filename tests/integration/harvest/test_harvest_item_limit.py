@@ -54,7 +54,10 @@ def test_a_test_past_the_limit_is_stopped_and_the_next_one_recorded(tmp_path: Pa
     assert stopped["tests"] == [SLOW] and stopped["limit_s"] == 1.0
     assert "1 failed, 1 passed" in cut.log
     note = _parse(tmp_path / "cut" / "harvest.jsonl", tmp_path / "cut" / "project").notes
-    assert note == (f"stopped 1 test item(s) that ran past 1.0 s, their calls so far kept: {SLOW}",)
+    assert note == (
+        "stopped 1 test item(s) at the per-item limit (1.0 s, halved after each one stopped), "
+        f"their calls so far kept: {SLOW}",
+    )
 
 
 def test_without_a_limit_the_slow_test_runs_its_time(tmp_path: Path) -> None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -46,3 +47,18 @@ def test_what_names_what_does_not_pickle() -> None:
     assert what(([1, local],), {}) == "local function in a list"
     assert what((Local(),), {}) == "local Local"
     assert what(((n for n in range(3)),), {}) == "generator"
+
+
+def test_the_item_limit_halves_after_each_stopped_item_to_a_floor(tmp_path: Path) -> None:
+    from replicate.harvest.plugin import ITEM_FLOOR_S, _Harvest
+
+    state = _Harvest({"targets": [], "out": str(tmp_path / "out.jsonl"), "item_limit_s": 60})
+    limits = []
+    for _ in range(6):
+        limits.append(state.item_limit())
+        state.too_long.append("t")
+    assert limits == [60.0, 30.0, 15.0, 7.5, ITEM_FLOOR_S, ITEM_FLOOR_S]
+    assert (
+        _Harvest({"targets": [], "out": str(tmp_path / "o2"), "item_limit_s": 2}).item_limit() == 2
+    )
+    assert _Harvest({"targets": [], "out": str(tmp_path / "o3")}).item_limit() == 0.0
