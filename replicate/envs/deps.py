@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -102,7 +102,7 @@ def _finish(root: Path, found: Collected, dist_names: tuple[str, ...]) -> Requir
     )
 
 
-def _one_pin_each(reqs: list[str], over: list[str] | tuple[()], found: Collected) -> list[str]:
+def _one_pin_each(reqs: list[str], over: Sequence[str], found: Collected) -> list[str]:
     """`reqs` with one exact pin per distribution (`replicate.envs.pins`), each drop noted."""
     kept, dropped = one_pin_each(reqs, over)
     for text in dropped:
