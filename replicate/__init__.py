@@ -13,6 +13,9 @@ __version__ = "0.1.0"
 #     an object, a class's classmethod) and widening varies the defaulted parameters a call
 #     leaves out, so a target a /4 gen dropped may mint now (a resumed gen tries it again).
 #     Expected outcomes of /4 tasks grade as before: none held what is named differently now.
-GRADER_VERSION = "replicate-grader/5"
+# /6: an iterator among a call's arguments is kept to 1,000 items after the call (a returned one
+#     to 10,000, as before); tasks record it as `max_arg_items`, and /5 tasks, which lack it,
+#     grade as before (to `max_items`).
+GRADER_VERSION = "replicate-grader/6"
 
 __all__ = ["GRADER_VERSION", "__version__"]

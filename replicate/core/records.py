@@ -100,6 +100,11 @@ class GradingSettings(Record):
     float_abs_tol: float = 0.0
     compare_exception_message: bool = False
     max_items: int = 10_000
+    max_arg_items: int | None = Field(
+        default=None,
+        description="Items kept of an iterator among a call's arguments after the call; None "
+        "(batches minted before grader 6) = max_items.",
+    )
     max_depth: int = 64
     max_bytes: int = 262_144
     memory_mb: int = 1024
@@ -108,6 +113,11 @@ class GradingSettings(Record):
         description="Weights of the strata; None (batches minted before strata) = every input "
         "counts the same.",
     )
+
+    @property
+    def arg_items(self) -> int:
+        """Items kept of an iterator among a call's arguments after the call."""
+        return self.max_items if self.max_arg_items is None else self.max_arg_items
 
 
 class Replacement(Record):

@@ -22,17 +22,14 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replicate.core import CallInput, GradingSettings, Target
+from replicate.gen.settings import GOLDEN_SETTINGS, leashed
 from replicate.gen.target_detail import NOT_COMPARABLE, example
-from replicate.grading import DEFAULT_WEIGHTS, is_gradable, same_outcome
+from replicate.grading import is_gradable, same_outcome
 from replicate.inputs import Budget, Seed, other_selves, render_call, widen
 from replicate.jail import Jail, JailRun
 
-__all__ = ["GOLDEN_SETTINGS", "Golden", "golden", "leashed", "render_call", "timing_settings"]
+__all__ = ["Golden", "golden", "render_call"]
 
-GOLDEN_SETTINGS = GradingSettings(call_timeout_s=5.0, total_timeout_s=300.0)
-# Generated inputs first run under a short leash: a value that makes the reference loop for
-# seconds is dropped, and costs at most this long.
-WIDEN_SETTINGS = GradingSettings(call_timeout_s=1.0, total_timeout_s=60.0)
 SLOW_S = 0.1  # a generated input on which the reference takes longer (and 3x the traced) is dropped
 # Timings are wall-clock, so a busy machine inflates them: an input is "too slow" only when both
 # runs took longer (the faster run counts), and the first run alone drops an input only when it
@@ -130,14 +127,6 @@ def _first_problem(first: Outcome | None) -> str | None:
     if not is_gradable(first, GOLDEN_SETTINGS):
         return NOT_COMPARABLE  # opaque, too large or unverifiable: `mint_detail.example` says
     return None
-
-
-def leashed(slow_s: float) -> GradingSettings:
-    """`WIDEN_SETTINGS` with the call limit cut to `slow_s`, for a first run of generated
-    inputs: `screen` drops an input slower than that whatever it returns, so a call past it is
-    stopped there (a value that makes the reference loop cost the whole second before)."""
-    limit = min(WIDEN_SETTINGS.call_timeout_s, round(slow_s, 3))
-    return WIDEN_SETTINGS.model_copy(update={"call_timeout_s": limit})
 
 
 def generated_problem(
@@ -436,12 +425,3 @@ _INPUTS_SHOWN = frozenset({"args_in", "kwargs_in", "ctor_in", "t"})
 
 def strip_inputs(outcome: Outcome) -> Outcome:
     return {k: v for k, v in outcome.items() if k not in _INPUTS_SHOWN}
-
-
-def timing_settings(max_call_s: float, total_call_s: float) -> GradingSettings:
-    """Per-task limits relative to the reference's own time (EvalPlus style), strata weighted."""
-    return GradingSettings(
-        call_timeout_s=round(min(10.0, max(1.0, 10 * max_call_s)), 3),
-        total_timeout_s=round(min(300.0, max(30.0, 5 * total_call_s + 20)), 3),
-        stratum_weights=DEFAULT_WEIGHTS,
-    )

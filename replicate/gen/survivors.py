@@ -22,15 +22,14 @@ from replicate.core import CallInput
 from replicate.gen.golden import (
     CLOCK_SHIFT_DAYS,
     SLOW_S,
-    WIDEN_SETTINGS,
     Golden,
     Sizes,
     keep,
-    leashed,
     run_resuming,
     screen,
     seed_of,
 )
+from replicate.gen.settings import WIDEN_SETTINGS, leashed
 from replicate.grading import compare_outcome
 from replicate.inputs import Budget, Seed, renamings, seeds_among, widen
 from replicate.jail import Jail

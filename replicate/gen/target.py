@@ -51,9 +51,10 @@ from replicate.core import (
     task_id,
 )
 from replicate.gen.baseline import baseline, overpaid, too_weak, weak_detail
-from replicate.gen.golden import Golden, golden, timing_settings
+from replicate.gen.golden import Golden, golden
 from replicate.gen.mutants import FEW
 from replicate.gen.separate import separating
+from replicate.gen.settings import timing_settings
 from replicate.gen.strength import assess, rejected, with_added
 from replicate.gen.survivors import joined
 from replicate.gen.target_detail import drops_detail, strength_detail

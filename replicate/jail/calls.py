@@ -161,6 +161,7 @@ def job_dict(
         "inputs": [{"i": item.index, "pickle_b64": item.pickle_b64} for item in inputs],
         "call_timeout_s": settings.call_timeout_s,
         "max_items": settings.max_items,
+        "max_arg_items": settings.arg_items,
         "max_depth": settings.max_depth,
         "max_bytes": settings.max_bytes,
         "channel_fd": 3,

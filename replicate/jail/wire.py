@@ -152,6 +152,7 @@ class Job(TypedDict, total=False):
     inputs: list[JobInput]
     call_timeout_s: float
     max_items: int
+    max_arg_items: int  # iterator items of a call's arguments; max_items where absent
     max_depth: int
     max_bytes: int
     channel_fd: int

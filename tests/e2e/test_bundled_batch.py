@@ -3,9 +3,9 @@
 inputs and expected outcomes, same repository snapshot.
 
 Not compared: the `grading` timing limits of the hidden task.json. They are derived from the
-reference's measured call times (`replicate.gen.golden.timing_settings`: 10x the slowest call with
-a 1 s floor, 5x the total + 20 s with a 30 s floor), so a slow or busy machine may move them; and
-the dependency `lock` of repo.json, resolved from the package index at gen time (a new pytest
+reference's measured call times (`replicate.gen.settings.timing_settings`: 10x the slowest call
+with a 1 s floor, 5x the total + 20 s with a 30 s floor), so a slow or busy machine may move them;
+and the dependency `lock` of repo.json, resolved from the package index at gen time (a new pytest
 release changes it; the committed lock is what a batch reader uses).
 """
 

@@ -185,16 +185,27 @@ def _is_in(obj: object, table: dict[int, Any]) -> bool:
 
 
 class EncodeLimits:
-    """Bounds on one encoded value: iterator items, nesting depth, approximate JSON size."""
+    """Bounds on one encoded value: iterator items, nesting depth, approximate JSON size; and
+    the iterator items of a call's arguments (`arg_items`, `max_items` where not given)."""
 
-    __slots__ = ("max_bytes", "max_depth", "max_items")
+    __slots__ = ("arg_items", "max_bytes", "max_depth", "max_items")
 
     def __init__(
-        self, max_items: int = 10_000, max_depth: int = 64, max_bytes: int = 2_000_000
+        self,
+        max_items: int = 10_000,
+        max_depth: int = 64,
+        max_bytes: int = 2_000_000,
+        arg_items: int | None = None,
     ) -> None:
         self.max_items = max_items
         self.max_depth = max_depth
         self.max_bytes = max_bytes
+        self.arg_items = max_items if arg_items is None else arg_items
+
+    def arguments(self) -> EncodeLimits:
+        """The bounds for a call's arguments: what is left of an iterator argument shows how far
+        the call read it in its first items, so fewer are kept than of a returned iterator."""
+        return EncodeLimits(self.arg_items, self.max_depth, self.max_bytes)
 
 
 class _Timeout(BaseException):

@@ -95,13 +95,15 @@ def _call(
     lim: EncodeLimits,
     shown: dict[str, Any] | None = None,
 ) -> Callable[[], dict[str, Any]]:
+    arg_lim = lim.arguments()
+
     def work() -> dict[str, Any]:
         before: dict[str, Any] = {}
         if shown is not None and shown["status"] == "loaded":
             # For rendering the call at gen time: a second copy of the input, so encoding it
             # (which consumes iterators) leaves the arguments of the real call untouched.
-            before["args_in"] = [encode(a, lim) for a in shown["args"]]
-            before["kwargs_in"] = {k: encode(v, lim) for k, v in _dict_items(shown["kwargs"])}
+            before["args_in"] = [encode(a, arg_lim) for a in shown["args"]]
+            before["kwargs_in"] = {k: encode(v, arg_lim) for k, v in _dict_items(shown["kwargs"])}
             if "ctor_in" in shown:
                 before["ctor_in"] = shown["ctor_in"]
         probes = Probes(args, kwargs)  # drawn before the call can change its arguments
@@ -116,8 +118,8 @@ def _call(
             if _type(exc) is _Timeout:
                 raise
             out = {"status": _RAISED, "exc": exception_record(exc)}
-        out["args"] = [encode(a, lim) for a in args]
-        out["kwargs"] = {k: encode(v, lim) for k, v in _dict_items(kwargs)}
+        out["args"] = [encode(a, arg_lim) for a in args]
+        out["kwargs"] = {k: encode(v, arg_lim) for k, v in _dict_items(kwargs)}
         out.update(before)
         return out
 

@@ -34,7 +34,13 @@ globals()["__builtins__"] = dict(builtins.__dict__)  # see base
 def run(job: wire.Job) -> None:
     """Run one parsed job, writing frames to its `channel_fd`; ends the process."""
     channel = _Channel(int(job.get("channel_fd", 3)), str(job["nonce"]))
-    lim = EncodeLimits(int(job["max_items"]), int(job["max_depth"]), int(job["max_bytes"]))
+    arg_items = job.get("max_arg_items")
+    lim = EncodeLimits(
+        int(job["max_items"]),
+        int(job["max_depth"]),
+        int(job["max_bytes"]),
+        None if arg_items is None else int(arg_items),
+    )
     timeout = float(job["call_timeout_s"])
     load_timeout = max(timeout, _LOAD_TIMEOUT_S)
     encode_inputs = job.get("encode_inputs") is True
@@ -53,7 +59,7 @@ def run(job: wire.Job) -> None:
         _os_exit(0)
     channel.send({"event": _READY})
     with _AlarmRegion():  # one region for all the loads: two mask calls, not two per input
-        reported = lim if encode_inputs else None
+        reported = lim.arguments() if encode_inputs else None
         loaded = [(i, _load_input(blob, load_timeout, reported)) for i, blob in inputs]
     channel.send({"event": _LOADED})  # the host times the first call from here
     pending = ""  # the results since the last call, written together with the next call frame

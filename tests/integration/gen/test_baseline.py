@@ -6,7 +6,7 @@ import dataclasses
 import re
 from typing import Any
 
-from replicate.core.records import Baseline, CallKind, DegenerateScore, Span, Target
+from replicate.core.records import Baseline, CallKind, DegenerateScore, Target
 from replicate.gen.baseline import (
     derivable,
     derived_outcomes,
@@ -24,24 +24,14 @@ from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
 from replicate.jail.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
+from tests.targets import made_target
 
 
 def _target(
     signature: str, kind: CallKind = "function", decorators: tuple[str, ...] = ()
 ) -> Target:
-    span = Span(start_byte=0, end_byte=1, start_line=1, end_line=1)
-    return Target(
-        path="m.py",
-        module="m",
-        qualname="f" if kind == "function" else "Box.f",
-        kind=kind,
-        signature=signature,
-        decorators=decorators,
-        def_span=span,
-        body_span=span,
-        body_indent="    ",
-        body_statements=1,
-    )
+    qualname = "f" if kind == "function" else "Box.f"
+    return made_target(qualname, kind, signature, decorators=decorators)
 
 
 def test_programs_that_need_a_run_of_their_own() -> None:

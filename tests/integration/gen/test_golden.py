@@ -7,45 +7,31 @@ from typing import Any
 
 import pytest
 
-from replicate.core.records import CallInput, CallKind, Provenance, Span, Target
+from replicate.core.records import CallInput, CallKind, Provenance, Target
 from replicate.gen import golden
 from replicate.gen.golden import (
     BULKY_BYTES,
-    GOLDEN_SETTINGS,
     TASK_CALL_S,
-    WIDEN_SETTINGS,
     _first_problem,
     _over_time,
     _second_problem,
     _slow_limit,
     generated_problem,
     keep,
-    leashed,
     render_call,
     run_resuming,
     seed_of,
-    timing_settings,
 )
+from replicate.gen.settings import GOLDEN_SETTINGS, WIDEN_SETTINGS, leashed, timing_settings
 from replicate.jail.calls import JailRun
 from replicate.jail.frames import ParsedRun
 from replicate.jail.sandbox.base import SandboxResult
 from tests.integration.minted import Tiny
+from tests.targets import made_target
 
 
 def _target(kind: CallKind, qualname: str = "f", class_name: str | None = None) -> Target:
-    span = Span(start_byte=0, end_byte=1, start_line=1, end_line=1)
-    return Target(
-        path="m.py",
-        module="m",
-        qualname=qualname,
-        kind=kind,
-        signature="def f(): ...",
-        class_name=class_name,
-        def_span=span,
-        body_span=span,
-        body_indent="    ",
-        body_statements=1,
-    )
+    return made_target(qualname, kind, class_name=class_name)
 
 
 def _int(n: int) -> dict[str, str]:

@@ -75,6 +75,7 @@ def run_runner(
     kind: str = "function",
     timeout: float = 1.0,
     max_items: int = 10_000,
+    max_arg_items: int | None = None,
     encode_inputs: bool = False,
     flags: Sequence[str] = ("-I", "-S"),
     env: dict[str, str] | None = None,
@@ -99,6 +100,8 @@ def run_runner(
         "encode_inputs": encode_inputs,
         "by_value": by_value,
     }
+    if max_arg_items is not None:
+        job["max_arg_items"] = max_arg_items
     # argv[1], as the jail passes it
     setup = {"sys_path": [str(tmp_path)], "site_dirs": [], "by_value": byvalue.module_file()}
     chunks: list[bytes] = []
@@ -463,6 +466,40 @@ def test_returned_raised_and_arguments_after_call(tmp_path: Path) -> None:
     assert second["exc"] == {"type": "builtins.ValueError", "msg": "bad key"}
     assert second["args"] == [encode(["bad"])]
     assert run.parsed.done
+
+
+READS_ONE = "def f(it):\n    next(it)\n    return iter(range(3000))\n"
+
+
+def test_an_iterator_argument_is_kept_to_its_own_cap(tmp_path: Path) -> None:
+    """After the call, an iterator argument keeps `max_arg_items` items (what is left of it),
+    the returned iterator `max_items`; the inputs reported at gen time are arguments too."""
+    inputs = [_blob([iter(range(5000))])]
+    run = run_runner(
+        tmp_path, READS_ONE, "f", inputs, max_arg_items=1_000, encode_inputs=True, module="capped"
+    )
+    out = run.outcome(0)
+    assert out["value"]["truncated"] is False and len(out["value"]["v"]) == 3000
+    left = out["args"][0]
+    assert left["truncated"] is True and left["v"] == [encode(n) for n in range(1, 1001)]
+    assert out["args_in"][0]["truncated"] is True and len(out["args_in"][0]["v"]) == 1000
+    # the control: a job without the field (a task minted by grader 5) keeps max_items
+    whole = run_runner(tmp_path, READS_ONE, "f", inputs, module="uncapped").outcome(0)
+    assert whole["args"][0]["truncated"] is False and len(whole["args"][0]["v"]) == 4999
+
+
+def test_the_capped_argument_still_shows_how_far_the_call_read(tmp_path: Path) -> None:
+    reads_two = "def f(it):\n    next(it)\n    next(it)\n    return iter(range(3000))\n"
+    inputs = [_blob([iter(range(5000))])]
+    expected = run_runner(tmp_path, READS_ONE, "f", inputs, max_arg_items=1_000, module="one")
+    got = run_runner(tmp_path, reads_two, "f", inputs, max_arg_items=1_000, module="two")
+    mismatch = compare_outcome(expected.outcome(0), got.outcome(0), SETTINGS)
+    assert mismatch is not None
+    assert (mismatch.kind, mismatch.path, mismatch.expected) == (
+        "args-after-call",
+        "args[0][0]",
+        "1",
+    )
 
 
 def test_argument_mutation_is_behaviour(tmp_path: Path) -> None:

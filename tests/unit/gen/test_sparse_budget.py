@@ -8,25 +8,15 @@ from typing import Any
 
 import pytest
 
-from replicate.core.records import Span, Target
+from replicate.core.records import Target
 from replicate.gen import target as mint
 from replicate.gen.golden import Golden
 from replicate.harvest import HarvestedCall
 from replicate.inputs import Budget
+from tests.targets import made_target
 
-SPAN = Span(start_byte=0, end_byte=1, start_line=1, end_line=1)
-TARGET = Target(
-    path="m.py",
-    module="m",
-    qualname="Bag.size",
-    kind="method",
-    signature="    def size(self):",
-    docstring=None,
-    class_name="Bag",
-    def_span=SPAN,
-    body_span=SPAN,
-    body_indent="        ",
-    body_statements=1,
+TARGET = made_target(
+    "Bag.size", "method", "    def size(self):", body_indent="        ", class_name="Bag"
 )
 
 

@@ -7,7 +7,8 @@ from collections import Counter
 from typing import Any
 
 from replicate.core.records import Strength
-from replicate.gen.golden import GOLDEN_SETTINGS, _first_problem, _second_problem
+from replicate.gen.golden import _first_problem, _second_problem
+from replicate.gen.settings import GOLDEN_SETTINGS
 from replicate.gen.target_detail import drops_detail, example, strength_detail
 
 

@@ -9,29 +9,24 @@ from typing import Any
 
 import pytest
 
-from replicate.core.records import CallInput, CallKind, Span, Target
+from replicate.core.records import CallInput, CallKind, Target
 from replicate.gen.target import MIN_SPARSE_GENERATED, SPARSE_SELF_SHARE
 from replicate.inputs import widening as inputs
 from replicate.inputs.recipes import recipe_b64, replacements, seed_call
 from replicate.inputs.widening import Budget, Seed, widen
 from replicate.jail.runner.calling import _unpack
 from replicate.values import plain
+from tests.targets import made_target
 
 
 def _target(kind: CallKind = "function", signature: str = "def clamp(value, low, high):") -> Target:
-    span = Span(start_byte=0, end_byte=1, start_line=1, end_line=1)
-    return Target(
-        path="m.py",
-        module="m",
-        qualname="Box.clamp" if kind == "method" else "clamp",
-        kind=kind,
-        signature=signature,
+    method = kind == "method"
+    return made_target(
+        "Box.clamp" if method else "clamp",
+        kind,
+        signature,
         docstring="Clamp.\n\n>>> clamp(7, 1, 3)\n3\n",
-        class_name="Box" if kind == "method" else None,
-        def_span=span,
-        body_span=span,
-        body_indent="    ",
-        body_statements=1,
+        class_name="Box" if method else None,
     )
 
 

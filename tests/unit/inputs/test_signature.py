@@ -4,24 +4,19 @@ from __future__ import annotations
 
 import ast
 
-from replicate.core.records import CallKind, Span, Target
+from replicate.core.records import CallKind, Target
 from replicate.inputs.signature import doctest_calls, doctest_literals, parse_signature
+from tests.targets import made_target
 
 
 def _target(signature: str, kind: CallKind = "function", docstring: str | None = None) -> Target:
-    span = Span(start_byte=0, end_byte=1, start_line=1, end_line=1)
-    return Target(
-        path="m.py",
-        module="m",
-        qualname="Box.f" if kind != "function" else "f",
-        kind=kind,
-        signature=signature,
+    method = kind != "function"
+    return made_target(
+        "Box.f" if method else "f",
+        kind,
+        signature,
         docstring=docstring,
-        class_name="Box" if kind != "function" else None,
-        def_span=span,
-        body_span=span,
-        body_indent="    ",
-        body_statements=1,
+        class_name="Box" if method else None,
     )
 
 
