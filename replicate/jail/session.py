@@ -218,7 +218,9 @@ class Session:
         settings: GradingSettings,
         flags: tuple[bool, bool],
         until: Until | None,
-    ) -> Run:
+    ) -> Run | None:
+        """The run of `program`, sent; None when the session is closed (a run before it was
+        given up on, say, which removed its files), as `_wait` then answers."""
         encode_inputs, until_timeout = flags
         self.count += 1
         k, nonce = self.count, secrets.token_hex(16)
@@ -227,6 +229,21 @@ class Session:
         clock = CallClock(tuple(item.index for item in inputs), settings.call_timeout_s)
         run = Run(k, nonce, LiveFrames(nonce, clock), until, settings.total_timeout_s)
         request: dict[str, object] = {"k": k, "job": job, "timeout_s": settings.total_timeout_s}
+        if self.closed:
+            return None
+        try:
+            self._write(target, program, k, request)
+        except FileNotFoundError:  # closed meanwhile, from another thread
+            return None
+        with self.cond:
+            if not self.queue:
+                run.began = time.monotonic()
+            self.queue.append(run)
+        self._request(request)
+        return run
+
+    def _write(self, target: Target, program: bytes, k: int, request: dict[str, object]) -> None:
+        """Put the program where the session's runner reads it (a candidate's, compiled too)."""
         if self.candidates:
             with self.current.open("r+b") as handle:  # same inode: the bind shows it
                 handle.truncate(0)
@@ -240,12 +257,6 @@ class Session:
             path = self.programs / f"{k}.py"
             path.write_bytes(program)
             request["program"] = str(path)
-        with self.cond:
-            if not self.queue:
-                run.began = time.monotonic()
-            self.queue.append(run)
-        self._request(request)
-        return run
 
     def _request(self, request: dict[str, object]) -> None:
         data = json.dumps(request).encode() + b"\n"
@@ -254,8 +265,10 @@ class Session:
                 data = data[os.write(self.writer, data) :]
 
     def _wait(
-        self, run: Run, inputs: Sequence[CallInput], settings: GradingSettings
+        self, run: Run | None, inputs: Sequence[CallInput], settings: GradingSettings
     ) -> JailRun | None:
+        if run is None:
+            return None
         with self.cond:
             while run.exited is None and not self.ended and not stopping():
                 began = run.began if run.began is not None else time.monotonic()

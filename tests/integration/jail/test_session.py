@@ -124,6 +124,30 @@ def test_until_kills_the_child_and_the_next_run_goes_on(tiny: Tiny, tiny_ctx: Re
     assert whole.parsed.done and len(whole.parsed.outcomes) == len(task.inputs)
 
 
+HANGS_AT_IMPORT = b"\n\nimport time\n\ntime.sleep(60)\n"
+
+
+@pytest.mark.parametrize("one_at_a_time", ["until", "candidates"])
+def test_runs_after_a_run_the_session_gave_up_on_come_back_none(
+    tiny: Tiny, tiny_ctx: RepoContext, monkeypatch: pytest.MonkeyPatch, one_at_a_time: str
+) -> None:
+    """A run past its limit closes the session (its files removed); the programs after it, sent
+    one at a time, come back None rather than raising on the removed files (a gen on a loaded
+    machine ended in a FileNotFoundError traceback so)."""
+    # The host gives the run up before the runner stops it (as when the machine is so loaded
+    # that the runner's report comes later than the limit and its grace)
+    monkeypatch.setattr(session_module, "GRACE_S", -1.5)
+    task = tiny.task("tinypkg.core.clamp")
+    settings = task.hidden.grading.model_copy(update={"total_timeout_s": 2.0})
+    plan = RunPlan(tiny_ctx, task.hidden.target, settings, 0, 0)
+    until = wrong_answer(task.expected, settings) if one_at_a_time == "until" else None
+    programs = [original_source(task) + HANGS_AT_IMPORT, original_source(task)]
+    with Session(_local(), plan, candidates=one_at_a_time == "candidates") as session:
+        runs = session.run_all(task.inputs, settings, programs, until=until)
+    assert runs == [None, None]
+    assert session.closed and not session.scratch.exists()
+
+
 def test_a_target_s_runs_fall_back_to_jails_of_their_own_once_its_session_died(
     tiny: Tiny, tiny_ctx: RepoContext
 ) -> None:
