@@ -103,14 +103,35 @@ def _plain_size(t: type, layout: _Layout) -> int:
 _MAX_VISITS = 64
 
 
+class _Shared:
+    """An object's encoding, kept for the next path through the value that reaches it: what it
+    spent of the size budget, how deep below the object it went, and its visits (`log[start:end]`,
+    counted when first reused)."""
+
+    __slots__ = ("counts", "end", "height", "obj", "spent", "start", "tagged")
+
+    def __init__(self, obj: Any, tagged: Tagged, spent: int, height: int, span: range) -> None:
+        self.obj, self.tagged, self.spent, self.height = obj, tagged, spent, height
+        self.start, self.end = span.start, span.stop
+        self.counts: dict[int, int] | None = None
+
+
 class _Encoder:
-    def __init__(self, limits: EncodeLimits, probes: Probes | None = None) -> None:
+    def __init__(
+        self, limits: EncodeLimits, probes: Probes | None = None, share: bool = True
+    ) -> None:
         self.limits = limits
         self.probes = probes  # set while encoding a returned value: its functions are probed
         self.budget = limits.max_bytes
         self.path: set[int] = set()
         self.visits: dict[int, int] = {}
         self.layouts: dict[int, tuple[type, _Layout]] = {}
+        # An object reached again by another path is encoded as it was the first time, when
+        # that encoding met no cycle, no depth bound and no code of the value's own (`reuse`)
+        self.shared: dict[int, _Shared] | None = {} if share and probes is None else None
+        self.log: list[Any] = []  # the objects visited in order; a reused one's visits as a dict
+        self.deepest = 0  # the deepest `enc` call below the object being encoded
+        self.cycles = 0
 
     def spend(self, n: int) -> None:
         self.budget -= n
@@ -125,6 +146,8 @@ class _Encoder:
         return entry[1]
 
     def enc(self, x: Any, depth: int) -> Tagged:
+        if depth > self.deepest:
+            self.deepest = depth
         if depth > self.limits.max_depth:
             return {"t": "deep"}
         self.spend(20)  # about the JSON of an empty node
@@ -132,18 +155,69 @@ class _Encoder:
         if _is_in(t, _SCALARS):
             return _SCALARS[_id(t)][1](self, x)
         if _id(x) in self.path:
+            self.cycles += 1
             return {"t": "cycle"}
+        shared = self.reusable(x, depth)
+        if shared is not None:
+            return self.reuse(shared, depth)
         # A structure that shares objects (a doubly linked list, say) has exponentially many
         # paths through it: past a few visits of one object, the value counts as too large.
         seen = self.visits.get(_id(x), 0) + 1
         if seen > _MAX_VISITS:
             raise _TooLarge()
         self.visits[_id(x)] = seen
+        start, budget, outer, cycles = len(self.log), self.budget, self.deepest, self.cycles
+        self.log.append(_id(x))
+        self.deepest = depth  # from here, how deep `x`'s own encoding goes
         self.path.add(_id(x))
         try:
-            return self.compound(x, t, depth + 1)
+            tagged = self.compound(x, t, depth + 1)
         finally:
             self.path.discard(_id(x))
+        height = self.deepest - depth
+        clean = cycles == self.cycles and depth + height <= self.limits.max_depth
+        if self.shared is not None and clean:
+            span = range(start, len(self.log))
+            self.shared[_id(x)] = _Shared(x, tagged, budget - self.budget, height, span)
+        if outer > self.deepest:
+            self.deepest = outer
+        return tagged
+
+    def reusable(self, x: Any, depth: int) -> _Shared | None:
+        """`x`'s encoding from another path, where it reads the same from here: it met no cycle
+        and no depth bound, nor does it from this depth."""
+        shared = None if self.shared is None else _dict_get(self.shared, _id(x))
+        if shared is None or shared.obj is not x:
+            return None
+        return shared if depth + shared.height <= self.limits.max_depth else None
+
+    def reuse(self, shared: _Shared, depth: int) -> Tagged:
+        """`shared.obj` reached again: its encoding, the budget and visits charged as encoding it
+        again would (the same `toolarge`), without walking it."""
+        counts = shared.counts
+        if counts is None:
+            counts = shared.counts = self.tally(shared.start, shared.end)
+        visits = self.visits
+        for key, n in _dict_items(counts):
+            seen = _dict_get(visits, key, 0) + n
+            if seen > _MAX_VISITS:
+                raise _TooLarge()
+            visits[key] = seen
+        self.spend(shared.spent)
+        self.log.append(counts)
+        if depth + shared.height > self.deepest:
+            self.deepest = depth + shared.height
+        return shared.tagged
+
+    def tally(self, start: int, end: int) -> dict[int, int]:
+        counts: dict[int, int] = {}
+        for item in self.log[start:end]:
+            if _type(item) is int:
+                counts[item] = _dict_get(counts, item, 0) + 1
+                continue
+            for key, n in _dict_items(item):
+                counts[key] = _dict_get(counts, key, 0) + n
+        return counts
 
     def compound(self, x: Any, t: type, d: int) -> Tagged:
         if self.probes is not None and self.probes.left > 0 and _unnamed_function(x):
@@ -235,6 +309,7 @@ class _Encoder:
         return [e for _, e in _sorted(encoded, key=_first)]
 
     def iterate(self, it: Iterator[Any], d: int) -> Tagged:
+        self.shared = None  # the iterator's own code runs: what was encoded may change
         items: list[Tagged] = []
         out: Tagged = {"t": "iter", "v": items, "truncated": False}
         while True:
@@ -268,11 +343,14 @@ def _instance_dict(x: Any, desc: Any) -> dict[Any, Any] | None:
     return value if _type(value) is dict else None
 
 
-def encode(value: Any, limits: EncodeLimits | None = None, probes: Probes | None = None) -> Tagged:
+def encode(
+    value: Any, limits: EncodeLimits | None = None, probes: Probes | None = None, share: bool = True
+) -> Tagged:
     """The tagged encoding of one value; `toolarge` past the size budget, `opaque` on failure.
-    With `probes` (a call's returned value), a function without a verified name is probed."""
+    With `probes` (a call's returned value), a function without a verified name is probed.
+    `share=False` walks an object again on every path that reaches it (the same result)."""
     try:
-        return _Encoder(limits or EncodeLimits(), probes).enc(value, 0)
+        return _Encoder(limits or EncodeLimits(), probes, share).enc(value, 0)
     except _TooLarge:
         return {"t": "toolarge"}
     except BaseException as exc:
