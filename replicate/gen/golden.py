@@ -153,24 +153,41 @@ def _bulky(outcome: Outcome) -> bool:
     return _size(outcome) > BULKY_BYTES
 
 
+def _text(outcome: Outcome) -> str:
+    """The outcome's JSON text as the task stores it (its inputs stripped)."""
+    return json.dumps(strip_inputs(outcome))
+
+
 def _size(outcome: Outcome) -> int:
-    return len(json.dumps(strip_inputs(outcome)))
+    return len(_text(outcome))
 
 
 class Sizes:
     """The JSON size of each input's first outcome, its inputs stripped (what the task stores),
     by input index: measured once, where screening, seeding and the task's byte budget each ask
     for it (encoding outcomes to measure them was a tenth of a gen's own Python, each outcome
-    encoded up to three times).  One per golden run or search: an index has one first outcome."""
+    encoded up to three times).  One per golden run or search: an index has one first outcome.
+    With `folder` (where the batch keeps the repository), the outcomes whose text names it."""
 
-    def __init__(self) -> None:
+    def __init__(self, folder: str | None = None) -> None:
         self._found: dict[int, int] = {}
+        self.folder = folder
+        self._located: set[int] = set()
 
     def of(self, index: int, outcome: Outcome) -> int:
         found = self._found.get(index)
         if found is None:
-            found = self._found[index] = _size(outcome)
+            text = _text(outcome)
+            found = self._found[index] = len(text)
+            if self.folder and self.folder in text:
+                self._located.add(index)
         return found
+
+    def located(self, index: int, outcome: Outcome) -> bool:
+        """Whether the outcome names the batch's folder: a batch moved elsewhere, or exported,
+        runs the repository from another path, and even the original would not answer so."""
+        self.of(index, outcome)
+        return index in self._located
 
     def bulky(self, index: int) -> Callable[[Outcome], bool]:
         """`_bulky` for the first outcome of input `index`."""
@@ -212,7 +229,7 @@ def golden(
         if problem:
             drops[problem] += 1
             _note(examples, problem, first.get(item.index), None)
-    made, sizes = _Generated(), Sizes()
+    made, sizes = _Generated(), Sizes(str(jail.ctx.tree.parent))
     if budget is not None and traced:
         start = max(i.index for i in inputs) + 1
         made = _generate(jail, target, traced, first, budget, start, sizes, ctors)
@@ -364,11 +381,14 @@ def keep(
     kept: list[CallInput] = []
     expected: dict[int, Outcome] = {}
     times: list[float] = []
+    measured = Sizes() if sizes is None else sizes
     for item in inputs:
         a, b = first[item.index], second.get(item.index)
         problem = _second_problem(a, b)
         if not problem and item.provenance != "traced" and _time(item, first, second) > slow_s:
             problem = "reference too slow"
+        if not problem and measured.located(item.index, a):
+            problem = LOCATED
         if problem:
             (drops if item.provenance == "traced" else gen_drops)[problem] += 1
             if examples is not None and item.provenance == "traced":
@@ -379,7 +399,6 @@ def keep(
         stratum = "raises" if a.get("status") == "raised" else item.provenance
         kept.append(item.model_copy(update={"stratum": stratum, "call": render_call(target, a)}))
         expected[item.index] = strip_inputs(a)
-    measured = Sizes() if sizes is None else sizes
     over = _over_budget({index: measured.of(index, first[index]) for index in expected})
     slow = _over_time({i.index: _time(i, first, second) for i in kept if i.index not in over})
     for item in kept:
@@ -392,6 +411,7 @@ def keep(
     return kept, {i: o for i, o in expected.items() if i not in over}, times
 
 
+LOCATED = "outcome names the folder the batch keeps the repository in"
 _TOO_LARGE = "outcome too large for the task"
 _TOO_SLOW = "reference too slow for the task"
 

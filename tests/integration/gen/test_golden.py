@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 from collections import Counter
+from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
@@ -11,7 +13,9 @@ from replicate.core.records import CallInput, CallKind, Provenance, Target
 from replicate.gen import golden
 from replicate.gen.golden import (
     BULKY_BYTES,
+    LOCATED,
     TASK_CALL_S,
+    Sizes,
     _first_problem,
     _over_time,
     _second_problem,
@@ -141,6 +145,24 @@ def _item(index: int, provenance: Provenance) -> CallInput:
     return CallInput(index=index, stratum=provenance, provenance=provenance, pickle_b64="")
 
 
+def test_an_outcome_naming_the_batch_s_folder_is_dropped() -> None:
+    """pyparsing's `Forward` keeps the source line that set it, with the file's path: where the
+    batch was minted. Moved or exported, even the original answers otherwise."""
+    where = "/batch/reference_impls/_repos/key"
+    named = _returned({"t": "str", "v": f"{where}/tree/m.py"}, t=0.001)
+    plain = _returned({"t": "str", "v": "m.py"}, t=0.001)
+    items = [_item(0, "traced"), _item(1, "traced")]
+    runs = ({0: named, 1: plain}, {0: named, 1: plain})
+    drops: Counter[str] = Counter()
+    kept, _, _ = keep(_target("function"), items, runs, drops, Counter(), 1.0, sizes=Sizes(where))
+    assert [i.index for i in kept] == [1] and drops == Counter({LOCATED: 1})
+    # the control: a batch kept elsewhere holds both
+    kept, _, _ = keep(
+        _target("function"), items, runs, Counter(), Counter(), 1.0, sizes=Sizes("/else")
+    )
+    assert [i.index for i in kept] == [0, 1]
+
+
 def test_slowness_is_judged_on_the_faster_of_two_runs() -> None:
     """Wall-clock hiccups on a busy machine must not change which inputs a batch keeps."""
     traced = [_item(0, "traced"), _item(1, "traced")]
@@ -262,6 +284,7 @@ class _Runs:
     def __init__(self, script: list[tuple[list[int], bool]]) -> None:
         self.script = script
         self.asked: list[list[int]] = []
+        self.ctx = SimpleNamespace(tree=Path("/batch/reference_impls/_repos/key/tree"))
 
     def run(self, target: Any, inputs: Any, *args: Any, **kwargs: Any) -> JailRun:
         self.asked.append([i.index for i in inputs])
@@ -313,13 +336,14 @@ def test_an_input_whose_outcome_is_too_large_is_no_seed() -> None:
 def _measured(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The length of every outcome's encoding `golden` makes to measure it, in order."""
     seen: list[int] = []
-    size = golden._size
+    text = golden._text
 
-    def counted(outcome: Any) -> int:
-        seen.append(size(outcome))
-        return seen[-1]
+    def counted(outcome: Any) -> str:
+        found = text(outcome)
+        seen.append(len(found))
+        return found
 
-    monkeypatch.setattr(golden, "_size", counted)
+    monkeypatch.setattr(golden, "_text", counted)
     return seen
 
 
