@@ -171,8 +171,7 @@ class Sizes:
 
     def __init__(self, folder: str | None = None) -> None:
         self._found: dict[int, int] = {}
-        self.folder = folder
-        self._located: set[int] = set()
+        self.folder, self._located = folder, set[int]()
 
     def of(self, index: int, outcome: Outcome) -> int:
         found = self._found.get(index)
@@ -182,6 +181,10 @@ class Sizes:
             if self.folder and self.folder in text:
                 self._located.add(index)
         return found
+
+    @classmethod
+    def in_batch(cls, jail: Jail) -> Sizes:  # which outcomes name the repository's folder too
+        return cls(str(jail.ctx.tree.parent))
 
     def located(self, index: int, outcome: Outcome) -> bool:
         """Whether the outcome names the batch's folder: a batch moved elsewhere, or exported,
@@ -229,7 +232,7 @@ def golden(
         if problem:
             drops[problem] += 1
             _note(examples, problem, first.get(item.index), None)
-    made, sizes = _Generated(), Sizes(str(jail.ctx.tree.parent))
+    made, sizes = _Generated(), Sizes.in_batch(jail)
     if budget is not None and traced:
         start = max(i.index for i in inputs) + 1
         made = _generate(jail, target, traced, first, budget, start, sizes, ctors)

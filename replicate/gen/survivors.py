@@ -101,7 +101,7 @@ def search(
         return NOTHING
     slow_s = max(SLOW_S, 3 * reference.slowest_s)
     first, _, infra = run_resuming(jail, target, made, 1, settings=leashed(slow_s))
-    sizes = Sizes(str(jail.ctx.tree.parent))
+    sizes = Sizes.in_batch(jail)
     fine, _ = screen(made, first, slow_s, sizes)
     if infra or not fine:
         return Search((), {}, {}, len(made))

@@ -221,6 +221,8 @@ class Session:
     ) -> Run | None:
         """The run of `program`, sent; None when the session is closed (a run before it was
         given up on, say, which removed its files), as `_wait` then answers."""
+        if self.closed:
+            return None
         encode_inputs, until_timeout = flags
         self.count += 1
         k, nonce = self.count, secrets.token_hex(16)
@@ -229,8 +231,6 @@ class Session:
         clock = CallClock(tuple(item.index for item in inputs), settings.call_timeout_s)
         run = Run(k, nonce, LiveFrames(nonce, clock), until, settings.total_timeout_s)
         request: dict[str, object] = {"k": k, "job": job, "timeout_s": settings.total_timeout_s}
-        if self.closed:
-            return None
         try:
             self._write(target, program, k, request)
         except FileNotFoundError:  # closed meanwhile, from another thread

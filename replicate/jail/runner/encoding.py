@@ -105,14 +105,13 @@ _MAX_VISITS = 64
 
 class _Shared:
     """An object's encoding, kept for the next path through the value that reaches it: what it
-    spent of the size budget, how deep below the object it went, and its visits (`log[start:end]`,
-    counted when first reused)."""
+    spent of the size budget, how deep below the object it went, and its visits (the encoder's
+    log over `span`, counted when first reused)."""
 
-    __slots__ = ("counts", "end", "height", "obj", "spent", "start", "tagged")
+    __slots__ = ("counts", "height", "obj", "span", "spent", "tagged")
 
     def __init__(self, obj: Any, tagged: Tagged, spent: int, height: int, span: range) -> None:
-        self.obj, self.tagged, self.spent, self.height = obj, tagged, spent, height
-        self.start, self.end = span.start, span.stop
+        self.obj, self.tagged, self.spent, self.height, self.span = obj, tagged, spent, height, span
         self.counts: dict[int, int] | None = None
 
 
@@ -160,12 +159,7 @@ class _Encoder:
         shared = self.reusable(x, depth)
         if shared is not None:
             return self.reuse(shared, depth)
-        # A structure that shares objects (a doubly linked list, say) has exponentially many
-        # paths through it: past a few visits of one object, the value counts as too large.
-        seen = self.visits.get(_id(x), 0) + 1
-        if seen > _MAX_VISITS:
-            raise _TooLarge()
-        self.visits[_id(x)] = seen
+        self.visit(_id(x), 1)
         start, budget, outer, cycles = len(self.log), self.budget, self.deepest, self.cycles
         self.log.append(_id(x))
         self.deepest = depth  # from here, how deep `x`'s own encoding goes
@@ -183,6 +177,15 @@ class _Encoder:
             self.deepest = outer
         return tagged
 
+    def visit(self, key: int, n: int) -> None:
+        """`n` more visits of object `key`. A structure that shares objects (a doubly linked
+        list, say) has exponentially many paths through it: past a few visits of one object,
+        the value counts as too large."""
+        seen = _dict_get(self.visits, key, 0) + n
+        if seen > _MAX_VISITS:
+            raise _TooLarge()
+        self.visits[key] = seen
+
     def reusable(self, x: Any, depth: int) -> _Shared | None:
         """`x`'s encoding from another path, where it reads the same from here: it met no cycle
         and no depth bound, nor does it from this depth."""
@@ -196,22 +199,19 @@ class _Encoder:
         again would (the same `toolarge`), without walking it."""
         counts = shared.counts
         if counts is None:
-            counts = shared.counts = self.tally(shared.start, shared.end)
-        visits = self.visits
+            counts = shared.counts = self.tally(shared.span)
         for key, n in _dict_items(counts):
-            seen = _dict_get(visits, key, 0) + n
-            if seen > _MAX_VISITS:
-                raise _TooLarge()
-            visits[key] = seen
+            self.visit(key, n)
         self.spend(shared.spent)
         self.log.append(counts)
         if depth + shared.height > self.deepest:
             self.deepest = depth + shared.height
         return shared.tagged
 
-    def tally(self, start: int, end: int) -> dict[int, int]:
+    def tally(self, span: range) -> dict[int, int]:
+        """The visits of each object the log holds over `span`."""
         counts: dict[int, int] = {}
-        for item in self.log[start:end]:
+        for item in self.log[span.start : span.stop]:
             if _type(item) is int:
                 counts[item] = _dict_get(counts, item, 0) + 1
                 continue
