@@ -169,9 +169,13 @@ _forge()
 
 # Wrong on about one call in four, which ones chosen by this process's heap address: the same in
 # every child of one session, others in another process (right on most inputs, so it earns a
-# reward and is run again).  Two processes pick the same calls by chance with probability
-# (1/16 + 9/16) ** N over N inputs; at one in eight it was (50/64) ** N, which one CI run met.
+# reward and is run again).  The choice is a SHA-256 of the address and the call's number, so two
+# processes pick the same calls with probability (1/16 + 9/16) ** N over N inputs.  It was
+# Python's own `hash((address, number)) % 4`, whose low bits depend on the address so little that
+# ~1.5% of address pairs picked the same calls over the task's 134 inputs (one CI run met it).
 FOLLOWS_ITS_ADDRESS = b"""
+
+import hashlib as _hashlib
 
 _KEY = id(object()) >> 12
 _SEEN = []
@@ -179,7 +183,7 @@ _SEEN = []
 
 def clamp(value, low, high):
     _SEEN.append(1)
-    if hash((_KEY, len(_SEEN))) % 4:
+    if _hashlib.sha256(b"%d %d" % (_KEY, len(_SEEN))).digest()[0] % 4:
         return min(max(value, low), high)
     return "wrong"
 """
