@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import glob
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -34,6 +36,16 @@ def file_lock(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     with FileLock(path, thread_local=False, preserve_lock_file=True):
         yield
+
+
+def staging_beside(dest: Path) -> Path:
+    """A new empty folder beside `dest` to build it in, then rename into place.  Call it holding
+    `dest`'s lock: the folders an earlier build of `dest` left (a process killed mid-download or
+    mid-clone) are removed first, as nobody else can be building it."""
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    for stale in glob.glob(f"{glob.escape(str(dest))}.tmp-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    return Path(tempfile.mkdtemp(prefix=f"{dest.name}.tmp-", dir=dest.parent))
 
 
 def publish(data: bytes, final: Path) -> Path:

@@ -13,11 +13,10 @@ import shutil
 import subprocess
 import sys
 import tarfile
-import tempfile
 import zipfile
 from pathlib import Path
 
-from replicate.cache import file_lock
+from replicate.cache import file_lock, staging_beside
 from replicate.errors import ReplicateError
 
 PREFIX = "pypi:"
@@ -54,8 +53,7 @@ def sdist_repo(name: str, version: str, root: Path) -> Path:
     dest = root / f"{name.lower()}-{version}"  # holds the sdist's own folder: its name is the key
     with file_lock(dest.with_name(dest.name + ".lock")):
         if not dest.is_dir():
-            root.mkdir(parents=True, exist_ok=True)
-            staging = Path(tempfile.mkdtemp(prefix=f"{dest.name}.tmp-", dir=root))
+            staging = staging_beside(dest)
             try:
                 archive = _download(name, version, staging / "downloads")
                 unpacked = _unpack(archive, staging / "unpacked")

@@ -5,7 +5,6 @@ from __future__ import annotations
 import hashlib
 import re
 import shutil
-import tempfile
 from pathlib import Path
 from urllib.parse import urlsplit, urlunsplit
 
@@ -17,7 +16,7 @@ from replicate.acquire.commands import (
     resolve_commit,
     run_git,
 )
-from replicate.cache import file_lock
+from replicate.cache import file_lock, staging_beside
 from replicate.core import normalise_repo_url
 from replicate.errors import ReplicateError
 
@@ -71,9 +70,9 @@ def acquire_remote(url: str, commit: str | None, cache: Path) -> tuple[str, Path
 
 
 def clone_bare(url: str, dest: Path) -> None:
-    """A bare clone of `url` built beside `dest` and renamed into place when complete."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    staging = Path(tempfile.mkdtemp(prefix=f"{dest.name}.tmp-", dir=dest.parent))
+    """A bare clone of `url` built beside `dest` and renamed into place when complete (call it
+    holding `dest`'s lock)."""
+    staging = staging_beside(dest)
     try:
         target = staging / "repo.git"
         run_git(["clone", "--bare", "--quiet", "--", url, str(target)], timeout=CLONE_TIMEOUT_S)
