@@ -215,7 +215,48 @@ def handle(args: argparse.Namespace) -> int:
         err_console().print(results_table(summary))
         if summary.samples > 1:
             err_console().print(samples_table(summary))
+        trouble = agent_trouble(summary.rows, options.out, args.timeout)
+        if trouble:
+            err_console().print(f"[yellow]{trouble}[/]", soft_wrap=True, markup=True)
     return _closing_line(summary)
+
+
+MISSING_FILE = ("No such file or directory", "can't open file", "not found")
+
+
+def agent_trouble(rows: tuple[ResultRow, ...], out: Path, timeout_s: float) -> str | None:
+    """A line on the agents that failed to run (exited non-zero, or timed out), with the end of
+    the first one's stderr: an agent command that cannot start shows only as `error` in every
+    row of the table, its reason in a log file.  None when every agent exited 0."""
+    failed = [row for row in rows if row.agent_status == "error"]
+    slow = sum(row.agent_status == "timeout" for row in rows)
+    parts = []
+    if failed:
+        first = failed[0]
+        codes = sorted({row.agent_exit_code for row in failed}, key=str)
+        parts.append(
+            f"{len(failed)} of {len(rows)} agent run(s) exited non-zero "
+            f"(exit code {', '.join(map(str, codes))})"
+        )
+        log = out / "logs" / first.task_id / f"{first.sample}.stderr"
+        last = _last_line(log)
+        if last:
+            parts.append(f"the first one's stderr ends: {last}")
+            if any(sign in last for sign in MISSING_FILE):
+                parts.append("the agent runs in the sandbox: a host path reaches it with --mount")
+    if slow:
+        parts.append(f"{slow} of {len(rows)} agent run(s) stopped at --timeout {timeout_s:g} s")
+    if not parts:
+        return None
+    return "; ".join(parts) + f". Every agent's output: {out / 'logs'}/<task>/<sample>.stderr"
+
+
+def _last_line(path: Path) -> str:
+    try:
+        lines = path.read_bytes()[-2000:].decode("utf-8", "replace").strip().splitlines()
+    except OSError:
+        return ""
+    return lines[-1].strip()[:300] if lines else ""
 
 
 def _closing_line(summary: RunSummary) -> int:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import io
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,7 +14,7 @@ from replicate import GRADER_VERSION
 from replicate.cli import main as cli_main
 from replicate.cli import progress as cli_progress
 from replicate.cli.gen import funnel_table
-from replicate.cli.run import results_table
+from replicate.cli.run import agent_trouble, results_table
 from replicate.core.records import (
     Funnel,
     FunnelStage,
@@ -145,3 +146,22 @@ def test_subcommands_run_with_the_collector_s_raised_thresholds(
     finally:
         gc.set_threshold(*before)
     assert _Seen.thresholds == cli_main.COLLECTOR_THRESHOLDS != (700, 10, 10)
+
+
+def test_agents_that_failed_to_run_are_named_with_the_end_of_their_stderr(tmp_path: Path) -> None:
+    ok = _row("a", 1.0)
+    failed = _row("b", 0.0).model_copy(update={"agent_status": "error", "agent_exit_code": 2})
+    slow = _row("c", 0.0).model_copy(update={"agent_status": "timeout", "agent_exit_code": None})
+    assert agent_trouble((ok,), tmp_path, 600) is None
+    log = tmp_path / "logs" / "b" / "0.stderr"
+    log.parent.mkdir(parents=True)
+    log.write_bytes(b"...\npython: can't open file '/home/me/agent.py': [Errno 2] No such\n")
+    line = agent_trouble((ok, failed, slow), tmp_path, 600)
+    assert line is not None
+    assert "1 of 3 agent run(s) exited non-zero (exit code 2)" in line
+    assert "stderr ends: python: can't open file '/home/me/agent.py'" in line
+    assert "--mount" in line
+    assert "1 of 3 agent run(s) stopped at --timeout 600 s" in line
+    log.write_bytes(b"ValueError: the model said no\n")  # no hint where no file is missing
+    line = agent_trouble((failed,), tmp_path, 600)
+    assert line is not None and "--mount" not in line and "the model said no" in line
