@@ -5,18 +5,22 @@ A jailed run imports the repository's package from source: the tree is history-f
 large part of grading a small function (samplelib: ~10 ms of a ~25 ms grade), and gen, grading
 and the strength check import the same package thousands of times. So each (tree, interpreter)
 pair is compiled once on the host, with the repository environment's interpreter (code objects
-are version-specific), into a *full* table ``{source path: (size, mtime_ns, marshalled code)}``;
-each target gets its own table **without the target's entry**, and a jail mounts only that one
-file, read-only. The runner serves a module from it when the source's size and mtime still match
-and compiles from source otherwise (the candidate, the target, anything changed).
+are version-specific), into a *full* table ``{source path: (size, mtime_ns, marshalled code)}``,
+split by a hash of each path into up to `SHARDS` *shards*. A jail running a target mounts,
+read-only, every shard but the one its file falls in, and a copy of that one **without the
+target's entry**: the runner serves a module from them when the source's size and mtime still
+match and compiles from source otherwise (the candidate, the target, anything changed). A whole
+table per target file held the package's compiled code once per file (boltons 24.1.0, a table
+for each of its 30 modules: 34 MB per tree); the shards hold it once and each file's copy about
+a sixteenth of it (4.3 MB in all).
 
 ``PYTHONPYCACHEPREFIX`` would do the same with less code but moves the cache of *every* module,
 the standard library's included: a cold runner then compiled its own imports (+150 ms).
 
 The target's code must never reach a jail: it is the reference implementation. Nor may the full
-table or another target's table (both hold this target's code): they stay in the cache, which is
-not mounted. Compiling runs no repository code (``compile`` only parses). When anything fails
-there is no table and modules compile from source as before.
+table, the shard its file falls in or another target's copy of it (all hold this target's code):
+they stay in the cache, which is not mounted. Compiling runs no repository code (``compile``
+only parses). When anything fails there is no table and modules compile from source as before.
 
 The runner's package is compiled the same way (`compiled_runner`), with the wire module it loads
 from beside it: every jail started it from source, compiling its ~2,000 lines each time; the
@@ -45,6 +49,9 @@ from replicate.jail.runner.base import wire_beside
 
 COMPILE_TIMEOUT_S = 300.0
 MAX_FILE_BYTES = 4 << 20
+SHARDS = 16
+
+Table = dict[str, tuple[int, int, bytes]]  # source path: (size, mtime_ns, marshalled code)
 _COMPILE = """
 import marshal, os, sys
 tree, cap, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
@@ -116,12 +123,7 @@ def _run_in(scratch: Path, python: Path, script: str, *args: str | Path) -> Path
     return out
 
 
-def _full_table(root: Path, tree: Path, python: Path) -> bytes:
-    final = _built(root / "full.marshal", python, _COMPILE, str(tree), str(MAX_FILE_BYTES))
-    return final.read_bytes()
-
-
-def without(table: dict[str, tuple[int, int, bytes]], source: str) -> bytes:
+def without(table: Table, source: str) -> bytes:
     """The table with `source`'s entry removed, marshalled."""
     return marshal.dumps({path: entry for path, entry in table.items() if path != source})
 
@@ -162,27 +164,62 @@ def compiled_runner(cache: Path, python: Path, entry: Path) -> Path | None:
         return None
 
 
-@functools.cache
-def bytecode_table(cache: Path, tree: Path, python: Path, target_path: str) -> Path | None:
-    """The table file for jails running `target_path` of `tree`, or None when there is none.
+def shard_of(path: str) -> int:
+    """Which shard a source path's entry is kept in (stable across processes and machines)."""
+    return int.from_bytes(hashlib.sha256(path.encode()).digest()[:4], "big") % SHARDS
 
-    Built on first use: one compile per tree and interpreter, then one filtered copy per target.
+
+@functools.cache
+def bytecode_table(cache: Path, tree: Path, python: Path, target_path: str) -> tuple[Path, ...]:
+    """The table files for jails running `target_path` of `tree`: every shard but the target
+    file's, and that one without its entry; none when there are none.
+
+    Built on first use: one compile per tree and interpreter, the shards, then one filtered
+    copy per target file.
     """
     real_tree = os.path.realpath(tree)
     source = os.path.join(real_tree, target_path)
     root = cache / "bytecode" / _key(real_tree, str(python), _fingerprint(real_tree))
+    own = shard_of(source)
     final = root / "targets" / f"{_key(source)}.marshal"
     try:
+        shards = _shards(root, Path(real_tree), python)
         if not final.is_file():
-            table = marshal.loads(_full_table(root, Path(real_tree), python))
-            if not isinstance(table, dict):
-                return None
-            publish(without(table, source), final)
-        if source in marshal.loads(final.read_bytes()):
-            return None  # never: the table was written without it; refuse rather than leak
+            publish(without(_read(shards[own]) if own in shards else {}, source), final)
+        if source in _read(final):
+            return ()  # never: the copy was written without it; refuse rather than leak
     except (OSError, ValueError, EOFError, TypeError, subprocess.SubprocessError):
-        return None
-    return final
+        return ()
+    kept = [path for index, path in sorted(shards.items()) if index != own]
+    return (*kept, final)
+
+
+def _shards(root: Path, tree: Path, python: Path) -> dict[int, Path]:
+    """The tree's shards by index (only those holding an entry), written from the full table
+    on first use."""
+    folder = root / "shards"
+    listed = folder / "index.marshal"  # the shard indices written: the last file published
+    if not listed.is_file():
+        full = _read(
+            _built(root / "full.marshal", python, _COMPILE, str(tree), str(MAX_FILE_BYTES))
+        )
+        split: dict[int, Table] = {}
+        for path, entry in full.items():
+            split.setdefault(shard_of(path), {})[path] = entry
+        for index, part in split.items():
+            publish(marshal.dumps(part), folder / f"{index}.marshal")
+        publish(marshal.dumps(sorted(split)), listed)
+    indices = marshal.loads(listed.read_bytes())
+    if not isinstance(indices, list) or not all(type(i) is int for i in indices):
+        raise ValueError("not a shard index")
+    return {index: folder / f"{index}.marshal" for index in indices}
+
+
+def _read(path: Path) -> Table:
+    table = marshal.loads(path.read_bytes())
+    if not isinstance(table, dict):
+        raise ValueError(f"{path} is not a table")
+    return table
 
 
 # ------------------------------------------- a candidate's file, compiled on the host

@@ -100,11 +100,11 @@ class RepoContext:
     # measure against them (`replicate gen --cold`)
     speedups: bool = True
 
-    def bytecode(self, tree: Path, target: Target) -> Path | None:
-        """The compiled-code table for a jail running `target` of `tree` (only the snapshot's
+    def bytecode(self, tree: Path, target: Target) -> tuple[Path, ...]:
+        """The compiled-code tables for a jail running `target` of `tree` (only the snapshot's
         own tree: a copy made for one run is not worth compiling)."""
         if self.cache is None or tree != self.tree:
-            return None
+            return ()
         return bytecode_table(self.cache, tree, self.python, target.path)
 
     def runner(self) -> Path:
@@ -178,12 +178,12 @@ def job_line(
     return json.dumps(job_dict(target, inputs, settings, encode_inputs)).encode() + b"\n"
 
 
-def _setup(ctx: RepoContext, tree: Path, bytecode: Path | None) -> str:
+def _setup(ctx: RepoContext, tree: Path, bytecode: tuple[Path, ...]) -> str:
     """The runner's setup argument: what it prepares before its job arrives."""
     setup: wire.Setup = {
         "sys_path": ctx.sys_path(tree),
         "site_dirs": [str(ctx.site_packages)],
-        "bytecode": str(bytecode) if bytecode is not None else None,
+        "bytecode": [str(table) for table in bytecode],
         "by_value": module_file(),
     }
     return json.dumps(setup)
@@ -201,10 +201,14 @@ class RunPlan:
     clock_shift_days: int
 
     def request(
-        self, tree: Path, mounts: Sequence[Mount], bytecode: Path | None, stdin: bytes = b""
+        self,
+        tree: Path,
+        mounts: Sequence[Mount],
+        bytecode: tuple[Path, ...],
+        stdin: bytes = b"",
     ) -> SandboxRequest:
-        if bytecode is not None:  # read-only, and only this target's table (see bytecode.py)
-            mounts = [Mount.same(str(bytecode)), *mounts]
+        # read-only, and only the tables without this target's code (see bytecode.py)
+        mounts = [*(Mount.same(str(table)) for table in bytecode), *mounts]
         return SandboxRequest(
             argv=(
                 *(str(self.ctx.python), "-P", "-s", "-S", "-B", str(self.ctx.runner())),

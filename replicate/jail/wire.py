@@ -167,5 +167,5 @@ class Setup(TypedDict, total=False):
 
     sys_path: list[str]
     site_dirs: list[str]
-    bytecode: str | None  # a compiled-code table (replicate.jail.bytecode)
+    bytecode: list[str]  # compiled-code tables (replicate.jail.bytecode)
     by_value: str | None  # cloudpickle's module file, loaded for a job that needs it

@@ -287,16 +287,18 @@ def _lines_of(code: Any) -> tuple[int, int]:
     return code.co_firstlineno, max(lines, default=code.co_firstlineno)
 
 
-def _use_bytecode(table_path: str, roots: list[str]) -> None:
-    """Serve the modules under `roots` from the table at `table_path` (best effort)."""
-    try:
-        with open(table_path, "rb") as handle:
-            table = _marshal_loads(handle.read())
-    except (OSError, ValueError, EOFError, TypeError):
+def _use_bytecode(table_paths: list[Any], roots: list[str]) -> None:
+    """Serve the modules under `roots` from the tables at `table_paths` (best effort)."""
+    for path in table_paths:
+        try:
+            with open(path, "rb") as handle:
+                table = _marshal_loads(handle.read())
+        except (OSError, ValueError, EOFError, TypeError):
+            continue
+        if _type(table) is dict:
+            _BYTECODE.update(table)
+    if not _BYTECODE:
         return
-    if _type(table) is not dict:
-        return
-    _BYTECODE.update(table)
     machinery = importlib.machinery
     finder_for = machinery.FileFinder.path_hook(
         (_CompiledLoader, machinery.SOURCE_SUFFIXES),
@@ -322,8 +324,8 @@ def _prepare(setup: wire.Setup) -> None:
             _SNAPSHOT[name] = dict(_module_dict(mod))
     roots = [str(p) for p in setup.get("sys_path", ())]
     bytecode = setup.get("bytecode")
-    if bytecode is not None and _type(bytecode) is str:
-        _use_bytecode(bytecode, roots)
+    if _type(bytecode) is list:
+        _use_bytecode([path for path in bytecode if _type(path) is str], roots)
     _sys_path[0:0] = roots
     for site_dir in setup.get("site_dirs", ()):
         _addsitedir(str(site_dir))

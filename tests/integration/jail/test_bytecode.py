@@ -10,7 +10,7 @@ import pytest
 
 from replicate.grading.grader import original_source
 from replicate.jail import calls as jail
-from replicate.jail.bytecode import _fingerprint, bytecode_table
+from replicate.jail.bytecode import SHARDS, _fingerprint, bytecode_table, shard_of
 from replicate.jail.calls import RepoContext, run_calls
 from replicate.jail.sandbox import get_sandbox
 from tests.integration.minted import CORE_PATH, Tiny
@@ -43,21 +43,31 @@ def clamp(value, low, high):
 """
 
 
-def _table(path: Path) -> dict[str, tuple[int, int, bytes]]:
-    table = marshal.loads(path.read_bytes())
-    assert isinstance(table, dict)
-    return table
+def _table(*paths: Path) -> dict[str, tuple[int, int, bytes]]:
+    """The tables at `paths` read as the runner reads them, into one."""
+    merged = {}
+    for path in paths:
+        table = marshal.loads(path.read_bytes())
+        assert isinstance(table, dict)
+        merged.update(table)
+    return merged
 
 
-def _own_table(ctx: RepoContext) -> Path:
+def _own_tables(ctx: RepoContext) -> tuple[Path, ...]:
     assert ctx.cache is not None
-    path = bytecode_table(ctx.cache, ctx.tree, ctx.python, CORE_PATH)
-    assert path is not None
-    return path
+    paths = bytecode_table(ctx.cache, ctx.tree, ctx.python, CORE_PATH)
+    assert paths
+    return paths
 
 
-def test_the_table_has_every_module_but_the_target(tiny_ctx: RepoContext) -> None:
-    table = _table(_own_table(tiny_ctx))
+def _full(tables: tuple[Path, ...]) -> Path:
+    """The full table of the tree these tables are of (never mounted)."""
+    return tables[-1].parent.parent / "full.marshal"
+
+
+def test_the_tables_hold_every_module_but_the_target(tiny_ctx: RepoContext) -> None:
+    tables = _own_tables(tiny_ctx)
+    table = _table(*tables)
     tree = Path(os.path.realpath(tiny_ctx.tree))
     assert str(tree / CORE_PATH) not in table
     init = tree / "src/tinypkg/__init__.py"
@@ -65,8 +75,38 @@ def test_the_table_has_every_module_but_the_target(tiny_ctx: RepoContext) -> Non
     assert (size, mtime_ns) == (init.stat().st_size, init.stat().st_mtime_ns)
     assert marshal.loads(code).co_filename == str(init)
     # The full table (never mounted) does hold the target: the copy is what keeps it out.
-    full = _table(_own_table(tiny_ctx).parent.parent / "full.marshal")
-    assert str(tree / CORE_PATH) in full and str(init) in full
+    full = _table(_full(tables))
+    assert str(tree / CORE_PATH) in full and set(full) == {*table, str(tree / CORE_PATH)}
+    # and so does the shard the target falls in, which no jail of it mounts
+    shard = tables[-1].parent.parent / "shards" / f"{shard_of(str(tree / CORE_PATH))}.marshal"
+    assert str(tree / CORE_PATH) in _table(shard) and shard not in tables
+
+
+def _package(tree: Path, modules: int) -> list[str]:
+    """A package of `modules` modules of ~40 functions each; their paths, relative."""
+    (tree / "pkg").mkdir(parents=True)
+    paths = []
+    for number in range(modules):
+        body = "".join(f"def f{i}(x):\n    return x * {i} + {number}\n" for i in range(40))
+        (tree / f"pkg/m{number}.py").write_text(body)
+        paths.append(f"pkg/m{number}.py")
+    return paths
+
+
+def test_every_file_s_tables_hold_the_package_once_and_a_sixteenth_per_file(
+    tiny_ctx: RepoContext, tmp_path: Path
+) -> None:
+    tree = tmp_path / "tree"
+    paths = _package(tree, 48)
+    made = {path: bytecode_table(tmp_path / "cache", tree, tiny_ctx.python, path) for path in paths}
+    full = _full(made[paths[0]])
+    for path, tables in made.items():  # each jail sees every module but its own
+        assert set(_table(*tables)) == set(_table(full)) - {str(tree.resolve() / path)}
+    copies = sum(tables[-1].stat().st_size for tables in made.values())
+    shards = sum(p.stat().st_size for p in (full.parent / "shards").glob("[0-9]*.marshal"))
+    # a whole table per file held the package 48 times; the shards once, the copies ~3 times
+    assert shards < 1.01 * full.stat().st_size
+    assert copies < 48 / SHARDS * 1.6 * full.stat().st_size
 
 
 def test_the_jail_loads_the_package_compiled_and_the_candidate_from_source(
@@ -109,9 +149,10 @@ def _graded(tiny: Tiny, ctx: RepoContext) -> dict[int, object]:
 def test_a_candidate_cannot_recover_the_target_from_the_table(
     tiny: Tiny, tiny_ctx: RepoContext, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    full = _own_table(tiny_ctx).parent.parent / "full.marshal"
+    tables = _own_tables(tiny_ctx)
+    full = _full(tables)
     # Positive control: were the full table mounted, the attack would answer every input right.
-    monkeypatch.setattr(jail, "bytecode_table", lambda *args: full)
+    monkeypatch.setattr(jail, "bytecode_table", lambda *args: (full,))
     leaked = _graded(tiny, tiny_ctx)
     assert leaked and all(leaked.values())
     monkeypatch.undo()
@@ -137,11 +178,11 @@ def test_a_tree_checked_out_again_gets_a_fresh_table(tiny_ctx: RepoContext, tmp_
     (tree / "pkg/a.py").write_text("A = 1\n")
     (tree / "pkg/b.py").write_text("B = 2\n")
     first = bytecode_table(tmp_path / "cache", tree, tiny_ctx.python, "pkg/a.py")
-    assert first is not None and set(_table(first)) == {str(tree.resolve() / "pkg/b.py")}
+    assert first and set(_table(*first)) == {str(tree.resolve() / "pkg/b.py")}
     os.utime(tree / "pkg/b.py", ns=(1, 1))  # as a new checkout leaves it
     bytecode_table.cache_clear()  # a new process
     _fingerprint.cache_clear()
     second = bytecode_table(tmp_path / "cache", tree, tiny_ctx.python, "pkg/a.py")
-    assert second is not None and second != first
-    ((size, mtime_ns, _),) = _table(second).values()
+    assert second and second != first
+    ((size, mtime_ns, _),) = _table(*second).values()
     assert (size, mtime_ns) == (6, 1)  # entries match the files as they are now
