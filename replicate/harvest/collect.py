@@ -18,6 +18,7 @@ from pathlib import Path
 from replicate.core import Target
 from replicate.harvest import budget as harvest_budget
 from replicate.harvest import byvalue as harvest_byvalue
+from replicate.harvest import item_limit as harvest_item_limit
 from replicate.harvest import plugin as harvest_plugin
 from replicate.harvest import rebuild as harvest_rebuild
 from replicate.harvest import wrapping as harvest_wrapping
@@ -122,6 +123,7 @@ PLUGIN_FILES = {
     "replicate_harvest_budget.py": harvest_budget,
     "replicate_harvest_rebuild.py": harvest_rebuild,
     "replicate_harvest_byvalue.py": harvest_byvalue,
+    "replicate_harvest_item_limit.py": harvest_item_limit,
     "replicate_harvest_wrapping.py": harvest_wrapping,
 }
 # Benchmark plugins (their import name in the environment) and their option that runs each

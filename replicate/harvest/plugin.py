@@ -45,7 +45,6 @@ import hashlib
 import json
 import os
 import random
-import signal
 import sys
 import tempfile
 from collections import Counter
@@ -63,6 +62,7 @@ try:
         unpicklable,
     )
     from .byvalue import ByValue
+    from .item_limit import arm, disarm, numbered
     from .rebuild import Memory, dumps_capped, looks_large
     from .wrapping import install, owner_of, remember_constructions, short_reason, wrap_target
 except ImportError:
@@ -76,6 +76,7 @@ except ImportError:
         unpicklable,
     )
     from replicate_harvest_byvalue import ByValue  # type: ignore[no-redef]
+    from replicate_harvest_item_limit import arm, disarm, numbered  # type: ignore[no-redef]
     from replicate_harvest_rebuild import (  # type: ignore[no-redef]
         Memory,
         dumps_capped,
@@ -122,6 +123,10 @@ class _Harvest:
         bibparse examples, one after another)."""
         base = self.item_limit_s
         return max(min(base, ITEM_FLOOR_S), base / 2 ** len(self.too_long)) if base > 0 else 0.0
+
+    def stopped(self) -> None:
+        """The current test item is being stopped at the limit."""
+        self.too_long.append(self.origin)
 
     def emit(self, record: dict[str, Any]) -> None:
         if self.out.closed:
@@ -324,51 +329,18 @@ def pytest_runtest_setup(item: Any) -> None:
         _STATE.origin = str(getattr(item, "nodeid", ""))
         _STATE.let_be.clear()
         _same_chance(_STATE.origin)
-        _arm(_STATE.item_limit())
+        arm(_STATE.item_limit(), _STATE.stopped)
+
+
+def pytest_runtest_makereport(item: Any, call: Any) -> None:
+    """Before pytest reports a failure: no traceback entry without a line number (see
+    `item_limit`), which would end the session."""
+    if call.excinfo is not None:
+        numbered(call.excinfo.value)
 
 
 def pytest_runtest_teardown(item: Any) -> None:
-    _disarm()
-
-
-class TestTooLong(BaseException):
-    """Raised in a test item that runs past the harvest's per-item limit.  A BaseException, so
-    the test's own `except Exception` lets it through; pytest reports the item failed and goes
-    on to the next, and the calls it made so far stay recorded.  One test can otherwise hold the
-    whole harvest (pyparsing 3.1.4: after its unit tests, `examples/test_bibparse.py` ran for
-    over ten minutes, with or without the recorder)."""
-
-
-_ALARM: dict[str, Any] = {}
-
-
-def _arm(limit_s: float) -> None:
-    """Stop the coming test item (setup and call) after `limit_s` seconds (0: never)."""
-    if limit_s <= 0:
-        return
-    try:
-        _ALARM["previous"] = signal.signal(signal.SIGALRM, _too_long)
-    except (ValueError, OSError):  # not the main thread: no limit
-        return
-    _ALARM["limit_s"] = limit_s
-    signal.setitimer(signal.ITIMER_REAL, limit_s)
-
-
-def _too_long(signum: int, frame: Any) -> None:
-    if _STATE is not None:
-        _STATE.too_long.append(_STATE.origin)
-    raise TestTooLong(f"stopped by the harvest after {_ALARM.get('limit_s'):g} s")
-
-
-def _disarm() -> None:
-    """No limit on teardown; the handler there before ours back, unless the test replaced ours
-    (a timeout plugin of its own, say)."""
-    if "previous" not in _ALARM:
-        return
-    previous = _ALARM.pop("previous")
-    if signal.getsignal(signal.SIGALRM) is _too_long:
-        signal.setitimer(signal.ITIMER_REAL, 0)
-        signal.signal(signal.SIGALRM, previous)
+    disarm()
 
 
 def _same_chance(nodeid: str) -> None:

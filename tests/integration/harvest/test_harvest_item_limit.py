@@ -1,5 +1,5 @@
 """A test item that runs past the harvest's per-item limit is stopped and the suite goes on
-(`harvest/plugin.py` `TestTooLong`): pyparsing 3.1.4's `examples/test_bibparse.py` ran for over
+(`harvest/item_limit.py` `TestTooLong`): pyparsing 3.1.4's `examples/test_bibparse.py` ran for over
 ten minutes after its unit tests, with or without the recorder, and held the whole harvest.
 
 The plugin runs for real (a pytest subprocess, no sandbox); the control is the same suite with
@@ -10,7 +10,10 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from replicate.harvest.collect import _parse
+import pytest
+
+from replicate.harvest.collect import _parse, install_plugin
+from tests.integration.harvest import test_harvest_plugin as plugin_tests
 from tests.integration.harvest.test_harvest_plugin import _run_plugin
 
 CORE = """
@@ -66,3 +69,54 @@ def test_without_a_limit_the_slow_test_runs_its_time(tmp_path: Path) -> None:
     assert time.monotonic() - started >= SLOW_S
     assert not [r for r in whole.records if r["rec"] == "too_long"]
     assert "2 passed" in whole.log
+
+
+# The stop lands on an instruction without a line number, as a SIGALRM can (the clean-up code
+# of a `with` or `finally`): the test adds such an entry to the stop's traceback and lets it go.
+LINELESS = """
+import sys
+import types
+
+from pkg.core import keep
+
+
+def test_stopped_where_no_line_is():
+    try:
+        while True:
+            keep(1)
+    except BaseException as stop:
+        tb = stop.__traceback__
+        while tb.tb_next is not None:
+            tb = tb.tb_next
+        tb.tb_next = types.TracebackType(None, sys._getframe(), 10**6, -1)  # tb_lineno: None
+        raise
+
+
+def test_after():
+    keep(2)
+"""
+
+
+def test_a_stop_without_a_line_number_does_not_end_the_session(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {**FILES, "tests/test_core.py": LINELESS}
+    stopped = "tests/test_core.py::test_stopped_where_no_line_is"
+    kept = _run_plugin(tmp_path / "kept", files, KEYS, {"item_limit_s": 1.0})
+    assert "1 failed, 1 passed" in kept.log and "INTERNALERROR" not in kept.log, kept.log
+    assert [args for args, _ in kept.calls("pkg.core.keep")] == [(1,), (2,)]
+    (record,) = [r for r in kept.records if r["rec"] == "too_long"]
+    assert record["tests"] == [stopped]
+
+    # the control: without the plugin's report hook, pytest's INTERNALERROR ends the session
+    def unhooked(folder: Path) -> None:
+        install_plugin(folder)
+        plugin = folder / "replicate_harvest.py"
+        text = plugin.read_text()
+        assert "def pytest_runtest_makereport(" in text
+        plugin.write_text(text.replace("def pytest_runtest_makereport(", "def _unhooked("))
+
+    monkeypatch.setattr(plugin_tests, "install_plugin", unhooked)
+    lost = _run_plugin(tmp_path / "lost", files, KEYS, {"item_limit_s": 1.0})
+    assert "INTERNALERROR" in lost.log and "passed" not in lost.log, lost.log
+    assert [args for args, _ in lost.calls("pkg.core.keep")] == [(1,)]
