@@ -1,9 +1,11 @@
 """The recorder's cost on a hot loop: a test calling a traced function 1,000,000 times.
 
 A tiny project whose tests call `scale(3)` (a plain argument) and `weigh(box)` (an object,
-told apart only by its pickle) N times each, and `heft(box)` N/100 times on a box of 100,000
+told apart only by its pickle) N times each, `heft(box)` N/100 times on a box of 100,000
 items that changes between calls (every call distinct, each pickle far over the size limit),
-run by pytest in a plain subprocess (no sandbox):
+and `hold(case)` N/1,000 times on an object that refuses to pickle after ~50 KB of its state
+(as a test case passed as `self` does: it holds the running test's outcome), run by pytest in
+a plain subprocess (no sandbox):
 
   none      — pytest without the recording plugin (the floor)
   distinct  — the plugin of this checkout (distinct calls, a share per test, hot loops let be)
@@ -31,6 +33,7 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))  # this checkout's code, whatever else is installed
 
 from replicate.harvest import PLUGIN_FILES, install_plugin  # noqa: E402
+from replicate.jail import module_file  # noqa: E402
 
 REPO_ROOT = Path(__file__).resolve().parents[1]
 CORE = """
@@ -49,9 +52,15 @@ def weigh(box):
 
 def heft(box):
     return len(box.n)
+
+
+def hold(case):
+    return case.number
 """
 TESTS = """
-from pkg.core import Box, heft, scale, weigh
+import threading
+
+from pkg.core import Box, heft, hold, scale, weigh
 
 CALLS = {calls}
 
@@ -72,11 +81,24 @@ def test_large_object_loop():
     for i in range(CALLS // 100):
         box.n[i % 100].append(i)
         heft(box)
+
+
+class Case:
+    def __init__(self, number):
+        self.number = number
+        self.state = [[str(i) for i in range(100)] for _ in range(100)]  # no one list is huge
+        self.outcome = threading.Lock()  # pickled last, refused
+
+
+def test_refusing_object_loop():
+    for i in range(CALLS // 1000):
+        hold(Case(i))
 """
 TARGETS = [
     {"key": "pkg.core.scale", "module": "pkg.core", "qualname": "scale", "kind": "function"},
     {"key": "pkg.core.weigh", "module": "pkg.core", "qualname": "weigh", "kind": "function"},
     {"key": "pkg.core.heft", "module": "pkg.core", "qualname": "heft", "kind": "function"},
+    {"key": "pkg.core.hold", "module": "pkg.core", "qualname": "hold", "kind": "function"},
 ]
 
 
@@ -108,7 +130,13 @@ def run(project_dir: Path, plugin: Path | None, budget: str, scratch: Path) -> f
     if plugin is not None:
         out = scratch / "harvest.jsonl"
         out.unlink(missing_ok=True)
-        config = {"targets": TARGETS, "out": str(out), "max_per_target": 200, "budget": budget}
+        config = {
+            "targets": TARGETS,
+            "out": str(out),
+            "max_per_target": 200,
+            "budget": budget,
+            "by_value": module_file(),  # cloudpickle for what pickle refuses, as gen has it
+        }
         (scratch / "harvest.json").write_text(json.dumps(config))
         argv[3:3] = ["-p", "replicate_harvest"]
         env["PYTHONPATH"] = f"{plugin}:{project_dir}"
@@ -141,7 +169,7 @@ def main() -> None:
             for way, (plugin, budget) in ways.items():
                 times[way].append(run(proj, plugin, budget, scratch))
     floor = statistics.median(times["none"])
-    calls = 2 * args.calls + args.calls // 100
+    calls = 2 * args.calls + args.calls // 100 + args.calls // 1000
     print(f"{calls} calls of traced functions in one pytest run, median of {args.repeat}")
     for way, found in times.items():
         median = statistics.median(found)

@@ -55,9 +55,11 @@ try:
     from .budget import (
         ATTEMPTS_PER_KEPT,
         STALE_CALLS,
+        Refusals,
         Tally,
         TestTally,
         plain_key,
+        shape_of,
         share_of,
         unpicklable,
     )
@@ -69,9 +71,11 @@ except ImportError:
     from replicate_harvest_budget import (  # type: ignore[no-redef]
         ATTEMPTS_PER_KEPT,
         STALE_CALLS,
+        Refusals,
         Tally,
         TestTally,
         plain_key,
+        shape_of,
         share_of,
         unpicklable,
     )
@@ -106,6 +110,7 @@ class _Harvest:
         self.out = open(config["out"], "a", encoding="utf-8")  # noqa: SIM115
         self.tallies: dict[str, Tally] = {}
         self.drops: Counter[tuple[str, str]] = Counter()
+        self.refusals = Refusals()  # shapes of calls whose arguments keep refusing to pickle
         self.details: dict[tuple[str, str], str] = {}  # the first failure of each drop reason
         self.busy = False
         self.origin = ""
@@ -213,6 +218,11 @@ class _Harvest:
         if looks_large(args, kwargs):
             self.drops[(key, "argument too large")] += 1
             return None
+        shape = shape_of(key, args, kwargs)
+        refused = self.refusals.skip(shape)
+        if refused is not None:
+            self.drops[(key, refused)] += 1
+            return None
         rebuilt = False
         data: bytes | None
         try:
@@ -229,12 +239,14 @@ class _Harvest:
                 reason = "argument does not pickle: " + unpicklable(args, kwargs)
                 self.drops[(key, reason)] += 1
                 self.details.setdefault((key, reason), short_reason(exc))
+                self.refusals.refused(shape, reason)
                 return None
             data, rebuilt = found
         else:
             # a pickle naming a test module would import it in the jail: by value instead
             if data is not None and self.by_value.names_tests(data):
                 data = self.by_value.dumps((args, kwargs), protocol=4) or data
+        self.refusals.pickled(shape)
         if (
             data is None
             or len(data) > self.max_bytes

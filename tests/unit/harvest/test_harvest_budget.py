@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from pathlib import Path
 from typing import Any
 
@@ -62,3 +63,24 @@ def test_the_item_limit_halves_after_each_stopped_item_to_a_floor(tmp_path: Path
         _Harvest({"targets": [], "out": str(tmp_path / "o2"), "item_limit_s": 2}).item_limit() == 2
     )
     assert _Harvest({"targets": [], "out": str(tmp_path / "o3")}).item_limit() == 0.0
+
+
+def test_a_shape_refused_in_a_row_is_tried_again_only_now_and_then() -> None:
+    refusals = harvest_budget.Refusals()
+    shape = harvest_budget.shape_of("pkg.f", (object(),), {"flag": True})
+    assert shape == ("pkg.f", (object,), (("flag", bool),))
+    tried, reasons = [], set()
+    for call in range(400):
+        reason = refusals.skip(shape)
+        if reason is None:
+            tried.append(call)
+            refusals.refused(shape, "argument does not pickle: Lock")
+        else:
+            reasons.add(reason)
+    assert tried[:3] == [0, 1, 2] and reasons == {"argument does not pickle: Lock"}
+    gaps = [later - earlier - 1 for earlier, later in itertools.pairwise(tried[2:])]
+    assert gaps[:7] == [1, 2, 4, 8, 16, 32, 64] and set(gaps[7:]) == {64}
+    other = harvest_budget.shape_of("pkg.f", (1,), {"flag": True})
+    assert refusals.skip(other) is None  # another shape is tried
+    refusals.pickled(shape)  # one that pickles: the shape is tried every time again
+    assert [refusals.skip(shape) for _ in range(3)] == [None, None, None]
