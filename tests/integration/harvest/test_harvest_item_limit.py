@@ -12,9 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from replicate.harvest.collect import _parse, install_plugin
-from tests.integration.harvest import test_harvest_plugin as plugin_tests
-from tests.integration.harvest.test_harvest_plugin import _run_plugin
+from replicate.harvest.collect import _parse
+from tests.integration.harvest.test_harvest_plugin import _run_plugin, edit_plugin
 
 CORE = """
 def keep(value):
@@ -109,14 +108,8 @@ def test_a_stop_without_a_line_number_does_not_end_the_session(
     assert record["tests"] == [stopped]
 
     # the control: without the plugin's report hook, pytest's INTERNALERROR ends the session
-    def unhooked(folder: Path) -> None:
-        install_plugin(folder)
-        plugin = folder / "replicate_harvest.py"
-        text = plugin.read_text()
-        assert "def pytest_runtest_makereport(" in text
-        plugin.write_text(text.replace("def pytest_runtest_makereport(", "def _unhooked("))
-
-    monkeypatch.setattr(plugin_tests, "install_plugin", unhooked)
+    hook = "def pytest_runtest_makereport("
+    edit_plugin(monkeypatch, "replicate_harvest.py", hook, "def _unhooked(")
     lost = _run_plugin(tmp_path / "lost", files, KEYS, {"item_limit_s": 1.0})
     assert "INTERNALERROR" in lost.log and "passed" not in lost.log, lost.log
     assert [args for args, _ in lost.calls("pkg.core.keep")] == [(1,)]

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from replicate.harvest import collect as harvest_collect
 from replicate.harvest import plugin as harvest_plugin
 from replicate.harvest import rebuild as harvest_rebuild
 from replicate.harvest.byvalue import ByValue
@@ -236,6 +237,20 @@ def _run_plugin(
     done = subprocess.run(argv, cwd=project, env=env, capture_output=True, text=True, timeout=120)
     records = [json.loads(line) for line in out.read_text().splitlines()]
     return Harvest(records, marker, done.returncode, done.stdout + done.stderr)
+
+
+def edit_plugin(monkeypatch: pytest.MonkeyPatch, file_name: str, old: str, new: str) -> None:
+    """`_run_plugin` from now on installs the plugin with `old` replaced by `new` in its file
+    `file_name` (a defence taken out, for a control)."""
+
+    def edited(folder: Path) -> None:
+        harvest_collect.install_plugin(folder)
+        path = folder / file_name
+        text = path.read_text()
+        assert old in text
+        path.write_text(text.replace(old, new))
+
+    monkeypatch.setattr(sys.modules[__name__], "install_plugin", edited)
 
 
 @pytest.fixture(scope="module")

@@ -12,9 +12,7 @@ from pathlib import Path
 import pytest
 
 from replicate.harvest.budget import REFUSALS_MAX_GAP
-from replicate.harvest.collect import install_plugin
-from tests.integration.harvest import test_harvest_plugin as plugin_tests
-from tests.integration.harvest.test_harvest_plugin import _run_plugin
+from tests.integration.harvest.test_harvest_plugin import _run_plugin, edit_plugin
 
 CORE = """
 def keep(value):
@@ -71,14 +69,8 @@ def test_refused_shapes_are_mostly_let_go_and_a_later_pickle_is_kept(tmp_path: P
 def test_the_control_without_the_memory_every_refused_call_is_pickled_again(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def forgetful(folder: Path) -> None:
-        install_plugin(folder)
-        budget = folder / "replicate_harvest_budget.py"
-        text = budget.read_text()
-        assert "\nREFUSALS_TRUSTED = 3 " in text
-        budget.write_text(text.replace("\nREFUSALS_TRUSTED = 3 ", "\nREFUSALS_TRUSTED = 10**9 "))
-
-    monkeypatch.setattr(plugin_tests, "install_plugin", forgetful)
+    budget = "replicate_harvest_budget.py"
+    edit_plugin(monkeypatch, budget, "\nREFUSALS_TRUSTED = 3 ", "\nREFUSALS_TRUSTED = 10**9 ")
     harvest = _run_plugin(tmp_path / "all", FILES, KEYS, SETTINGS)
     assert "1 passed" in harvest.log, harvest.log
     assert int(harvest.marker.read_text()) >= 2 * 300  # each call: pickle, then what refused
