@@ -139,7 +139,7 @@ class Refusals:
 
     def skip(self, shape: Any) -> str | None:
         """The reason to drop a call of this shape without pickling it, or None: try it."""
-        found = self._known.get(shape)
+        found = self._known.get(shape) if shape is not None else None
         if found is None or found[0] < REFUSALS_TRUSTED:
             return None
         if found[1] >= min(REFUSALS_MAX_GAP, 2 ** (found[0] - REFUSALS_TRUSTED)):
@@ -149,6 +149,8 @@ class Refusals:
         return str(found[2])
 
     def refused(self, shape: Any, reason: str) -> None:
+        if shape is None:
+            return
         found = self._known.setdefault(shape, [0, 0, reason])
         found[0] += 1
         found[2] = reason
@@ -158,8 +160,14 @@ class Refusals:
 
 
 def shape_of(key: str, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
-    """A call's shape: its target and its arguments' types (`Refusals`)."""
-    return key, tuple(map(type, args)), tuple((name, type(v)) for name, v in kwargs.items())
+    """A call's shape: its target and its arguments' types (`Refusals`); None when a type
+    cannot be a key (its metaclass defines `__eq__` and no `__hash__`)."""
+    shape = key, tuple(map(type, args)), tuple((name, type(v)) for name, v in kwargs.items())
+    try:
+        hash(shape)
+    except Exception:  # noqa: BLE001 - a metaclass's own hash may raise anything
+        return None
+    return shape
 
 
 def unpicklable(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:

@@ -6,8 +6,8 @@ The stop is an exception raised by a SIGALRM handler, so it lands on whatever in
 was running, and since Python 3.11 some instructions have no line number (the clean-up code of a
 `with` or a `finally`, say): the traceback then holds an entry whose `tb_lineno` is None.  pytest
 reads every entry's line to report the failure and, on None, fails with an INTERNALERROR that ends
-the whole session (pyparsing 3.1.4: the suite's last tests never ran).  `numbered` takes such
-entries out of a failure's tracebacks before pytest reports it.
+the whole session, so the tests after it never run (a pyparsing 3.1.4 harvest ended in one).
+`numbered` takes such entries out of a failure's tracebacks before pytest reports it.
 """
 
 from __future__ import annotations

@@ -40,6 +40,7 @@ trusted side merges the two).
 from __future__ import annotations
 
 import base64
+import contextlib
 import functools
 import hashlib
 import json
@@ -348,7 +349,8 @@ def pytest_runtest_makereport(item: Any, call: Any) -> None:
     """Before pytest reports a failure: no traceback entry without a line number (see
     `item_limit`), which would end the session."""
     if call.excinfo is not None:
-        numbered(call.excinfo.value)
+        with contextlib.suppress(Exception):  # an exception object of odd make: reported as is
+            numbered(call.excinfo.value)
 
 
 def pytest_runtest_teardown(item: Any) -> None:

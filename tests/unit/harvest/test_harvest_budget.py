@@ -84,3 +84,17 @@ def test_a_shape_refused_in_a_row_is_tried_again_only_now_and_then() -> None:
     assert refusals.skip(other) is None  # another shape is tried
     refusals.pickled(shape)  # one that pickles: the shape is tried every time again
     assert [refusals.skip(shape) for _ in range(3)] == [None, None, None]
+
+
+def test_a_call_whose_argument_types_cannot_be_a_key_has_no_shape() -> None:
+    class Fussy(type):
+        def __eq__(cls, other: object) -> bool:  # and so no __hash__
+            return cls is other
+
+    odd = Fussy("Odd", (), {})
+    shape = harvest_budget.shape_of("pkg.f", (odd(),), {})
+    assert shape is None
+    refusals = harvest_budget.Refusals()
+    for _ in range(10):  # every such call is tried
+        assert refusals.skip(shape) is None
+        refusals.refused(shape, "argument does not pickle: Odd")
