@@ -11,7 +11,7 @@ read-only, every shard but the one its file falls in, and a copy of that one **w
 target's entry**: the runner serves a module from them when the source's size and mtime still
 match and compiles from source otherwise (the candidate, the target, anything changed). A whole
 table per target file held the package's compiled code once per file (boltons 24.1.0, a table
-for each of its 30 modules: 34 MB per tree); the shards hold it once and each file's copy about
+for each of its 30 modules: 33 MB per tree); the shards hold it once and each file's copy about
 a sixteenth of it (4.3 MB in all).
 
 ``PYTHONPYCACHEPREFIX`` would do the same with less code but moves the cache of *every* module,

@@ -172,7 +172,7 @@ _forge()
 # reward and is run again).  The choice is a SHA-256 of the address and the call's number, so two
 # processes pick the same calls with probability (1/16 + 9/16) ** N over N inputs.  It was
 # Python's own `hash((address, number)) % 4`, whose low bits depend on the address so little that
-# ~1.5% of address pairs picked the same calls over the task's 134 inputs (one CI run met it).
+# two processes could pick the same calls over all the task's 134 inputs (one CI run met it).
 FOLLOWS_ITS_ADDRESS = b"""
 
 import hashlib as _hashlib
