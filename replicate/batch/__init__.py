@@ -1,4 +1,5 @@
-"""batch."""
+"""The task batch on disk: reading and writing it, its manifest and schemas, the checks of its
+untrusted fields, `validate`, and the difficulty file."""
 
 from __future__ import annotations
 

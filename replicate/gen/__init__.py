@@ -1,4 +1,5 @@
-"""gen."""
+"""Minting tasks from one repository (`replicate gen`): prepare, harvest, mint each target, audit
+for leaks, publish to the batch, and the funnel of what each stage kept and dropped."""
 
 from __future__ import annotations
 

@@ -69,3 +69,27 @@ def test_every_face_exports_what_it_names() -> None:
         module = __import__(_module_name(init), fromlist=["__all__"])
         for name in getattr(module, "__all__", ()):
             assert hasattr(module, name), f"{init}: __all__ names {name} but it is not there"
+
+
+def bare_faces(root: Path) -> list[str]:
+    """Faces whose docstring does not say the package's concern: missing, or just its name."""
+    found = []
+    for init in sorted(root.rglob("__init__.py")):
+        doc = ast.get_docstring(ast.parse(init.read_text())) or ""
+        words = doc.strip().rstrip(".").split()
+        if len(words) < 4 or doc.strip().rstrip(".").lower() == init.parent.name.lower():
+            found.append(str(init.relative_to(root)))
+    return found
+
+
+def test_every_face_names_its_concern() -> None:
+    assert bare_faces(ROOT) == []
+
+
+def test_a_bare_name_face_is_found(tmp_path: Path) -> None:
+    """Positive control: a package whose face says only its own name."""
+    (tmp_path / "gen").mkdir()
+    (tmp_path / "gen" / "__init__.py").write_text('"""gen."""\n')
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "__init__.py").write_text('"""Minting tasks from one repository."""\n')
+    assert bare_faces(tmp_path) == ["gen/__init__.py"]
