@@ -16,6 +16,7 @@ from replicate.jail.sandbox import get_sandbox
 from replicate.jail.sandbox.base import WarmStart
 from replicate.jail.series import FileSessions, WorkerSessions
 from replicate.jail.session import Session
+from replicate.scratch import owner_token
 from tests.integration.minted import Tiny
 
 PID = b"\n\nimport os\n\ndef clamp(value, low, high):\n    return os.getpid()\n"
@@ -107,7 +108,8 @@ def test_a_file_s_sessions_serve_its_next_target_whichever_worker_mints_it(
         assert run is not None and run.parsed.done
         got = run.parsed.outcomes
         assert all(got[i.index]["value"] == task.expected[i.index]["value"] for i in task.inputs)
-    assert not [p for p in _processes() if "replicate-session-" in p]
+    # sessions of this process only: a gen running beside the tests has its own
+    assert not [p for p in _processes() if f"replicate-session-{owner_token()}-" in p]
 
 
 def test_until_kills_the_child_and_the_next_run_goes_on(tiny: Tiny, tiny_ctx: RepoContext) -> None:
@@ -161,7 +163,8 @@ def test_a_target_s_runs_fall_back_to_jails_of_their_own_once_its_session_died(
         after = sessions.run(target, inputs, settings, None, **args)  # type: ignore[arg-type]
     assert first is not None and first.parsed.done
     assert died is None and after is None  # the caller runs them alone from here on
-    assert not [p for p in _processes() if "replicate-session-" in p]
+    # sessions of this process only: a gen running beside the tests has its own
+    assert not [p for p in _processes() if f"replicate-session-{owner_token()}-" in p]
 
 
 def test_closing_a_session_leaves_no_jail_running(tiny: Tiny, tiny_ctx: RepoContext) -> None:
