@@ -22,6 +22,7 @@ from replicate.harvest import item_limit as harvest_item_limit
 from replicate.harvest import plugin as harvest_plugin
 from replicate.harvest import rebuild as harvest_rebuild
 from replicate.harvest import wrapping as harvest_wrapping
+from replicate.harvest.declared import DeclaredPath, declared_tests
 from replicate.jail import (
     JAIL_ENV,
     Jail,
@@ -80,7 +81,13 @@ class HarvestResult:
 
 
 def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
-    """Repo-relative paths to hand to pytest: test folders, then packages (for doctests)."""
+    """Repo-relative paths to hand to pytest: test folders, then packages (for doctests), then
+    what the repository declares beyond them (`harvest/declared.py`)."""
+    usual = _usual_paths(tree, source_roots)
+    return usual + [d.path for d in _declared_beyond(tree, source_roots, usual)]
+
+
+def _usual_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
     found: list[str] = []
     for name in TEST_DIR_NAMES:
         for candidate in (tree / name, *(tree / root / name for root in source_roots)):
@@ -95,6 +102,22 @@ def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
             if (is_package or is_module) and not child.name.startswith((".", "test")):
                 found.append(child.relative_to(tree).as_posix())
     return found
+
+
+def _declared_beyond(
+    tree: Path, source_roots: Sequence[str], usual: Sequence[str]
+) -> list[DeclaredPath]:
+    return [d for d in declared_tests(tree, source_roots) if d.path not in usual]
+
+
+def _declared_note(tree: Path, source_roots: Sequence[str]) -> tuple[str, ...]:
+    """Which test paths came from what the repository declares, beyond the usual folders."""
+    extra = _declared_beyond(tree, source_roots, _usual_paths(tree, source_roots))
+    if not extra:
+        return ()
+    named = ", ".join(f"{d.path} ({d.source})" for d in extra[:6])
+    more = f" and {len(extra) - 6} more" if len(extra) > 6 else ""
+    return (f"tests also collected from what the repository declares: {named}{more}",)
 
 
 ITEM_LIMIT_S = 60.0  # a test item running longer is stopped, the suite goes on (the plugin's)
@@ -237,7 +260,12 @@ def _attempt(
         timed_out=result.timed_out,
         configured=parsed.configured,
         log_tail="\n".join(tail),
-        notes=(*parsed.notes, *_rebuilt_note(parsed.calls), *_benchmark_note(ctx, budget)),
+        notes=(
+            *_declared_note(work, ctx.source_roots),
+            *parsed.notes,
+            *_rebuilt_note(parsed.calls),
+            *_benchmark_note(ctx, budget),
+        ),
         stats=parsed.stats,
         drop_details=parsed.drop_details,
     )
