@@ -15,6 +15,7 @@ import decimal
 import functools
 import importlib
 import importlib.machinery
+import io
 import json
 import json.encoder
 import marshal
@@ -63,6 +64,7 @@ else:
     wire = _load_wire(wire_beside(__file__))
 
 _type = type
+_isinstance = isinstance
 _id = id
 _next = next
 _sorted = sorted
@@ -112,7 +114,8 @@ _json_loads = json.loads
 _b2a_base64 = binascii.b2a_base64
 _a2b_base64 = binascii.a2b_base64
 _crc32 = zlib.crc32
-_pickle_loads = pickle.loads
+_fast_pickle_loads = pickle.loads
+_BytesIO = io.BytesIO
 _import_module = importlib.import_module
 _addsitedir = site.addsitedir
 _os_write = os.write
@@ -229,3 +232,66 @@ def _on_alarm(signum: int, frame: object) -> None:
 
 def _table(pairs: dict[type, Any]) -> dict[int, tuple[type, Any]]:
     return {_id(t): (t, fn) for t, fn in pairs.items()}
+
+
+_PyUnpickler: Any = pickle._Unpickler  # the Python one
+
+
+class _StorageUnpickler(_PyUnpickler):
+    """Puts a dict or list subclass's pickled items straight into its storage, as they were,
+    not through the subclass's `__setitem__` / `extend` / `append`: pickle sets the items before
+    it sets the object's attributes, so an override that reads an attribute fails there (a dict
+    that calls `self.callback` on every change). Its attributes follow as usual."""
+
+    dispatch = dict(_PyUnpickler.dispatch)
+
+    def load_setitems(self) -> None:
+        items = self.pop_mark()
+        target = self.stack[-1]
+        for i in range(0, len(items), 2):
+            self._set(target, items[i], items[i + 1])
+
+    def load_setitem(self) -> None:
+        value = self.stack.pop()
+        key = self.stack.pop()
+        self._set(self.stack[-1], key, value)
+
+    @staticmethod
+    def _set(target: Any, key: Any, value: Any) -> None:
+        if _isinstance(target, dict):
+            dict.__setitem__(target, key, value)
+        else:
+            target[key] = value
+
+    def load_appends(self) -> None:
+        items = self.pop_mark()
+        target = self.stack[-1]
+        if _isinstance(target, list):
+            list.extend(target, items)
+        elif hasattr(target, "extend"):
+            target.extend(items)
+        else:
+            for item in items:
+                target.append(item)
+
+    def load_append(self) -> None:
+        value = self.stack.pop()
+        target = self.stack[-1]
+        if _isinstance(target, list):
+            list.append(target, value)
+        else:
+            target.append(value)
+
+    dispatch[pickle.SETITEMS[0]] = load_setitems
+    dispatch[pickle.SETITEM[0]] = load_setitem
+    dispatch[pickle.APPENDS[0]] = load_appends
+    dispatch[pickle.APPEND[0]] = load_append
+
+
+def _pickle_loads(data: bytes) -> Any:
+    """`pickle.loads`; an input whose dict or list subclass refuses its own items is loaded
+    again with them restored into its storage (`_StorageUnpickler`)."""
+    try:
+        return _fast_pickle_loads(data)
+    except Exception:  # noqa: BLE001 - whatever an override raised: load the other way
+        return _StorageUnpickler(_BytesIO(data)).load()

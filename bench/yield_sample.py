@@ -1,0 +1,142 @@
+"""Yield on libraries nobody tuned for: a reproducible random sample of popular pure-Python
+packages (`bench/pypi_sample.txt`), minted with `replicate gen --repos`, and the funnel per library.
+
+    python bench/yield_sample.py [--n 16] [--seed 2026] [--out DIR] [--jobs 1]
+                                 [--repo-budget 1200] [--resolve] [-- GEN_ARGS...]
+
+Draws `--n` names with `random.Random(seed).sample` from the list (the draw depends only on the
+list's order and the seed), mints each pinned sdist (`pypi:NAME==VERSION`) into one batch, and
+prints per library: functions extracted, tasks, yield (tasks / extracted), the three largest drop
+reasons and a failure if any; then the drop reasons summed over the sample, the median yield,
+and how many libraries minted at least one task. A drawn name without a pin is refused unless
+`--resolve`, which asks pip for its newest version and writes the pin into the list (commit it).
+GEN_ARGS after `--` go to every gen (e.g. `-- --no-strength`). Use `--out` to keep the batch and
+re-print from it without minting again (`--report-only`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import random
+import re
+import statistics
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+SAMPLE = HERE / "pypi_sample.txt"
+
+
+def read_sample(path: Path) -> list[str]:
+    return [
+        line.strip()
+        for line in path.read_text(encoding="utf-8").split("\n")
+        if line.strip() and not line.startswith("#")
+    ]
+
+
+def draw(entries: list[str], n: int, seed: int) -> list[str]:
+    return random.Random(seed).sample(entries, min(n, len(entries)))
+
+
+def resolve(entries: list[str], drawn: list[str], path: Path) -> list[str]:
+    """Pin every drawn name that has no version, with pip's newest, in the list file too."""
+    pinned = []
+    for entry in drawn:
+        if "==" not in entry:
+            out = subprocess.run(
+                [sys.executable, "-m", "pip", "index", "versions", entry],
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
+            found = re.search(r"\(([^)]+)\)", out)
+            if not found:
+                raise SystemExit(f"cannot resolve a version of {entry}")
+            text = path.read_text(encoding="utf-8")
+            pin = f"{entry}=={found.group(1)}"
+            path.write_text(re.sub(rf"^{re.escape(entry)}$", pin, text, flags=re.M))
+            entry = pin
+        pinned.append(entry)
+    return pinned
+
+
+def mint(drawn: list[str], out: Path, jobs: int, budget: int, gen_args: list[str]) -> None:
+    repos = out.parent / f"{out.name}.repos"
+    repos.write_text("".join(f"pypi:{entry}\n" for entry in drawn), encoding="utf-8")
+    argv = ["replicate", "gen", "--repos", str(repos), "--out", str(out), "--json"]
+    argv += ["--jobs", str(jobs), "--repo-budget", str(budget), *gen_args]
+    print("$", " ".join(argv), file=sys.stderr)
+    subprocess.run(argv, check=False, stdout=subprocess.DEVNULL)
+
+
+def drops_by_repo(batch: Path) -> dict[str, Counter[str]]:
+    found: dict[str, Counter[str]] = defaultdict(Counter)
+    ledger = batch / "funnel.jsonl"
+    text = ledger.read_text(encoding="utf-8") if ledger.is_file() else ""
+    for line in text.split("\n"):
+        if line.strip():
+            entry = json.loads(line)
+            if not entry.get("kept"):
+                found[entry["repo"]][entry.get("reason") or "(no reason)"] += 1
+    return found
+
+
+def report(batch: Path) -> None:
+    card = json.loads((batch / "card.json").read_text(encoding="utf-8"))
+    drops = drops_by_repo(batch)
+    rows, yields, summed = [], [], Counter[str]()
+    for line in card["repositories"]:
+        mine = drops.get(line.get("key") or "", Counter())
+        summed.update(mine)
+        rate = line["tasks"] / line["extracted"] if line["extracted"] else None
+        if rate is not None:
+            yields.append(rate)
+        top = "; ".join(f"{n} {r}" for r, n in mine.most_common(3))
+        failure = line.get("failure") or ""
+        rows.append((line["source"], line["extracted"], line["tasks"], rate, top, failure))
+    print(f"{'library':34} {'extracted':>9} {'tasks':>5} {'yield':>6}  largest drops / failure")
+    for source, extracted, tasks, rate, top, failure in rows:
+        shown = f"{rate:6.0%}" if rate is not None else "     -"
+        print(f"{source[:34]:34} {extracted:9d} {tasks:5d} {shown}  {failure or top}")
+    print("\ndrop reasons summed over the sample:")
+    for reason, count in summed.most_common(12):
+        print(f"  {count:5d}  {reason}")
+    minting = sum(1 for r in rows if r[2] > 0)
+    median = statistics.median(yields) if yields else 0.0
+    print(
+        f"\nmedian yield {median:.0%} over {len(yields)} libraries that extracted functions; "
+        f"{minting} of {len(rows)} minted at least one task"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--n", type=int, default=16)
+    parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--out", type=Path)
+    parser.add_argument("--jobs", type=int, default=1)
+    parser.add_argument("--repo-budget", type=int, default=1200)
+    parser.add_argument("--resolve", action="store_true")
+    parser.add_argument("--report-only", action="store_true")
+    parser.add_argument("gen_args", nargs="*")
+    args = parser.parse_args()
+    entries = read_sample(SAMPLE)
+    drawn = draw(entries, args.n, args.seed)
+    unpinned = [e for e in drawn if "==" not in e]
+    if unpinned and not args.resolve:
+        raise SystemExit(f"drawn but not pinned (run with --resolve): {', '.join(unpinned)}")
+    drawn = resolve(entries, drawn, SAMPLE) if unpinned else drawn
+    print(f"seed {args.seed}, {len(drawn)} of {len(entries)}: {' '.join(sorted(drawn))}")
+    out = args.out or Path(tempfile.mkdtemp(prefix="yield-sample-")) / "batch"
+    if not args.report_only:
+        mint(drawn, out, args.jobs, args.repo_budget, args.gen_args)
+    report(out)
+
+
+if __name__ == "__main__":
+    main()
