@@ -66,6 +66,7 @@ def resolve(entries: list[str], drawn: list[str], path: Path) -> list[str]:
 
 
 def mint(drawn: list[str], out: Path, jobs: int, budget: int, gen_args: list[str]) -> None:
+    out.parent.mkdir(parents=True, exist_ok=True)
     repos = out.parent / f"{out.name}.repos"
     repos.write_text("".join(f"pypi:{entry}\n" for entry in drawn), encoding="utf-8")
     argv = ["replicate", "gen", "--repos", str(repos), "--out", str(out), "--json"]

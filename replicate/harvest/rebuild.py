@@ -5,10 +5,13 @@ Standard library only: shipped beside the plugin as `replicate_harvest_rebuild.p
 
 from __future__ import annotations
 
+import copyreg
 import functools
+import operator
 import pickle
+import re
 import weakref
-from collections import Counter
+from collections import ChainMap, Counter
 from typing import Any
 
 LARGE_LEN = 5_000
@@ -58,11 +61,27 @@ def dumps_capped(obj: Any, cap: int) -> bytes | None:
     test calls thousands of times costs a tenth of pickling it whole.  Raises what pickling
     raises."""
     out = _Capped(cap)
+    pickler = pickle.Pickler(out, protocol=4)
+    pickler.dispatch_table = _DISPATCH
     try:
-        pickle.Pickler(out, protocol=4).dump(obj)
+        pickler.dump(obj)
     except _TooLarge:
         return None
     return b"".join(out.parts)
+
+
+def _reduce_match(match: re.Match[Any]) -> Any:
+    """A `re.Match` (which does not pickle) as what makes it again: its pattern matched on its
+    string at its start (`pos` then reads its start); one that this would not give back, group
+    for group, still refuses."""
+    again = match.re.match(match.string, match.start(), match.endpos)
+    if again is None or again.regs != match.regs:
+        raise pickle.PicklingError("cannot pickle this 're.Match' object")
+    return operator.methodcaller("match", match.string, match.start(), match.endpos), (match.re,)
+
+
+# copyreg's table as it is when pickling: a library registers its reducers when imported
+_DISPATCH: ChainMap[Any, Any] = ChainMap({re.Match: _reduce_match}, copyreg.dispatch_table)
 
 
 CTOR_ATTEMPTS = 20_000  # constructions of one class pickled at most (each costs a pickling)

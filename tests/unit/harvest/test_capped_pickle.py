@@ -65,3 +65,28 @@ def test_what_does_not_pickle_raises_as_in_pickle() -> None:
         pickle.dumps(local, protocol=4)
     with pytest.raises(plain.type):
         dumps_capped(local, CAP)
+
+
+def test_a_match_pickles_as_its_pattern_matched_again() -> None:
+    """`re.Match` does not pickle (the control); the harvest's pickle of one loads, with the
+    standard library only, as the same match: its span and every group."""
+    import re
+
+    match = re.compile(r"(?<=a)(\d+)-(?P<x>\w)").search("zza12-b;a3-c", 4)
+    assert match is not None
+    with pytest.raises(TypeError):
+        pickle.dumps(match, protocol=4)
+    data = dumps_capped(((match,), {"m": match}), 10**6)
+    assert data is not None and b"replicate" not in data
+    (again,), kwargs = pickle.loads(data)[0], pickle.loads(data)[1]
+    assert again.regs == match.regs and again.groupdict() == {"x": "c"}
+    assert kwargs["m"].span() == match.span()
+
+
+def test_a_match_that_would_not_come_back_alike_still_refuses() -> None:
+    import re
+
+    match = re.compile(r"a|ab").fullmatch("ab")  # matching at its start gives "a", not "ab"
+    assert match is not None
+    with pytest.raises(pickle.PicklingError):
+        dumps_capped(match, 10**6)
