@@ -78,3 +78,11 @@ def renamed_copy(definition: str) -> str:
             continue
         lines.extend(["", f"{line[: len(line) - len(line.lstrip())]}# written from memory"])
     return "\n".join(lines) + "\n"
+
+
+def original_definition(source: bytes, first_line: int, last_line: int) -> str:
+    """The original definition on lines `first_line..last_line` of `source`, taken out of its
+    indentation (a bare def, as a completion gives it)."""
+    lines = source.decode("utf-8").split("\n")[first_line - 1 : last_line]
+    indent = len(lines[0]) - len(lines[0].lstrip())
+    return "\n".join(line[indent:] if line[:indent].isspace() else line for line in lines) + "\n"

@@ -1,0 +1,92 @@
+"""Does `copy` tell recall from re-implementation? The memorisation signal over a batch.
+
+For every task of the batch (default: the bundled one at the repository root), three candidates
+are spliced as `grade` splices them and their `copy` measured against the hidden original
+(`replicate.grading.recall`, nothing run): the original definition itself; a renamed copy (its
+locals renamed, its strings changed, laid out again with comments: `tests/disguise.py`); and,
+where `tests/e2e/alternatives/` holds one, an independent re-implementation. `--attempts DIR`
+adds the prepared attempts of `examples/attempts/` (some right, some partly right). Printed:
+min / median / max of `copy` and of `copy_run` per kind, and the time one measure takes.
+
+    python bench/copy_signal.py [BATCH_DIR] [--attempts examples/attempts]
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+REPO_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(REPO_ROOT))  # this checkout's code, whatever else is installed
+
+from replicate.batch import Batch, LoadedTask  # noqa: E402
+from replicate.core import Recall  # noqa: E402
+from replicate.grading.recall import recalled  # noqa: E402
+from tests.disguise import original_definition, renamed_copy  # noqa: E402
+from tests.e2e.alternatives import more_itertools, samplelib  # noqa: E402
+
+ALTERNATIVES = {**samplelib.ALTERNATIVES, **more_itertools.ALTERNATIVES}
+KINDS = ("original", "renamed copy", "alternative", "prepared attempt")
+
+
+def measure(task: LoadedTask, text: str) -> Recall | None:
+    """`copy` of candidate text, spliced into the task's stubbed file as `grade` splices it."""
+    target = task.hidden.target
+    spliced = task.language().splice(task.stubbed_source(), text, target)
+    return recalled(task, spliced)
+
+
+def candidates(task: LoadedTask, attempts: dict[str, str]) -> Iterator[tuple[str, str]]:
+    """(kind, candidate text) for one task."""
+    span = task.hidden.target.def_span
+    original = original_definition(task.original_source(), span.start_line, span.end_line)
+    yield "original", original
+    yield "renamed copy", renamed_copy(original)
+    symbol = task.spec.source.symbol
+    if symbol in ALTERNATIVES:
+        yield "alternative", ALTERNATIVES[symbol]
+    if symbol in attempts:
+        yield "prepared attempt", attempts[symbol]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("batch", type=Path, nargs="?", default=REPO_ROOT)
+    parser.add_argument("--attempts", type=Path, help="a folder of <symbol>.py attempts")
+    args = parser.parse_args()
+    batch = Batch.open(args.batch, verify=False)
+    attempts = {}
+    if args.attempts is not None:
+        attempts = {p.stem: p.read_text() for p in sorted(args.attempts.glob("*.py"))}
+    found: dict[str, list[tuple[Recall, str]]] = {kind: [] for kind in KINDS}
+    spent, measured = 0.0, 0
+    for ident in batch.ids:
+        task = batch.load(ident)
+        for kind, text in candidates(task, attempts):
+            started = time.perf_counter()
+            one = measure(task, text)
+            spent, measured = spent + time.perf_counter() - started, measured + 1
+            if one is not None:
+                found[kind].append((one, task.spec.source.symbol))
+    print(f"{len(batch.ids)} tasks of {args.batch}; copy, then copy_run (tokens):")
+    for kind, values in found.items():
+        if values:
+            copies = [one.copy for one, _ in values]
+            runs = [one.run for one, _ in values]
+            print(
+                f"  {kind:16s} n={len(values):3d}  copy min {min(copies):.2f} median "
+                f"{statistics.median(copies):.2f} max {max(copies):.2f}  |  run min {min(runs)} "
+                f"median {statistics.median(runs):.0f} max {max(runs)}"
+            )
+    for kind in ("alternative", "prepared attempt"):
+        for one, symbol in sorted(found[kind], key=lambda item: -item[0].copy)[:3]:
+            print(f"  highest {kind}: {symbol} copy {one.copy:.2f} run {one.run}")
+    print(f"{measured} candidates measured, {1000 * spent / max(measured, 1):.1f} ms each")
+
+
+if __name__ == "__main__":
+    main()
