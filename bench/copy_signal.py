@@ -6,7 +6,8 @@ are spliced as `grade` splices them and their `copy` measured against the hidden
 locals renamed, its strings changed, laid out again with comments: `tests/disguise.py`); and,
 where `tests/e2e/alternatives/` holds one, an independent re-implementation. `--attempts DIR`
 adds the prepared attempts of `examples/attempts/` (some right, some partly right). Printed:
-min / median / max of `copy` and of `copy_run` per kind, and the time one measure takes.
+min / median / max of `copy` and of `copy_run` per kind, and the time one measure takes (against
+the splice before it, measured in the same run).
 
     python bench/copy_signal.py [BATCH_DIR] [--attempts examples/attempts]
 """
@@ -40,6 +41,15 @@ def measure(task: LoadedTask, text: str) -> Recall | None:
     return recalled(task, spliced)
 
 
+def timed(task: LoadedTask, text: str) -> tuple[Recall | None, float, float]:
+    """`measure`, with the seconds the splice took and those the measure took after it."""
+    started = time.perf_counter()
+    spliced = task.language().splice(task.stubbed_source(), text, task.hidden.target)
+    spliced_at = time.perf_counter()
+    found = recalled(task, spliced)
+    return found, spliced_at - started, time.perf_counter() - spliced_at
+
+
 def candidates(task: LoadedTask, attempts: dict[str, str]) -> Iterator[tuple[str, str]]:
     """(kind, candidate text) for one task."""
     span = task.hidden.target.def_span
@@ -63,13 +73,12 @@ def main() -> None:
     if args.attempts is not None:
         attempts = {p.stem: p.read_text() for p in sorted(args.attempts.glob("*.py"))}
     found: dict[str, list[tuple[Recall, str]]] = {kind: [] for kind in KINDS}
-    spent, measured = 0.0, 0
+    splicing, spent, measured = 0.0, 0.0, 0
     for ident in batch.ids:
         task = batch.load(ident)
         for kind, text in candidates(task, attempts):
-            started = time.perf_counter()
-            one = measure(task, text)
-            spent, measured = spent + time.perf_counter() - started, measured + 1
+            one, splice_s, measure_s = timed(task, text)
+            splicing, spent, measured = splicing + splice_s, spent + measure_s, measured + 1
             if one is not None:
                 found[kind].append((one, task.spec.source.symbol))
     print(f"{len(batch.ids)} tasks of {args.batch}; copy, then copy_run (tokens):")
@@ -85,7 +94,9 @@ def main() -> None:
     for kind in ("alternative", "prepared attempt"):
         for one, symbol in sorted(found[kind], key=lambda item: -item[0].copy)[:3]:
             print(f"  highest {kind}: {symbol} copy {one.copy:.2f} run {one.run}")
-    print(f"{measured} candidates measured, {1000 * spent / max(measured, 1):.1f} ms each")
+    each = 1000 * spent / max(measured, 1)
+    ratio = spent / splicing if splicing else 0.0
+    print(f"{measured} candidates: the measure {each:.1f} ms each, {ratio:.1f}x the splice's time")
 
 
 if __name__ == "__main__":

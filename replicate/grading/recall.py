@@ -5,16 +5,40 @@ part of it."""
 
 from __future__ import annotations
 
+import hashlib
+import threading
+
 from replicate.batch import LoadedTask
-from replicate.core import Recall, Verdict, recall
+from replicate.core import Recall, Token, Verdict, recall
+
+_KEPT = 4096  # originals' tokens kept (a few KB each): a trainer grades each task many times
+_ORIGINALS: dict[tuple[str, bytes], tuple[Token, ...] | None] = {}  # the most recent last
+_LOCK = threading.Lock()
+
+
+def _original_tokens(task: LoadedTask, source: bytes) -> tuple[Token, ...] | None:
+    """The original body's tokens, kept by task and by the file's digest."""
+    key = (task.id, hashlib.blake2b(source, digest_size=16).digest())
+    with _LOCK:
+        if key in _ORIGINALS:
+            found = _ORIGINALS.pop(key)
+            _ORIGINALS[key] = found
+            return found
+    found = task.language().body_tokens(source, task.hidden.target)
+    with _LOCK:
+        _ORIGINALS[key] = found
+        while len(_ORIGINALS) > _KEPT:
+            del _ORIGINALS[next(iter(_ORIGINALS))]
+    return found
 
 
 def recalled(task: LoadedTask, spliced: bytes) -> Recall | None:
     """`Recall` of the target's body in `spliced` against the original's; None where either
     body cannot be read (the spliced file holds no definition of the target)."""
-    language, target = task.language(), task.hidden.target
-    original = language.body_tokens(task.original_source(), target)
-    candidate = language.body_tokens(spliced, target, task.stubbed_source())
+    source = task.original_source()
+    original = _original_tokens(task, source)
+    stubbed = task.language().stub(source, task.hidden.target)
+    candidate = task.language().body_tokens(spliced, task.hidden.target, stubbed)
     if original is None or candidate is None:
         return None
     return recall(candidate, original)
