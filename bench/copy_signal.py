@@ -10,6 +10,7 @@ min / median / max of `copy` and of `copy_run` per kind, and the time one measur
 the splice before it, measured in the same run).
 
     python bench/copy_signal.py [BATCH_DIR] [--attempts examples/attempts]
+    python bench/copy_signal.py --tree SOURCE_TREE   (a library's targets, no batch needed)
 """
 
 from __future__ import annotations
@@ -25,8 +26,9 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))  # this checkout's code, whatever else is installed
 
 from replicate.batch import Batch, LoadedTask  # noqa: E402
-from replicate.core import Recall  # noqa: E402
+from replicate.core import Recall, recall  # noqa: E402
 from replicate.grading.recall import recalled  # noqa: E402
+from replicate.languages.python import PythonLanguage  # noqa: E402
 from tests.disguise import original_definition, renamed_copy  # noqa: E402
 from tests.e2e.alternatives import more_itertools, samplelib  # noqa: E402
 
@@ -63,16 +65,45 @@ def candidates(task: LoadedTask, attempts: dict[str, str]) -> Iterator[tuple[str
         yield "prepared attempt", attempts[symbol]
 
 
+def in_tree(root: Path) -> Iterator[tuple[str, str, Recall | None]]:
+    """(kind, symbol, Recall) of the original, a renamed copy and any alternative of every target of
+    the source tree at `root` (no batch: its targets as `gen` would extract them)."""
+    language = PythonLanguage()
+    for target in language.discover(root).targets:
+        source = (root / target.path).read_bytes()
+        span = target.def_span
+        original = original_definition(source, span.start_line, span.end_line)
+        texts = [("original", original), ("renamed copy", renamed_copy(original))]
+        if target.symbol in ALTERNATIVES:
+            texts.append(("alternative", ALTERNATIVES[target.symbol]))
+        theirs = language.body_tokens(source, target)
+        stubbed = language.stub(source, target)
+        for kind, text in texts:
+            spliced = language.splice(stubbed, text, target, check=False)
+            mine = language.body_tokens(spliced, target, stubbed)
+            found = None if mine is None or theirs is None else recall(mine, theirs)
+            yield kind, target.symbol, found
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("batch", type=Path, nargs="?", default=REPO_ROOT)
     parser.add_argument("--attempts", type=Path, help="a folder of <symbol>.py attempts")
+    parser.add_argument("--tree", type=Path, help="a library's source tree instead of a batch")
     args = parser.parse_args()
+    if args.tree is not None:
+        found: dict[str, list[tuple[Recall, str]]] = {kind: [] for kind in KINDS}
+        for kind, symbol, one in in_tree(args.tree):
+            if one is not None:
+                found[kind].append((one, symbol))
+        print(f"the targets of {args.tree}; copy, then copy_run (tokens):")
+        report(found)
+        return
     batch = Batch.open(args.batch, verify=False)
     attempts = {}
     if args.attempts is not None:
         attempts = {p.stem: p.read_text() for p in sorted(args.attempts.glob("*.py"))}
-    found: dict[str, list[tuple[Recall, str]]] = {kind: [] for kind in KINDS}
+    found = {kind: [] for kind in KINDS}
     splicing, spent, measured = 0.0, 0.0, 0
     for ident in batch.ids:
         task = batch.load(ident)
@@ -82,6 +113,13 @@ def main() -> None:
             if one is not None:
                 found[kind].append((one, task.spec.source.symbol))
     print(f"{len(batch.ids)} tasks of {args.batch}; copy, then copy_run (tokens):")
+    report(found)
+    each = 1000 * spent / max(measured, 1)
+    ratio = spent / splicing if splicing else 0.0
+    print(f"{measured} candidates: the measure {each:.1f} ms each, {ratio:.1f}x the splice's time")
+
+
+def report(found: dict[str, list[tuple[Recall, str]]]) -> None:
     for kind, values in found.items():
         if values:
             copies = [one.copy for one, _ in values]
@@ -94,9 +132,6 @@ def main() -> None:
     for kind in ("alternative", "prepared attempt"):
         for one, symbol in sorted(found[kind], key=lambda item: -item[0].copy)[:3]:
             print(f"  highest {kind}: {symbol} copy {one.copy:.2f} run {one.run}")
-    each = 1000 * spent / max(measured, 1)
-    ratio = spent / splicing if splicing else 0.0
-    print(f"{measured} candidates: the measure {each:.1f} ms each, {ratio:.1f}x the splice's time")
 
 
 if __name__ == "__main__":

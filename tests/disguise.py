@@ -70,7 +70,13 @@ def renamed_copy(definition: str) -> str:
     body = node.body
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
         node.body = body[1:] or [ast.Pass()]
-    _Disguise(_locals(node) - {arg.arg for arg in _own_args(node)}).visit(node)
+    declared = {
+        name
+        for inner in ast.walk(node)
+        if isinstance(inner, ast.Global | ast.Nonlocal)
+        for name in inner.names
+    }
+    _Disguise(_locals(node) - declared - {arg.arg for arg in _own_args(node)}).visit(node)
     lines = []
     for line in ast.unparse(ast.fix_missing_locations(node)).split("\n"):
         lines.append(line)
