@@ -8,15 +8,22 @@ verbatim, in that function's body; against many functions it is the highest such
 function that gave it is named.  1.0: every token of the body sits in a run found in one function
 the agent can read (an override that copies its parent's method); a body written from scratch
 shares only short idioms and scores near 0.  Bodies shorter than `RUN` tokens score 0.
+
+The same tokens, kinded (`Lexeme`), give every verdict its **memorisation signal** (`Recall`,
+docs/design.md §4): how much of a candidate's body is the hidden original's, compared after
+identifiers, strings, numbers and layout are normalised away, so renaming and reformatting a
+recalled body does not hide it.
 """
 
 from __future__ import annotations
 
 import ast
 import io
+import keyword
 import tokenize
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
+from enum import Enum
 from functools import lru_cache
 
 from replicate.core.parsing import PARSE_LOCK
@@ -57,8 +64,30 @@ def parse(text: str | bytes) -> ast.Module | None:
         return None
 
 
-def body_tokens(node: FunctionNode) -> tuple[str, ...]:
-    """The tokens of a function's body, docstring dropped, formatting normalised."""
+class Lexeme(Enum):
+    """What a body's token is, for normalising it (`normalised`)."""
+
+    NAME = "name"  # an identifier: a local, a global, an attribute, a keyword argument
+    KEYWORD = "keyword"  # `for`, `return`, `None`, `True` ...
+    NUMBER = "number"
+    STRING = "string"
+    OP = "op"
+
+
+Token = tuple[Lexeme, str]
+
+
+def _kind(token: tokenize.TokenInfo) -> Lexeme:
+    if token.type == tokenize.NAME:
+        return Lexeme.KEYWORD if keyword.iskeyword(token.string) else Lexeme.NAME
+    if token.type == tokenize.NUMBER:
+        return Lexeme.NUMBER
+    return Lexeme.STRING if token.type == tokenize.STRING else Lexeme.OP
+
+
+def body_lexemes(node: FunctionNode) -> tuple[Token, ...]:
+    """The kinded tokens of a function's body, docstring dropped, formatting normalised (its
+    statements printed back by `ast.unparse`: layout, comments and redundant brackets gone)."""
     body = list(node.body)
     first = body[0] if body else None
     is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)
@@ -67,12 +96,17 @@ def body_tokens(node: FunctionNode) -> tuple[str, ...]:
     try:
         text = ast.unparse(ast.Module(body=body, type_ignores=[]))
         return tuple(
-            token.string
+            (_kind(token), token.string)
             for token in tokenize.generate_tokens(io.StringIO(text).readline)
             if token.type in KEPT
         )
     except (tokenize.TokenError, SyntaxError, ValueError, RecursionError):
         return ()
+
+
+def body_tokens(node: FunctionNode) -> tuple[str, ...]:
+    """The tokens of a function's body, docstring dropped, formatting normalised."""
+    return tuple(text for _, text in body_lexemes(node))
 
 
 def functions(tree: ast.AST) -> Iterator[FunctionNode]:
@@ -140,3 +174,82 @@ def target_tokens(source: str | bytes, name: str, lines: range) -> tuple[str, ..
         if node.name == name and node.lineno in lines:
             return body_tokens(node)
     return ()
+
+
+# The memorisation signal of a verdict (docs/design.md §4, "Recall").
+RECALL_RUN = 10  # normalised tokens in a window; at 6, independent bodies shared 0.5 of theirs
+
+
+@dataclass(frozen=True)
+class Recall:
+    """How much of a candidate's body is the hidden original's body.
+
+    `copy`: the share of the candidate body's tokens that lie in some window of `RECALL_RUN`
+    consecutive normalised tokens (`normalised`) also found in the original body; `run`: the
+    longest run of consecutive normalised tokens the two bodies share, in tokens."""
+
+    copy: float
+    run: int
+
+
+def normalised(tokens: Sequence[Token]) -> tuple[str, ...]:
+    """Tokens with what a rename, a reformat or a changed literal alters taken out: every
+    identifier is `N` (locals, globals, attributes alike: an alias reaches any of them), every
+    string `S`, every number `0`; keywords and operators stay.  Layout and comments are
+    already gone (`body_lexemes`)."""
+    shown = {Lexeme.NAME: "N", Lexeme.STRING: "S", Lexeme.NUMBER: "0"}
+    return tuple(shown.get(kind, text) for kind, text in tokens)
+
+
+def recall(candidate: Sequence[Token], original: Sequence[Token]) -> Recall:
+    """The memorisation signal of `candidate` against `original` (see `Recall`).  A candidate
+    shorter than a window scores 1.0 only when it is the original, normalised, whole."""
+    mine, theirs = normalised(candidate), normalised(original)
+    run = longest_common_run(mine, theirs)
+    if len(mine) < RECALL_RUN:
+        return Recall(1.0 if mine and mine == theirs else 0.0, run)
+    known = {theirs[start : start + RECALL_RUN] for start in range(len(theirs) - RECALL_RUN + 1)}
+    covered = bytearray(len(mine))
+    for start in range(len(mine) - RECALL_RUN + 1):
+        if mine[start : start + RECALL_RUN] in known:
+            covered[start : start + RECALL_RUN] = b"\x01" * RECALL_RUN
+    return Recall(round(sum(covered) / len(mine), 4), run)
+
+
+def longest_common_run(first: Sequence[str], second: Sequence[str]) -> int:
+    """The length of the longest run of consecutive items both sequences hold: `second`'s
+    suffix automaton, walked along `first` (linear in both lengths)."""
+    links, lengths, moves = [-1], [0], [dict[str, int]()]
+    last = 0
+    for item in second:  # the automaton of every substring of `second`
+        state = len(lengths)
+        lengths.append(lengths[last] + 1)
+        links.append(0)
+        moves.append({})
+        back = last
+        while back != -1 and item not in moves[back]:
+            moves[back][item] = state
+            back = links[back]
+        if back != -1:
+            known = moves[back][item]
+            if lengths[back] + 1 == lengths[known]:
+                links[state] = known
+            else:
+                clone = len(lengths)
+                lengths.append(lengths[back] + 1)
+                links.append(links[known])
+                moves.append(dict(moves[known]))
+                while back != -1 and moves[back].get(item) == known:
+                    moves[back][item] = clone
+                    back = links[back]
+                links[known] = links[state] = clone
+        last = state
+    best = here = state = 0
+    for item in first:
+        while state and item not in moves[state]:
+            state = links[state]
+            here = lengths[state]
+        if item in moves[state]:
+            state, here = moves[state][item], here + 1
+        best = max(best, here)
+    return best

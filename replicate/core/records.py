@@ -256,7 +256,28 @@ class RepoTestsCount(Record):
     timed_out: bool = False
 
 
+_COPY = (
+    "Memorisation signal: the share of the candidate body's tokens that lie in a run of 10 "
+    "consecutive tokens also in the hidden original's body, identifiers, strings, numbers and "
+    "layout normalised (docs/design.md §4, Recall); 0..1. Reported only, never part of the "
+    "reward. None: no body to compare (the candidate did not splice)."
+)
+_COPY_RUN = (
+    "The longest run of consecutive normalised tokens the candidate's body shares with the "
+    "original's, in tokens. None with copy."
+)
+_BY_ALIAS = ConfigDict(
+    frozen=True,
+    extra="forbid",
+    validate_by_name=True,
+    validate_by_alias=True,
+    serialize_by_alias=True,
+)
+
+
 class Verdict(Record):
+    model_config = _BY_ALIAS  # `copy` is a name BaseModel keeps: the field is `copy_share`
+
     schema_version: str = SCHEMA_VERSION
     task_id: str
     reward: float | None
@@ -275,10 +296,14 @@ class Verdict(Record):
         "the pristine tree with only the candidate's file in place. Reported only, never part "
         "of the reward (the candidate runs inside that pytest process and could forge it).",
     )
+    copy_share: float | None = Field(default=None, alias="copy", description=_COPY)
+    copy_run: int | None = Field(default=None, description=_COPY_RUN)
 
 
 class ResultRow(Record):
     """One line of `RUN_DIR/results.jsonl`."""
+
+    model_config = _BY_ALIAS
 
     task_id: str
     sample: int = 0
@@ -295,6 +320,8 @@ class ResultRow(Record):
     completion_tokens: int | None = Field(
         default=None, description="Tokens the built-in agent's model calls received."
     )
+    copy_share: float | None = Field(default=None, alias="copy", description=_COPY)
+    copy_run: int | None = Field(default=None, description=_COPY_RUN)
 
 
 class FunnelStage(Record):

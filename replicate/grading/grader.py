@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from replicate import GRADER_VERSION
 from replicate.batch import LoadedTask
 from replicate.core import MAX_CANDIDATE_BYTES, SpliceError, Verdict, VerdictStatus
+from replicate.grading.recall import with_recall
 from replicate.grading.reward import normalise, score_matches
 from replicate.grading.shrink import shrink_counterexample
 from replicate.grading.stability import Compared, compared, flipped, rescued, unstable_reason
@@ -71,11 +72,13 @@ class Attempt:
 
 @dataclass(frozen=True)
 class Refusal:
-    """Why a candidate could not be run (a verdict without a run)."""
+    """Why a candidate could not be run (a verdict without a run); `spliced`: the target file
+    it made, where it spliced (its body is still compared with the original's)."""
 
     reward: float | None
     status: VerdictStatus
     reason: str
+    spliced: bytes | None = None
 
 
 def run_candidate(
@@ -97,7 +100,7 @@ def run_candidate(
     inside = str(jail.ctx.tree / target.path)  # the one compile, of the bytes the jail runs
     problem = _syntax_problem(spliced, inside)
     if problem:
-        return Refusal(0.0, "graded", problem)
+        return Refusal(0.0, "graded", problem, spliced)
     return run_spliced(task, spliced, jail, hash_seed=hash_seed)
 
 
@@ -123,10 +126,10 @@ def run_spliced(
     )
     infra = run.infra_problem()
     if infra:
-        return Refusal(None, "infra_error", infra)
+        return Refusal(None, "infra_error", infra, spliced)
     if run.parsed.import_error is not None:
         reason = f"candidate module fails to import: {run.parsed.import_error}"
-        return Refusal(0.0, "graded", reason)
+        return Refusal(0.0, "graded", reason, spliced)
     return Attempt(spliced, run)
 
 
@@ -174,7 +177,17 @@ def grade_text(
     found = run_candidate(task, candidate, jail, hash_seed=hash_seed)
     if isinstance(found, Refusal):
         verdict = _verdict(task, started, found.reward, found.status, found.reason)
-        return verdict.model_copy(update={"raw_reward": found.reward})
+        verdict = verdict.model_copy(update={"raw_reward": found.reward})
+        return with_recall(verdict, task, found.spliced)
+    verdict = _graded(task, found, jail, started, hash_seed=hash_seed, shrink=shrink)
+    return with_recall(verdict, task, found.spliced)
+
+
+def _graded(
+    task: LoadedTask, found: Attempt, jail: Jail, started: float, *, hash_seed: int, shrink: bool
+) -> Verdict:
+    """The verdict on a candidate that ran: compared, run again if it earned anything, its
+    counterexample shrunk."""
     run = found.run
     settings = task.hidden.grading
     first = compared(task.inputs, task.expected, run.parsed.outcomes, settings)

@@ -87,6 +87,23 @@ def reward_of(verdict: Verdict) -> float | None:
     return float(verdict.reward or 0.0)
 
 
+def recall_extras(verdict: Verdict) -> dict[str, float]:
+    """The memorisation signal as a trainer's extras (numbers only: a candidate with no body
+    to compare copied nothing, 0)."""
+    return {"copy": float(verdict.copy_share or 0.0), "copy_run": float(verdict.copy_run or 0)}
+
+
+def extra_logs(verdicts: Sequence[Verdict]) -> dict[str, list[float]]:
+    """OpenRLHF's `extra_logs` of a batch of verdicts: `infra_error` (1.0 where our side
+    failed), `copy` and `copy_run` (`recall_extras`), one value per verdict."""
+    extras = [recall_extras(verdict) for verdict in verdicts]
+    return {
+        "infra_error": [1.0 if reward_of(verdict) is None else 0.0 for verdict in verdicts],
+        "copy": [one["copy"] for one in extras],
+        "copy_run": [one["copy_run"] for one in extras],
+    }
+
+
 class Grader:
     """Grades candidates for one batch; tasks and environment contexts are kept once loaded."""
 

@@ -9,6 +9,7 @@ from typing import Any
 
 from replicate.integrations.grading import (
     candidate_from_query,
+    extra_logs,
     grade_many,
     reward_of,
     tasks_dir,
@@ -27,18 +28,16 @@ def _tensor(values: list[float]) -> Any:
 def reward_func(
     queries: Sequence[str], prompts: Sequence[str], labels: Sequence[str], **kwargs: Any
 ) -> dict[str, Any]:
-    """{"rewards", "scores", "extra_logs": {"infra_error"}}; an infrastructure failure scores 0
-    and is flagged 1.0 in `infra_error`."""
+    """{"rewards", "scores", "extra_logs": {"infra_error", "copy", "copy_run"}}; an
+    infrastructure failure scores 0 and is flagged 1.0 in `infra_error`; `copy` and `copy_run`
+    say how much of each response's body is the hidden original's (docs/design.md §4)."""
     root = tasks_dir()
     items = [
         (root, str(label), candidate_from_query(query, prompt))
         for query, prompt, label in zip(queries, prompts, labels, strict=True)
     ]
-    rewards = [reward_of(verdict) for verdict in grade_many(items)]
+    verdicts = grade_many(items)
+    rewards = [reward_of(verdict) for verdict in verdicts]
     values = [0.0 if r is None else r for r in rewards]
-    infra = [1.0 if r is None else 0.0 for r in rewards]
-    return {
-        "rewards": _tensor(values),
-        "scores": _tensor(values),
-        "extra_logs": {"infra_error": _tensor(infra)},
-    }
+    logs = {name: _tensor(column) for name, column in extra_logs(verdicts).items()}
+    return {"rewards": _tensor(values), "scores": _tensor(values), "extra_logs": logs}

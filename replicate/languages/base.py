@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
-from replicate.core import SkippedFile, Target
+from replicate.core import SkippedFile, Target, Token
 
 
 @dataclass(frozen=True)
@@ -56,4 +56,13 @@ class Language(Protocol):
         """`source` (the original file) with the target's definition replaced by `definition`
         (gen's mutants) and padded to the original's line count, as `splice` into the stubbed
         file would place it, but cheaply; None where the adapter cannot tell (gen splices)."""
+        ...
+
+    def body_tokens(
+        self, source: bytes, target: Target, stubbed: bytes | None = None
+    ) -> tuple[Token, ...] | None:
+        """The kinded tokens of the target's body (docstring, comments and layout left out) in
+        `source`: the original file, or with `stubbed` a candidate spliced into that stubbed
+        file; None where `source` holds no such definition.  The core compares them
+        (`replicate.core.copying.recall`)."""
         ...

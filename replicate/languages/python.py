@@ -6,7 +6,7 @@ from __future__ import annotations
 import warnings
 from pathlib import Path
 
-from replicate.core import SkippedFile, Target
+from replicate.core import SkippedFile, Target, Token
 from replicate.errors import ReplicateError
 from replicate.languages.base import Extraction
 from replicate.languages.python_extract import extract_targets, first_error_line, parse_tree
@@ -20,6 +20,7 @@ from replicate.languages.python_layout import (
 )
 from replicate.languages.python_splice import replace_definition, splice, stub_source
 from replicate.languages.python_splice_tree import syntax_problem
+from replicate.languages.python_tokens import candidate_tokens, original_tokens
 
 MAX_FILE_BYTES = 2_000_000
 
@@ -45,6 +46,13 @@ class PythonLanguage:
 
     def literals(self, root: Path) -> frozenset[str]:
         return library_literals(root)
+
+    def body_tokens(
+        self, source: bytes, target: Target, stubbed: bytes | None = None
+    ) -> tuple[Token, ...] | None:
+        if stubbed is None:
+            return original_tokens(source, target)
+        return candidate_tokens(source, stubbed, target)
 
 
 def discover_python(root: Path) -> Extraction:

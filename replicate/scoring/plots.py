@@ -64,6 +64,22 @@ def pass_at_k_curve(series: Mapping[str, Sequence[float | None]]) -> str:
     return _data_uri(figure)
 
 
+def reward_against_copy(series: Mapping[str, Sequence[tuple[float, float]]]) -> str:
+    """Each graded attempt as a point: its copy of the original (x) against its reward (y), one
+    colour per run.  Recall sits top right; a re-implementation that earns 1.0, top left."""
+    figure, axes = _figure()
+    for name, points in series.items():
+        if points:
+            axes.scatter(*zip(*points, strict=True), s=14, alpha=0.6, label=name)
+    axes.set_xlabel("copy of the original")
+    axes.set_ylabel("reward")
+    axes.set_xlim(-0.02, 1.02)
+    axes.set_ylim(-0.02, 1.02)
+    if len(series) > 1:
+        axes.legend()
+    return _data_uri(figure)
+
+
 def reward_by_repo(means: Mapping[str, float]) -> str:
     """Mean reward per repository (or per difficulty band), one horizontal bar each."""
     figure, axes = _figure()

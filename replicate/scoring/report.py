@@ -6,6 +6,7 @@ are untrusted text; it references nothing outside itself."""
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -38,6 +39,7 @@ class TaskView:
     stats: TaskStats
     attempts: tuple[Attempt, ...]
     difficulty: Difficulty | None = None
+    copy: float | None = None  # mean memorisation signal of the attempts that have one
 
 
 @dataclass(frozen=True)
@@ -53,6 +55,7 @@ class Change:
 class Page:
     run: RunData
     mean_reward: float | None
+    mean_copy: float | None  # of the attempts whose verdict has one
     infra_errors: int
     pass_at: tuple[float | None, ...]
     tasks: tuple[TaskView, ...]
@@ -74,6 +77,7 @@ def build_page(run_dir: Path, compare_dir: Path | None = None) -> Page:
     return Page(
         run=run,
         mean_reward=sum(rewards) / len(rewards) if rewards else None,
+        mean_copy=_mean_copy(run.rows),
         infra_errors=sum(r.status == "infra_error" for r in run.rows),
         pass_at=overall_pass_at(stats, run.samples),
         tasks=tuple(_task_view(run, s, i) for i, s in enumerate(stats)),
@@ -128,7 +132,22 @@ def _task_view(run: RunData, stats: TaskStats, index: int) -> TaskView:
             for r in rows
         ),
         difficulty=run.difficulty(stats.task_id),
+        copy=_mean_copy(rows),
     )
+
+
+def _mean_copy(rows: Sequence[ResultRow]) -> float | None:
+    copies = [r.copy_share for r in rows if r.copy_share is not None]
+    return sum(copies) / len(copies) if copies else None
+
+
+def _copies(run: RunData) -> list[tuple[float, float]]:
+    """(copy, reward) of each graded attempt that has both."""
+    return [
+        (r.copy_share, r.reward)
+        for r in run.rows
+        if r.copy_share is not None and r.reward is not None
+    ]
 
 
 def _reasons(rows: tuple[ResultRow, ...]) -> tuple[tuple[str, int], ...]:
@@ -172,11 +191,13 @@ def _plots(
     runs = [("this run", run)] + ([("compared run", other)] if other is not None else [])
     rewards = {n: [r.reward for r in one.rows if r.reward is not None] for n, one in runs}
     curves = {n: overall_pass_at(task_stats(one.rows, one.samples), one.samples) for n, one in runs}
+    copies = {n: _copies(one) for n, one in runs}
     return (
         ("Reward histogram", plots.reward_histogram(rewards)),
         ("pass@k", plots.pass_at_k_curve(curves)),
         ("Mean reward by repository", plots.reward_by_repo(_means_by_repo(run))),
         *_band_plot(run),
+        ("Reward against copy of the original", plots.reward_against_copy(copies)),
     )
 
 

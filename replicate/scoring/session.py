@@ -327,6 +327,8 @@ def _attempt(
         verdict=verdict,
         prompt_tokens=outcome.prompt_tokens,
         completion_tokens=outcome.completion_tokens,
+        copy=verdict.copy_share,
+        copy_run=verdict.copy_run,
     )
 
 

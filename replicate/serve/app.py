@@ -1,7 +1,8 @@
 """The HTTP app of `replicate serve` (Starlette): reward for OpenRLHF, verdicts, health, metrics.
 
     POST /get_reward  {"query": [...], "prompts": [...], "labels": [...]}
-                      -> {"rewards": [...], "scores": [...], "extra_logs": {"infra_error": [...]}}
+                      -> {"rewards": [...], "scores": [...],
+                          "extra_logs": {"infra_error": [...], "copy": [...], "copy_run": [...]}}
     POST /grade       {"task_id": ..., "candidate": ...} -> the verdict, as `replicate grade`
     GET  /health      {"status": "ok", ...}  (never needs the token)
     GET  /metrics     Prometheus text
@@ -28,7 +29,7 @@ from starlette.routing import Route
 from replicate import GRADER_VERSION
 from replicate.core import Verdict
 from replicate.errors import ReplicateError
-from replicate.integrations import Grader, candidate_from_query, reward_of
+from replicate.integrations import Grader, candidate_from_query, extra_logs, reward_of
 from replicate.serve.body import Problem, read_json, string_field, string_list
 from replicate.serve.metrics import CONTENT_TYPE, Metrics
 from replicate.serve.pool import Full, GradingPool
@@ -103,8 +104,8 @@ async def _get_reward(service: Service, request: Request) -> Response:
     )
     rewards = [reward_of(v) for v in verdicts]
     values = [0.0 if r is None else r for r in rewards]
-    infra = [1.0 if r is None else 0.0 for r in rewards]
-    return JSONResponse({"rewards": values, "scores": values, "extra_logs": {"infra_error": infra}})
+    logs = extra_logs(verdicts)
+    return JSONResponse({"rewards": values, "scores": values, "extra_logs": logs})
 
 
 async def _health(service: Service, request: Request) -> Response:

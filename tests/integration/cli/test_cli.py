@@ -263,6 +263,7 @@ def test_grade_of_the_original(
     ]
     assert verdict["counterexample"] is None
     assert verdict["grader_version"] and verdict["schema_version"] == "1"
+    assert verdict["copy"] == 1.0 and verdict["copy_run"] > 0  # the original: all original
 
 
 def test_gen_json_prints_the_funnel(tiny: Tiny) -> None:
@@ -292,6 +293,7 @@ def test_run_json(results: dict[str, subprocess.CompletedProcess[str]], tiny: Ti
     (row,) = summary["rows"]
     assert row["task_id"] == tiny.id_of(CLAMP) and row["status"] == "graded"
     assert row["agent_status"] == "ok" and "verdict" not in row
+    assert row["copy"] == 0.0 and "copy_run" in row  # the stub left as it was: none of it
 
 
 def test_unknown_sandbox_is_an_argparse_error(

@@ -44,8 +44,10 @@ def test_original_scores_one_and_stub_zero(
     assert right.counterexample is None and right.task_id == task.id
     assert right.grader_version == GRADER_VERSION
     assert sum(c.matched for c in right.counts) == len(task.inputs)
+    assert right.copy_share == 1.0 and right.copy_run  # the original is all original
     stub = grade_text(task, stubbed_source(task).decode(), Jail(tiny_ctx, local_sandbox))
     assert (stub.reward, stub.status) == (0.0, "graded")
+    assert stub.copy_share == 0.0  # the stub has nothing of it
     assert stub.counterexample is not None and "NotImplementedError" in stub.counterexample.got
 
 
@@ -73,6 +75,8 @@ def test_candidate_lacking_the_target(
     verdict = _grade(tiny, tiny_ctx, local_sandbox, CLAMP, "def other(x):\n    return x\n")
     assert (verdict.reward, verdict.status) == (0.0, "graded")
     assert "clamp" in verdict.reason and verdict.reason.startswith("candidate rejected")
+    assert verdict.copy_share is None and verdict.copy_run is None  # no body to compare
+    assert '"copy": null' in verdict.model_dump_json(indent=1)
 
 
 def test_bare_def_completion_of_a_method(

@@ -21,6 +21,7 @@ from tests.integration.minted import Tiny
 
 SYMBOLS = ("tinypkg.core.clamp", "tinypkg.core.Counter.add")
 EXPECTED = {"whole_file": 1.0, "fenced_def": 1.0, "bare_def": 1.0, "stub": 0.0}
+COPY = EXPECTED  # the original's body, whole: all of it is the original; the stub, none
 
 
 @pytest.fixture(scope="module")
@@ -50,7 +51,10 @@ def test_verl_compute_score(tiny: Tiny, rows: list[dict[str, Any]]) -> None:
             ground_truth=row["reward_model"]["ground_truth"],
             extra_info=row["extra_info"],
         )
-        assert result == {"score": EXPECTED[kind], "infra_error": False}, (row["task_id"], kind)
+        shared = result.pop("copy_run")
+        want = {"score": EXPECTED[kind], "infra_error": False, "copy": COPY[kind]}
+        assert result == want, (row["task_id"], kind)
+        assert isinstance(shared, float) and (shared > 0 or kind == "stub"), shared
     # graded as children of sealed sessions: every candidate run there, none in a jail started
     # for it (one session per task file for first runs, one for the determinism check's)
     served = forks.served - before
@@ -91,6 +95,8 @@ def test_openrlhf_reward_func(
     assert list(result["rewards"]) == [EXPECTED[kind] for _, kind, _ in cases]
     assert list(result["scores"]) == list(result["rewards"])
     assert list(result["extra_logs"]["infra_error"]) == [0.0] * len(cases)
+    assert list(result["extra_logs"]["copy"]) == [COPY[kind] for _, kind, _ in cases]
+    assert len(result["extra_logs"]["copy_run"]) == len(cases)
 
 
 def test_rewards_equal_grade_text(
@@ -169,10 +175,8 @@ def test_a_forked_child_grades_with_its_own_sessions(
     child), so the child opens its own, and the parent's go on serving the parent."""
     row = next(r for r in rows if r["extra_info"]["symbol"] == SYMBOLS[0])
     text = candidates(tiny.batch.load(row["task_id"]))["whole_file"]
-    assert verl.compute_score(row["data_source"], text, row["task_id"], row["extra_info"]) == {
-        "score": 1.0,
-        "infra_error": False,
-    }
+    first = verl.compute_score(row["data_source"], text, row["task_id"], row["extra_info"])
+    assert (first["score"], first["infra_error"]) == (1.0, False)
     parent = grader_for(Path(row["extra_info"]["tasks_dir"]))
     assert parent.forks is not None and parent.forks._idle  # sessions the child inherits
     _PARENT[:] = [parent]

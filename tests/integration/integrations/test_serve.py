@@ -93,6 +93,11 @@ def test_rewards_equal_grade_text(
     got = reward.json()
     assert got["rewards"] == [v.reward for v in direct] == got["scores"]
     assert got["extra_logs"]["infra_error"] == [0.0] * len(texts)
+    # the memorisation signal, as `/grade` and `grade_text` give it (the original's copies: 1.0)
+    assert [r.json()["copy"] for r in verdicts] == [v.copy_share for v in direct]
+    assert got["extra_logs"]["copy"] == [v.copy_share or 0.0 for v in direct]
+    assert got["extra_logs"]["copy_run"] == [float(v.copy_run or 0) for v in direct]
+    assert got["extra_logs"]["copy"][:4] == [1.0, 1.0, 1.0, 0.0]
 
 
 IN_FLIGHT = 200

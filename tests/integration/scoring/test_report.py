@@ -53,8 +53,8 @@ def test_the_report_has_plots_tasks_and_fetches_nothing(run_dir: Path, tmp_path:
     out = tmp_path / "report.html"
     page = write_report(run_dir, out)
     html = out.read_text(encoding="utf-8")
-    assert len(IMAGE.findall(html)) == 4  # histogram, pass@k, by repository, by difficulty
-    assert "Mean reward by difficulty" in html
+    assert len(IMAGE.findall(html)) == 5  # histogram, pass@k, by repository, by difficulty, copy
+    assert "Mean reward by difficulty" in html and "Reward against copy of the original" in html
     assert not RESOURCE.search(html)
     assert "http://" not in html and "https://" not in html
     table = html.split('<table class="tasks">')[1].split("</table>")[0]
@@ -64,6 +64,11 @@ def test_the_report_has_plots_tasks_and_fetches_nothing(run_dir: Path, tmp_path:
     assert len(page.tasks) == 4 and all(len(t.attempts) == 2 for t in page.tasks)
     clamp = next(t for t in page.tasks if t.symbol == CLAMP)
     assert clamp.stats.pass_at == (1.0, 1.0) and clamp.repo == "tinyrepo"
+    # the memorisation signal: the original pasted back is all original, the stubs nothing
+    assert clamp.copy == 1.0 and all(a.row.copy_share == 1.0 for a in clamp.attempts)
+    assert {t.copy for t in page.tasks if t.symbol != CLAMP} == {0.0}
+    assert page.mean_copy == 0.25 and "copy of original</th>" in table
+    assert "copy of the original 1.000 (longest shared run" in html
     other = next(t for t in page.tasks if t.symbol != CLAMP)
     failed = other.attempts[0]
     assert failed.diff is not None and failed.diff == ""  # the agent left the stub as it was
