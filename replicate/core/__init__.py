@@ -6,6 +6,13 @@ No subprocess, network or environment reads here.
 from __future__ import annotations
 
 from replicate.core.candidate import MAX_CANDIDATE_BYTES, SpliceError
+from replicate.core.completion import (
+    FencedBlock,
+    Response,
+    fenced_blocks,
+    read_response,
+    response_of_query,
+)
 from replicate.core.copying import (
     CopyIndex,
     Visible,
@@ -69,6 +76,7 @@ __all__ = [
     "DegenerateScore",
     "Difficulty",
     "Example",
+    "FencedBlock",
     "Funnel",
     "FunnelStage",
     "GradingSettings",
@@ -80,6 +88,7 @@ __all__ = [
     "Replacement",
     "RepoRecord",
     "RepoTestsCount",
+    "Response",
     "ResultRow",
     "SkippedFile",
     "Source",
@@ -96,14 +105,17 @@ __all__ = [
     "VerdictStatus",
     "Visible",
     "body_tokens",
+    "fenced_blocks",
     "higher",
     "measure",
     "name_problem",
     "normalise_repo_url",
     "parse",
     "path_problem",
+    "read_response",
     "render_prompt",
     "repo_dir_name",
+    "response_of_query",
     "slug",
     "target_tokens",
     "task_id",

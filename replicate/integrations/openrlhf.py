@@ -1,18 +1,15 @@
 """OpenRLHF's custom reward function (`--remote_rm_url path/to/this/file.py`, `--label_key
-task_id`): each query is prompt + response, each label a task id; the batch is
-`$REPLICATE_TASKS`."""
+task_id`): each query is prompt + response decoded with special tokens kept (the prompt perhaps
+cut from the front: `core.response_of_query` finds the response), each label a task id; the
+batch is `$REPLICATE_TASKS`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from replicate.integrations.grading import (
-    candidate_from_query,
-    grade_many,
-    reward_of,
-    tasks_dir,
-)
+from replicate.core import response_of_query
+from replicate.integrations.grading import grade_many, reward_of, tasks_dir
 
 
 def _tensor(values: list[float]) -> Any:
@@ -31,7 +28,7 @@ def reward_func(
     and is flagged 1.0 in `infra_error`."""
     root = tasks_dir()
     items = [
-        (root, str(label), candidate_from_query(query, prompt))
+        (root, str(label), response_of_query(query, prompt))
         for query, prompt, label in zip(queries, prompts, labels, strict=True)
     ]
     rewards = [reward_of(verdict) for verdict in grade_many(items)]
