@@ -25,18 +25,27 @@ END_MARKERS = (
     "<end_of_turn>",  # Gemma
     "<eos>",  # Gemma
     "</s>",  # Llama 2, Mistral
+    "<\uff5cend\u2581of\u2581sentence\uff5c>",  # DeepSeek
 )
-TURN_OPENERS = ("<|im_start|>", "<|start_header_id|>", "<start_of_turn>", "[INST]")
+TURN_OPENERS = (
+    "<|im_start|>",
+    "<|start_header_id|>",
+    "<start_of_turn>",
+    "[INST]",
+    "<|user|>",
+    "<\uff5cUser\uff5c>",
+)
 # Taken off the front of a response: sequence starts and the assistant's turn header.
 _LEADING = re.compile(
-    r"\s*(?:<s>|<\|begin_of_text\|>|<bos>|<\|im_start\|>assistant[^\n]*\n?"
+    r"\s*(?:<s>|<\uff5cbegin\u2581of\u2581sentence\uff5c>|<\|begin_of_text\|>|<bos>"
+    r"|<\|im_start\|>assistant[^\n]*\n?"
     r"|<\|start_header_id\|>assistant<\|end_header_id\|>|<start_of_turn>model"
-    r"|\[/INST\]|<\|assistant\|>)\n*"
+    r"|\[/INST\]|<\|assistant\|>|<\uff5cAssistant\uff5c>)\n*"
 )
 # The last of these in a query is where the model's turn begins.
 _ASSISTANT = re.compile(
     r"<\|im_start\|>assistant[^\n]*\n?|<\|start_header_id\|>assistant<\|end_header_id\|>\s*"
-    r"|<start_of_turn>model\n?|\[/INST\]|<\|assistant\|>\n?"
+    r"|<start_of_turn>model\n?|\[/INST\]|<\|assistant\|>\n?|<\uff5cAssistant\uff5c>"
 )
 _STOP = re.compile("|".join(re.escape(m) for m in (*END_MARKERS, *TURN_OPENERS)))
 _THINK_OPEN = re.compile(r"<(think|thinking)>")
