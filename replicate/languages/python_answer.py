@@ -7,8 +7,8 @@ The one extraction every text path shares (`splice` calls it: `grade`, `run`'s c
 2. else the answer is read (`core.read_response`: chat and end-of-sequence markers, thinking
    sections off); of its fenced blocks, the last one whose code defines the target wins;
 3. with no fenced block, the answer itself, when it parses;
-4. else a definition of the target written among prose, from its first line of code to the end
-   of its indented block;
+4. else, in an answer that opens or closes with a sentence, a definition of the target written
+   among the prose, from its first line of code to the end of its indented block;
 5. else a block that parses (the first python-tagged one, else the largest), for the splice to
    say what it lacks; a `SpliceError` saying why nothing parses otherwise.
 """
@@ -28,6 +28,7 @@ _CODE_START = re.compile(
     r"(?:@|(?:async\s+)?def\s|class\s|from\s+[\w.]+\s+import\s|import\s+[\w.]+\s*(?:as\s+\w+\s*)?$)"
 )
 _CODE_GOES_ON = re.compile(r"[\s#@)\]}]|(?:async\s+)?def\s|class\s|from\s|import\s|\w+\s*=")
+_SENTENCE = re.compile(r"[A-Z][A-Za-z']*[ ,.:;!?]")
 
 
 class CodeFrom(StrEnum):
@@ -70,7 +71,7 @@ def extract_code(text: str, target: Target) -> Code:
         if isinstance(whole, Code):
             return whole
         problem = whole
-    prose = _in_prose(answer.text, target)
+    prose = _in_prose(answer.text, target) if _is_prose(answer.text) else None
     if prose is not None:
         return prose
     if readable:
@@ -114,6 +115,18 @@ def _preferred(readable: list[tuple[FencedBlock, Code | SpliceError]]) -> Code |
         if pool:
             return max(pool, key=lambda pair: len(pair[0].code))[1]
     return SpliceError("candidate has no code")
+
+
+def _is_prose(text: str) -> bool:
+    """Whether the text opens or closes with a sentence (a capitalised word, then a space or
+    punctuation, and not Python): a reply, not a source file with a syntax error somewhere,
+    which stays a candidate that does not parse."""
+    lines = [line for line in text.split("\n") if line.strip()]
+    return bool(lines) and any(
+        _SENTENCE.match(line) is not None
+        and isinstance(_readable(line, CodeFrom.PROSE), SpliceError)
+        for line in (lines[0], lines[-1])
+    )
 
 
 def _in_prose(text: str, target: Target) -> Code | None:
