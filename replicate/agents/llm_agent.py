@@ -5,8 +5,8 @@
   until it answers without a tool call or a budget (model calls, tokens, wall time) is spent.
 - `builtin:openai-single`: one completion from TASK.md and the stubbed target file; the reply
   is written as the target file as it is, and the grader's one splicing rule (the language
-  adapter's `splice`: fences stripped, a bare `def` accepted) makes it a candidate — the shape
-  RL trainers sample in.
+  adapter's `splice`: the code of the answer found, a bare `def` accepted) makes it a
+  candidate — the shape RL trainers sample in.
 
 They live in `agents/` beside the shell agent because they are agents in the same sense: they
 act on one workspace, and every command they run goes through the agent's sandbox

@@ -6,6 +6,13 @@ No subprocess, network or environment reads here.
 from __future__ import annotations
 
 from replicate.core.candidate import MAX_CANDIDATE_BYTES, SpliceError
+from replicate.core.completion import (
+    FencedBlock,
+    Response,
+    fenced_blocks,
+    read_response,
+    response_of_query,
+)
 from replicate.core.copying import (
     CopyIndex,
     Lexeme,
@@ -74,6 +81,7 @@ __all__ = [
     "DegenerateScore",
     "Difficulty",
     "Example",
+    "FencedBlock",
     "Funnel",
     "FunnelStage",
     "GradingSettings",
@@ -87,6 +95,7 @@ __all__ = [
     "Replacement",
     "RepoRecord",
     "RepoTestsCount",
+    "Response",
     "ResultRow",
     "SkippedFile",
     "Source",
@@ -105,15 +114,18 @@ __all__ = [
     "Visible",
     "body_lexemes",
     "body_tokens",
+    "fenced_blocks",
     "higher",
     "measure",
     "name_problem",
     "normalise_repo_url",
     "parse",
     "path_problem",
+    "read_response",
     "recall",
     "render_prompt",
     "repo_dir_name",
+    "response_of_query",
     "slug",
     "target_tokens",
     "task_id",

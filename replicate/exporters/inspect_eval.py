@@ -1,6 +1,6 @@
 """The `inspect` format: an inspect_ai task file, its samples and their workspaces.
 
-    OUT/replicate_inspect.py        `@task replicate_tasks(sandbox="docker", sandbox_config=None)`
+    OUT/replicate_inspect.py        `@task replicate_tasks(sandbox=None, sandbox_config=None)`
     OUT/samples.json                per task: id, instruction, metadata, workspace folder; the batch
     OUT/workspaces/<id>/            the stubbed tree and TASK.md: the sample's files
 
@@ -29,7 +29,9 @@ WORKDIR = "the current working directory"
 
 TASK_SOURCE = '''"""inspect_ai tasks exported by `replicate export --format inspect` (do not edit).
 
-    inspect eval replicate_inspect.py --model MODEL [-T sandbox=docker -T sandbox_config=FILE]
+    inspect eval replicate_inspect.py --model MODEL [-T sandbox=docker|local -T sandbox_config=FILE]
+
+The sandbox is docker where Docker Engine 24+ answers, else local (said in one line).
 
 Grading needs this package (replicate-rl) and the batch named in samples.json on this machine.
 """
@@ -44,7 +46,7 @@ SAMPLES = Path(__file__).resolve().parent / "samples.json"
 
 
 @task
-def replicate_tasks(sandbox: str = "docker", sandbox_config: str | None = None) -> Task:
+def replicate_tasks(sandbox: str | None = None, sandbox_config: str | None = None) -> Task:
     return build_task(SAMPLES, sandbox=sandbox, sandbox_config=sandbox_config)
 '''
 

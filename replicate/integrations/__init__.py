@@ -6,12 +6,6 @@ repository's environment are opened on the first call and kept for the life of t
 
 from __future__ import annotations
 
-from replicate.integrations.grading import (
-    Grader,
-    candidate_from_query,
-    extra_logs,
-    recall_extras,
-    reward_of,
-)
+from replicate.integrations.grading import Grader, extra_logs, recall_extras, reward_of
 
-__all__ = ["Grader", "candidate_from_query", "extra_logs", "recall_extras", "reward_of"]
+__all__ = ["Grader", "extra_logs", "recall_extras", "reward_of"]

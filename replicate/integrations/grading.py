@@ -52,14 +52,6 @@ def completion_text(completion: object) -> str:
     return "" if completion is None else str(completion)
 
 
-def candidate_from_query(query: str, prompt: str) -> str:
-    """What the model wrote, given the prompt and prompt + response (OpenRLHF's `query`)."""
-    if prompt and query.startswith(prompt):
-        return query[len(prompt) :]
-    at = query.rfind(prompt) if prompt else -1
-    return query[at + len(prompt) :] if at >= 0 else query
-
-
 def tasks_dir(extra_info: object = None) -> Path:
     """The batch directory: `extra_info["tasks_dir"]`, else `$REPLICATE_TASKS`."""
     if isinstance(extra_info, Mapping) and extra_info.get("tasks_dir"):

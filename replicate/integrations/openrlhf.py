@@ -1,19 +1,15 @@
 """OpenRLHF's custom reward function (`--remote_rm_url path/to/this/file.py`, `--label_key
-task_id`): each query is prompt + response, each label a task id; the batch is
-`$REPLICATE_TASKS`."""
+task_id`): each query is prompt + response decoded with special tokens kept (the prompt perhaps
+cut from the front: `core.response_of_query` finds the response), each label a task id; the
+batch is `$REPLICATE_TASKS`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
-from replicate.integrations.grading import (
-    candidate_from_query,
-    extra_logs,
-    grade_many,
-    reward_of,
-    tasks_dir,
-)
+from replicate.core import response_of_query
+from replicate.integrations.grading import extra_logs, grade_many, reward_of, tasks_dir
 
 
 def _tensor(values: list[float]) -> Any:
@@ -33,7 +29,7 @@ def reward_func(
     say how much of each response's body is the hidden original's (docs/design.md §4)."""
     root = tasks_dir()
     items = [
-        (root, str(label), candidate_from_query(query, prompt))
+        (root, str(label), response_of_query(query, prompt))
         for query, prompt, label in zip(queries, prompts, labels, strict=True)
     ]
     verdicts = grade_many(items)

@@ -4,7 +4,8 @@ Pure: no I/O, subprocess or environment. Uses only the standard library (`ast`, 
 exported, stdlib-only reward functions can share it.
 
 `splice(stubbed, candidate, target)`:
-1. strip markdown fences (only when the text is not Python as it stands);
+1. find the code (`python_answer.extract_code`: the text as it stands when it is Python, else
+   the answer's fenced block that defines the target, chat markers and thinking taken off);
 2. whole file: the candidate defines every top-level name of the stubbed file other than the
    target's -> it is the file (see `is_whole_file` for a file that has no other name);
 3. completion: its definition of the target (a method: inside `class <Name>:` or a bare `def` at
@@ -18,9 +19,9 @@ from __future__ import annotations
 
 import ast
 import warnings
-from dataclasses import dataclass
 
 from replicate.core import SpliceError, Target
+from replicate.languages.python_answer import Code, extract_code
 from replicate.languages.python_splice_text import (
     dedent_code,
     edited_region,
@@ -63,32 +64,8 @@ def stub_source(source: bytes, target: Target) -> bytes:
     return source[: span.start_byte] + STUB_BODY + source[span.end_byte :]
 
 
-@dataclass(frozen=True)
-class _Candidate:
-    text: str
-    tree: ast.Module
-
-
 def _normalised(candidate_text: str) -> str:
     return candidate_text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
-
-
-def _read_candidate(text: str) -> _Candidate:
-    """Fences stripped unless it is Python as it stands, dedented if needed."""
-    try:
-        return _Candidate(text, parse_text(text, "candidate"))
-    except SpliceError:
-        text = strip_fences(text)
-    try:
-        return _Candidate(text, parse_text(text, "candidate"))
-    except SpliceError as first_error:
-        dedented = dedent_code(text)
-        if dedented == text:
-            raise
-        try:
-            return _Candidate(dedented, parse_text(dedented, "candidate"))
-        except SpliceError:
-            raise first_error from None
 
 
 def splice(stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True) -> bytes:
@@ -102,7 +79,7 @@ def splice(stubbed: bytes, candidate_text: str, target: Target, *, check: bool =
     if _edited_in_place(text, file_text, facts, target):
         result = text  # the whole file, as the parse below would find it
     else:
-        candidate = _read_candidate(text)
+        candidate = extract_code(text, target)
         if _whole_file(facts.names, candidate.tree, target):
             result = candidate.text
         else:
@@ -196,7 +173,7 @@ def _check_compiles(text: str, path: str) -> None:
         raise SpliceError(f"spliced file does not compile: {type(exc).__name__}") from None
 
 
-def _complete(file_text: str, facts: Stubbed, candidate: _Candidate, target: Target) -> str:
+def _complete(file_text: str, facts: Stubbed, candidate: Code, target: Target) -> str:
     """Splice a completion: the candidate's def replaces the stub, its imports go to the top."""
     new_def = find_candidate_def(candidate.tree, target)
     if new_def is None:
@@ -218,7 +195,7 @@ def _complete(file_text: str, facts: Stubbed, candidate: _Candidate, target: Tar
     return text.replace("\n", "\r\n") if crlf else text
 
 
-def _new_imports(candidate: _Candidate, facts: Stubbed) -> list[str]:
+def _new_imports(candidate: Code, facts: Stubbed) -> list[str]:
     """Lines of the candidate's top-level imports the file lacks, `__future__` ones first."""
     existing, features = facts.imports, facts.features
     futures: list[str] = []

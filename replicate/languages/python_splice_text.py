@@ -6,8 +6,9 @@ import io
 import re
 import tokenize
 
-_PYTHON_TAGS = frozenset({"python", "py", "python3", "py3"})
-_FENCE_OPEN = re.compile(r"^[ \t]{0,3}(`{3,}|~{3,})[ \t]*([^\s`]*)")
+from replicate.core import fenced_blocks
+
+PYTHON_TAGS = frozenset({"python", "py", "python3", "py3"})
 
 
 def strip_fences(text: str) -> str:
@@ -15,37 +16,13 @@ def strip_fences(text: str) -> str:
 
     Text without a fenced block comes back unchanged. An unclosed fence runs to the end.
     """
-    blocks = _fenced_blocks(text)
+    blocks = fenced_blocks(text)
     if not blocks:
         return text
-    tagged = [content for tag, content in blocks if tag in _PYTHON_TAGS]
+    tagged = [block.code for block in blocks if block.tag in PYTHON_TAGS]
     if tagged:
         return tagged[0]
-    return max((content for _, content in blocks), key=len)
-
-
-def _fenced_blocks(text: str) -> list[tuple[str, str]]:
-    lines = text.splitlines(keepends=True)
-    blocks: list[tuple[str, str]] = []
-    index = 0
-    while index < len(lines):
-        match = _FENCE_OPEN.match(lines[index])
-        index += 1
-        if match is None:
-            continue
-        fence, tag = match.group(1), match.group(2).lower()
-        content: list[str] = []
-        while index < len(lines) and not _closes(lines[index], fence):
-            content.append(lines[index])
-            index += 1
-        index += 1
-        blocks.append((tag, "".join(content)))
-    return blocks
-
-
-def _closes(line: str, fence: str) -> bool:
-    stripped = line.strip()
-    return len(stripped) >= len(fence) and stripped == fence[0] * len(stripped)
+    return max((block.code for block in blocks), key=len)
 
 
 def leading_space(line: str) -> str:

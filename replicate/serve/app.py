@@ -27,9 +27,9 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from replicate import GRADER_VERSION
-from replicate.core import Verdict
+from replicate.core import Verdict, response_of_query
 from replicate.errors import ReplicateError
-from replicate.integrations import Grader, candidate_from_query, extra_logs, reward_of
+from replicate.integrations import Grader, extra_logs, reward_of
 from replicate.serve.body import Problem, read_json, string_field, string_list
 from replicate.serve.metrics import CONTENT_TYPE, Metrics
 from replicate.serve.pool import Full, GradingPool
@@ -98,7 +98,7 @@ async def _get_reward(service: Service, request: Request) -> Response:
         raise Problem(400, "query, prompts and labels must have the same length")
     task_ids = [service.task_id(label) for label in labels]
     service.admit(len(task_ids))
-    candidates = [candidate_from_query(q, p) for q, p in zip(queries, prompts, strict=True)]
+    candidates = [response_of_query(q, p) for q, p in zip(queries, prompts, strict=True)]
     verdicts = await asyncio.gather(
         *(service.grade(t, c) for t, c in zip(task_ids, candidates, strict=True))
     )

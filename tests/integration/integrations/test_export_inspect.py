@@ -1,7 +1,9 @@
 """`replicate export --format inspect`: an inspect_ai task whose scorer grades on the host.
 
 Run offline with `mockllm/model` and a solver that writes the target file into the sample's
-sandbox (inspect_ai's `local` one): the original earns 1.0, the stub (nothing written) 0.0.
+sandbox (inspect_ai's `local` one): the original earns 1.0, the stub (nothing written) 0.0. And
+with mockllm scripted in each solver style: the task's agent writing the file with its bash tool,
+a plain `generate()` whose reply holds the code, the agent's `submit()` answer holding it.
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from replicate.grading.grader import original_source
+from replicate.grading.grader import original_source, stubbed_source
 from tests.integration.integrations.rows import cli
 from tests.integration.minted import Tiny
 
@@ -66,7 +68,7 @@ def run_eval(out: Path, texts: dict[str, tuple[str, str]], log_dir: Path) -> dic
     [log] = inspect_ai.eval(
         task, model="mockllm/model", solver=writer(texts), log_dir=str(log_dir), display="none"
     )
-    assert log.status == "success", log.error
+    assert log.status == "success", log.error.traceback if log.error else None
     return {str(s.id): s.scores["replicate_grade"].value for s in log.samples}
 
 
@@ -92,3 +94,87 @@ def test_samples_hold_the_workspace_and_no_secret(tiny: Tiny, exported: Path) ->
         assert "raise NotImplementedError" in stub
         assert loaded.prompt.strip() in str(sample.input)
         assert sample.metadata is not None and sample.metadata["symbol"] == symbol
+
+
+# The model's side, scripted with mockllm: per sample, the code it answers with, and how.
+Style = str  # "tool" (writes the file with bash), "reply" (answers in text), "submit"
+
+
+def scripted(codes: dict[str, tuple[str, str]], style: Style) -> Any:
+    """A mockllm model that answers each sample (told apart by the symbol its prompt names) in
+    `style`: a bash call writing `codes[symbol] = (path, file text)` then `submit("done")`, a
+    reply with the fenced code, or `submit()` of the fenced code."""
+    from inspect_ai.model import ChatMessageTool, ModelOutput, ModelUsage, get_model
+
+    def output(messages: list[Any], tools: Any, tool_choice: Any, config: Any) -> ModelOutput:
+        said = answer(messages)
+        said.usage = ModelUsage(input_tokens=1, output_tokens=1, total_tokens=2)  # else counted
+        return said  # with tiktoken, whose encodings come from the network
+
+    def answer(messages: list[Any]) -> ModelOutput:
+        prompt = str(messages[0].text if len(messages) == 1 else messages[1].text)
+        [(path, text)] = [v for symbol, v in codes.items() if f"`{symbol}`" in prompt]
+        fenced = f"Here it is:\n\n```python\n{text}```\n"
+        if style == "reply":
+            return ModelOutput.from_content("mockllm/model", fenced)
+        if style == "submit":
+            return ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": fenced})
+        if any(isinstance(m, ChatMessageTool) for m in messages):
+            return ModelOutput.for_tool_call("mockllm/model", "submit", {"answer": "done"})
+        command = f"cat > {path} <<'REPLICATE_EOF'\n{text}REPLICATE_EOF"
+        return ModelOutput.for_tool_call("mockllm/model", "bash", {"command": command})
+
+    return get_model("mockllm/model", custom_outputs=output, memoize=False)
+
+
+def answers(tiny: Tiny, right: str) -> dict[str, tuple[str, str]]:
+    """Per symbol, the target file's path and a file whose target is right (the original) for
+    `right`, else wrong (returns None: a degenerate program)."""
+    out = {}
+    for symbol in SYMBOLS:
+        task = tiny.task(symbol)
+        target = task.hidden.target
+        if symbol == right:
+            text = original_source(task).decode()
+        else:
+            wrong = f"def {target.name}(*args, **kwargs):\n    return None\n"
+            text = task.language().splice(stubbed_source(task), wrong, target).decode()
+        out[symbol.rsplit(".", 1)[-1]] = (target.path, text)
+    return out
+
+
+@pytest.mark.parametrize("style", ["tool", "reply", "submit"])
+def test_both_solver_styles_are_graded(
+    tiny: Tiny, exported: Path, tmp_path: Path, style: Style
+) -> None:
+    """The file the agent wrote with a tool, else the code of its final answer (the reply's
+    text, or the `submit()` answer): right 1.0, wrong 0.0, each task both ways."""
+    inspect_ai = pytest.importorskip("inspect_ai")
+    from inspect_ai.solver import generate
+
+    tasks = {symbol: tiny.task(symbol).id for symbol in SYMBOLS}
+    for right in SYMBOLS:
+        task = load_task_module(exported).replicate_tasks(sandbox="local")
+        solver = generate() if style == "reply" else None  # else the task's agent
+        model = scripted(answers(tiny, right), style)
+        [log] = inspect_ai.eval(
+            task, model=model, solver=solver, log_dir=str(tmp_path / right), display="none"
+        )
+        assert log.status == "success", log.error.traceback if log.error else None
+        got = {str(s.id): s.scores["replicate_grade"].value for s in log.samples}
+        assert got == {tasks[s]: (1.0 if s == right else 0.0) for s in SYMBOLS}, (style, right)
+
+
+def test_the_sandbox_is_local_without_a_docker_engine_inspect_can_drive(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from replicate.integrations import inspect_task
+
+    monkeypatch.setattr(inspect_task, "docker_engine", lambda: (24, 0))
+    assert inspect_task.default_sandbox() == "docker"
+    assert capsys.readouterr().err == ""
+    for engine, said in (((20, 10), "Docker Engine 20.10"), (None, "no Docker Engine")):
+        monkeypatch.setattr(inspect_task, "docker_engine", lambda engine=engine: engine)
+        assert inspect_task.default_sandbox() == "local"
+        [line] = capsys.readouterr().err.splitlines()
+        assert said in line and ">= 24" in line and "-T sandbox=docker" in line
