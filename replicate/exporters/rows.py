@@ -110,8 +110,8 @@ class RowsExporter:
         for name in names:
             chosen = [t for t in plan.tasks if name is None or t.placement.split == name]
             rows = [task_row(batch, item, index) for index, item in enumerate(chosen)]
-            stem = out.with_suffix("") if name is None else out.with_suffix(f".{name}")
-            parquet, jsonl = stem.with_suffix(".parquet"), stem.with_suffix(".jsonl")
+            stem = out.with_suffix("").name + ("" if name is None else f".{name}")
+            parquet, jsonl = out.parent / f"{stem}.parquet", out.parent / f"{stem}.jsonl"
             write_parquet(rows, parquet)
             write_jsonl(rows, jsonl)
             files += [parquet, jsonl]
