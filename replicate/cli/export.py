@@ -93,13 +93,16 @@ def handle(args: argparse.Namespace) -> int:
     plan = plan_export(batch, task_ids, options, workdir=chosen.workdir)
     written = chosen.export(batch, plan, args.out, options)
     if args.json:
-        print(json.dumps(summary(args.format, written, plan), indent=2))
+        payload = summary(args.format, written, plan)
+        if chosen.workdir is not None:  # instructions, not a trainer's prompts
+            del payload["prompt_lengths"]["settings"]
+        print(json.dumps(payload, indent=2))
     else:
         console = err_console()
         console.print(_table(args.format, written, plan))
-        console.print(_lengths_table(plan.lengths))
+        console.print(_lengths_table(plan.lengths, rows=chosen.workdir is None))
         for line in warnings(plan, options):
-            console.print(f"warning: {line}")
+            console.print(f"warning: {line}", soft_wrap=True)
     return 0
 
 
@@ -135,11 +138,17 @@ def cross_split(plan: ExportPlan) -> list[tuple[str, str]]:
 def warnings(plan: ExportPlan, options: ExportOptions) -> list[str]:
     found = []
     counts = plan.split_counts()
-    if options.split_by is not None and len(counts) < 2 and plan.tasks:
+    groups = {item.placement.group for item in plan.tasks}
+    if options.split_by is not None and len(counts) < 2 and len(groups) == 1:
         found.append(
-            f"every task went to {next(iter(counts))}: the batch has too few "
-            f"{options.split_by.value} groups for a test ratio of {options.test_ratio}; try "
-            "another --split-seed, a finer --split-by or a larger ratio"
+            f"every task went to {next(iter(counts))}: the {len(plan.tasks)} tasks are one "
+            "group once tasks shown each other's hidden bodies are kept together; none can be "
+            "held out without a leak"
+        )
+    elif options.split_by is not None and len(counts) < 2 and plan.tasks:
+        found.append(
+            f"every task went to {next(iter(counts))}: the {len(groups)} groups give no split "
+            f"at a test ratio of {options.test_ratio}; try another ratio or --split-seed"
         )
     showing = sum(1 for item in plan.tasks if item.visible)
     if showing and options.split_by is None:
@@ -160,14 +169,19 @@ def _table(name: str, written: Written, plan: ExportPlan) -> Table:
     return table
 
 
-def _lengths_table(measured: prompt_lengths.PromptLengths) -> Table:
+def _lengths_table(measured: prompt_lengths.PromptLengths, rows: bool) -> Table:
+    """The lengths of the rows' prompts (with the verl settings they imply) or of the folder
+    formats' instructions."""
     per = prompt_lengths.CHARS_PER_TOKEN
-    table = Table(title=f"prompt lengths ({measured.prompts} prompts; tokens ~ chars / {per})")
+    what = "prompt" if rows else "instruction"
+    title = f"{what} lengths ({measured.prompts} {what}s; tokens ~ chars / {per})"
+    table = Table(title=title)
     table.add_column("")
     for p in prompt_lengths.PERCENTILES:
         table.add_column(f"p{p}", justify="right")
     table.add_row("characters", *(str(measured.chars[p]) for p in prompt_lengths.PERCENTILES))
     table.add_row("tokens (est.)", *(str(measured.tokens[p]) for p in prompt_lengths.PERCENTILES))
-    settings = " ".join(f"{k}={v}" for k, v in measured.settings().items())
-    table.caption = f"verl: {settings}"
+    if rows:
+        settings = " ".join(f"{k}={v}" for k, v in measured.settings().items())
+        table.caption = f"verl: {settings}"
     return table

@@ -177,3 +177,30 @@ def test_options_that_do_not_hold_together_are_one_line(
     assert done.returncode == 2 and says in done.stderr, done.stderr
     assert done.stderr.strip().count("\n") == 0
     assert not (tmp_path / "x").exists()
+
+
+def test_a_workspace_shows_its_repository_so_its_tasks_stay_together(
+    bodies: dict[str, str], tmp_path: Path
+) -> None:
+    """inspect's workspace is the repository: every other task's body is in it, found by the
+    same search over its files, and `--split-by file` cannot part them (a warning says so)."""
+    out = tmp_path / "inspect"
+    args = ("--format", "inspect", "--limit", "3", "--split-by", "file", "--test-ratio", "0.5")
+    done = cli("export", "--tasks", str(REPO_ROOT), "--out", str(out), *args)
+    assert done.returncode == 0, done.stderr
+    assert "none can be held out without a leak" in done.stderr
+    samples = json.loads((out / "samples.json").read_text(encoding="utf-8"))["samples"]
+    assert len(samples) == 3 and len({s["metadata"]["split_group"] for s in samples}) == 1
+    for sample in samples:
+        folder = out / sample["workspace"]
+        text = flat(
+            "\n".join(
+                p.read_text(encoding="utf-8", errors="replace")
+                for p in folder.rglob("*")
+                if p.is_file()
+            )
+        )
+        found = {o for o in bodies if o != sample["task_id"] and bodies[o] in text}
+        assert found == set(bodies) - {sample["task_id"]}
+        assert set(sample["metadata"]["visible_task_ids"]) == found
+        assert sample["metadata"]["split"] == "train"
