@@ -45,10 +45,12 @@ def register(sub: Any) -> None:
     p.add_argument("--limit", type=numbers.count, default=None, help="at most N tasks")
     add_difficulty_arguments(p)
     p.add_argument("--context", choices=[c.value for c in prompt.Context], help=CONTEXT_HELP)
-    p.add_argument("--split", help="split name recorded in every row (default train)")
+    split_help = "split name recorded in every row (default train)"
+    p.add_argument("--split", metavar="NAME", help=split_help)
     p.add_argument("--split-by", choices=[s.value for s in splits.SplitBy], help=SPLIT_BY_HELP)
-    p.add_argument("--test-ratio", type=numbers.rate, help="--split-by: test share (0.1)")
-    p.add_argument("--split-seed", type=numbers.amount, help="--split-by: hash salt (0)")
+    ratio, seed = "--split-by: at most this share of tasks test (0.1)", "--split-by: hash salt (0)"
+    p.add_argument("--test-ratio", type=numbers.rate, metavar="R", help=ratio)
+    p.add_argument("--split-seed", type=numbers.amount, metavar="N", help=seed)
     p.add_argument("--build-images", action="store_true", help=BUILD_HELP)
     p.add_argument("--no-verify", action="store_true", help=NO_VERIFY_HELP)
     p.add_argument("--json", action="store_true", help="print what was written as JSON on stdout")
@@ -101,7 +103,7 @@ def handle(args: argparse.Namespace) -> int:
         console = err_console()
         console.print(_table(args.format, written, plan))
         console.print(_lengths_table(plan.lengths, rows=chosen.workdir is None))
-        for line in warnings(plan, options):
+        for line in export_warnings(plan, options):
             console.print(f"warning: {line}", soft_wrap=True)
     return 0
 
@@ -135,7 +137,8 @@ def cross_split(plan: ExportPlan) -> list[tuple[str, str]]:
     ]
 
 
-def warnings(plan: ExportPlan, options: ExportOptions) -> list[str]:
+def export_warnings(plan: ExportPlan, options: ExportOptions) -> list[str]:
+    """What the export should tell: a split with an empty side, hidden bodies left unsplit."""
     found = []
     counts = plan.split_counts()
     groups = {item.placement.group for item in plan.tasks}
