@@ -48,7 +48,7 @@ def register(sub: Any) -> None:
     split_help = "split name recorded in every row (default train)"
     p.add_argument("--split", metavar="NAME", help=split_help)
     p.add_argument("--split-by", choices=[s.value for s in splits.SplitBy], help=SPLIT_BY_HELP)
-    ratio, seed = "--split-by: at most this share of tasks test (0.1)", "--split-by: hash salt (0)"
+    ratio, seed = "--split-by: the test share of the tasks (0.1)", "--split-by: hash salt (0)"
     p.add_argument("--test-ratio", type=numbers.rate, metavar="R", help=ratio)
     p.add_argument("--split-seed", type=numbers.amount, metavar="N", help=seed)
     p.add_argument("--build-images", action="store_true", help=BUILD_HELP)
