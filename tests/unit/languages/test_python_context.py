@@ -5,7 +5,7 @@ from __future__ import annotations
 import ast
 import textwrap
 
-from replicate.core.records import Target
+from replicate.core.records import Span, Target
 from replicate.languages import get_language
 from replicate.languages.python_extract import extract_targets, parse_tree
 
@@ -74,15 +74,34 @@ def test_signatures_stubs_the_target_and_the_others_keeping_their_docstrings() -
     assert all(body(t) in plain for t in others)
 
 
+def span_of(text: bytes) -> Span:
+    start = MODULE.index(text)
+    line = MODULE[:start].count(b"\n") + 1
+    return Span(
+        start_byte=start,
+        end_byte=start + len(text),
+        start_line=line,
+        end_line=line + text.count(b"\n"),
+    )
+
+
 def test_signatures_keeps_a_body_that_holds_the_target_and_drops_one_inside_another() -> None:
     found = targets()
     python = get_language("python")
-    inner, outer = found.get("outer.inner"), found["outer"]
-    if inner is not None:  # nested functions are targets only where extraction takes them
-        shown = python.stub_bodies(MODULE, inner, (outer,))
-        assert b"def inner(y)" in shown and body(inner) not in shown
-    shown = python.stub_bodies(MODULE, found["helper"], (outer, found["helper"]))
-    assert body(outer) not in shown and shown.count(b"raise NotImplementedError") == 2
+    outer = found["outer"]
+    inner = outer.model_copy(  # a target nested in another's body (extraction takes none yet)
+        update={
+            "qualname": "outer.inner",
+            "def_span": span_of(b"def inner(y):\n        return y + 1"),
+            "body_span": span_of(b"return y + 1"),
+        }
+    )
+    shown = python.stub_bodies(MODULE, inner, (outer,))
+    assert b"def inner(y):" in shown and b"return inner(x) * 7" in shown  # outer kept
+    assert b"return y + 1" not in shown
+    shown = python.stub_bodies(MODULE, found["helper"], (outer, inner))
+    assert body(outer) not in shown and b"def inner" not in shown
+    assert shown.count(b"raise NotImplementedError") == 2  # inner went with outer's body
 
 
 def test_class_shows_the_module_s_statements_and_the_class_that_holds_a_method() -> None:
