@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import re
+from enum import StrEnum
+
 from replicate.core.records import Example, Target
 
 _KIND_WORDS = {
@@ -59,3 +62,68 @@ def render_prompt(target: Target, examples: tuple[Example, ...], hidden_inputs: 
         "",
     ]
     return "\n".join(lines)
+
+
+class Context(StrEnum):
+    """How much of the target's file a row's prompt shows (`replicate export --context`)."""
+
+    FILE = "file"  # the whole file, only the target stubbed: other tasks' bodies as written
+    CLASS = "class"  # the module's non-definitions and the definition that holds the target
+    SIGNATURES = "signatures"  # the whole file, every task's body of the batch stubbed
+
+
+_BACKTICKS = re.compile(r"`{3,}")
+
+_SHOWN = {
+    Context.FILE: "## The file as it is now",
+    Context.CLASS: "## The part of the file around it",
+    Context.SIGNATURES: "## The file, with some bodies left out",
+}
+_NOTE = {
+    Context.FILE: "",
+    Context.CLASS: "Only the module's imports and other non-definitions, and the definition that "
+    "holds `{name}`, are shown; the other definitions are left out (each run marked with a "
+    "`# ...` comment) but are in the repository, and your code may use them.",
+    Context.SIGNATURES: "The bodies of some other functions of this file are left out here too "
+    "(they show `raise NotImplementedError`, their signatures and docstrings kept), but the "
+    "repository has them, and your code may call them.",
+}
+
+
+def fence(text: str) -> str:
+    """A backtick fence longer than any run of backticks in `text`."""
+    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=2)
+    return "`" * max(3, longest + 1)
+
+
+def answer_sentence(qualname: str, context: Context) -> str:
+    """How to answer: the whole file is a fair answer only when the whole file was shown as is."""
+    head = f"Answer with your implementation of `{qualname}` in one ```python fenced block: "
+    if context is Context.FILE:
+        return head + "its complete definition (the `def` line included), or the whole file."
+    return (
+        head + "its complete definition (the `def` line included), not the whole file: the rest "
+        "of the file stays as the repository has it."
+    )
+
+
+def render_row_prompt(task_md: str, path: str, qualname: str, shown: str, context: Context) -> str:
+    """A trainer row's one user message: TASK.md, the part of the file `context` shows, and how
+    to answer."""
+    marks = fence(shown)
+    note = _NOTE[context].format(name=qualname)
+    return "\n".join(
+        [
+            task_md.rstrip(),
+            "",
+            _SHOWN[context],
+            "",
+            f"`{path}`:" + (f" {note}" if note else ""),
+            "",
+            f"{marks}python",
+            shown.rstrip("\n"),
+            marks,
+            "",
+            answer_sentence(qualname, context),
+        ]
+    )

@@ -1,21 +1,33 @@
-"""The exporter contract: one method that writes the chosen tasks of a batch somewhere."""
+"""The exporter contract: one method that writes the planned tasks of a batch somewhere."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from replicate.batch import Batch
+from replicate.core import prompt, splits
+
+if TYPE_CHECKING:
+    from replicate.exporters.plan import ExportPlan
 
 
 @dataclass(frozen=True)
 class ExportOptions:
-    """Settings every format may use."""
+    """Settings every format may use.
 
-    split: str = "train"  # the dataset split the rows are for (recorded in each row)
+    `split`: the split every row is for, without `split_by` (recorded in each row); `context`:
+    how much of the target file a row's prompt shows; `split_by`: assign train or test by group
+    (`replicate.core.splits`), at most `test_ratio` of the tasks test, the groups' hashes salted
+    by `split_seed`."""
+
+    split: str = splits.TRAIN
     build_images: bool = False  # harbor: also build the task images locally (docker)
+    context: prompt.Context = prompt.Context.SIGNATURES
+    split_by: splits.SplitBy | None = None
+    test_ratio: float = 0.1
+    split_seed: int = 0
 
 
 @dataclass(frozen=True)
@@ -27,8 +39,13 @@ class Written:
 
 
 class Exporter(Protocol):
-    """Writes the tasks `task_ids` of `batch` to `out` (a file or a folder, as the format says)."""
+    """Writes the planned tasks of `batch` to `out` (a file or a folder, as the format says).
+
+    `workdir` is where a folder format's model finds the repository (its workspace); None for a
+    format whose model is shown a prompt only (rows)."""
+
+    workdir: str | None
 
     def export(
-        self, batch: Batch, task_ids: Sequence[str], out: Path, options: ExportOptions
+        self, batch: Batch, plan: ExportPlan, out: Path, options: ExportOptions
     ) -> Written: ...

@@ -17,7 +17,6 @@ from __future__ import annotations
 import os
 import shutil
 from collections import Counter
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,7 +25,8 @@ from replicate.batch import HIDDEN, REPOS, SPECS, Batch, LoadedTask, write_manif
 from replicate.exporters import harbor_files as files
 from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.inspect_eval import ensure_empty
-from replicate.exporters.workspace import instruction_text, write_workspace
+from replicate.exporters.plan import ExportPlan, PlannedTask
+from replicate.exporters.workspace import write_workspace
 
 IMAGES = "_images"
 VERIFIER_BASE = "replicate-verifier"
@@ -52,7 +52,8 @@ def task_metadata(task: LoadedTask) -> dict[str, Any]:
     }
 
 
-def task_toml(task: LoadedTask, split: str) -> str:
+def task_toml(item: PlannedTask) -> str:
+    task, split = item.task, item.placement.split
     target = f"{files.WORKDIR}/{task.hidden.target.path}"
     no_network = "no-network"
     return files.toml_document(
@@ -63,7 +64,12 @@ def task_toml(task: LoadedTask, split: str) -> str:
                 "description": f"Re-implement `{task.spec.source.symbol}` ({split})",
                 "keywords": ["replicate", "python", "code"],
             },
-            "metadata": {**task_metadata(task), "split": split},
+            "metadata": {
+                **task_metadata(task),
+                "split": split,
+                "split_group": item.placement.group,
+                "visible_task_ids": list(item.visible),
+            },
             "verifier": {
                 "timeout_sec": VERIFIER_TIMEOUT_S,
                 "environment_mode": "separate",
@@ -99,10 +105,11 @@ def one_task_batch(batch: Batch, task: LoadedTask, dest: Path) -> None:
     write_manifest(dest)
 
 
-def write_task_dir(batch: Batch, task: LoadedTask, root: Path, split: str) -> None:
+def write_task_dir(batch: Batch, item: PlannedTask, root: Path) -> None:
+    task = item.task
     target = task.hidden.target.path
-    write_text(root / "instruction.md", instruction_text(task, files.WORKDIR))
-    write_text(root / "task.toml", task_toml(task, split))
+    write_text(root / "instruction.md", item.text)
+    write_text(root / "task.toml", task_toml(item))
     lock = task.repo.record.lock
     write_text(root / "environment" / "Dockerfile", files.agent_dockerfile(bool(lock)))
     if lock:  # the wheels come from --build-images (or `pip wheel --no-deps pip -r ...`)
@@ -120,15 +127,14 @@ def write_task_dir(batch: Batch, task: LoadedTask, root: Path, split: str) -> No
 class HarborExporter:
     """OUT/<id>/ per task and OUT/_images/ (`out` must be absent or an empty folder)."""
 
-    def export(
-        self, batch: Batch, task_ids: Sequence[str], out: Path, options: ExportOptions
-    ) -> Written:
+    workdir: str | None = files.WORKDIR
+
+    def export(self, batch: Batch, plan: ExportPlan, out: Path, options: ExportOptions) -> Written:
         ensure_empty(out)
         written = []
-        for task_id in task_ids:
-            task = batch.load(task_id)
-            write_task_dir(batch, task, out / task.id, options.split)
-            written.append(out / task.id)
+        for item in plan.tasks:
+            write_task_dir(batch, item, out / item.task.id)
+            written.append(out / item.task.id)
         base = out / IMAGES / VERIFIER_BASE
         write_text(base / "Dockerfile", files.verifier_base_dockerfile())
         (base / "wheels").mkdir()

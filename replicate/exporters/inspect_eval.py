@@ -13,14 +13,14 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from replicate.batch import Batch, LoadedTask
 from replicate.errors import ReplicateError
 from replicate.exporters.base import ExportOptions, Written
-from replicate.exporters.workspace import instruction_text, write_workspace
+from replicate.exporters.plan import ExportPlan, PlannedTask
+from replicate.exporters.workspace import write_workspace
 from replicate.integrations.inspect_task import SAMPLES_NAME
 
 TASK_FILE = "replicate_inspect.py"
@@ -75,23 +75,34 @@ def write_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def planned_metadata(item: PlannedTask) -> dict[str, Any]:
+    """A task's metadata, its split and the tasks whose hidden bodies its workspace shows."""
+    placement = item.placement
+    return {
+        **metadata(item.task),
+        "split": placement.split,
+        "split_group": placement.group,
+        "visible_task_ids": list(item.visible),
+    }
+
+
 class InspectExporter:
     """OUT/ as above (`out` must be absent or an empty folder)."""
 
-    def export(
-        self, batch: Batch, task_ids: Sequence[str], out: Path, options: ExportOptions
-    ) -> Written:
+    workdir: str | None = WORKDIR
+
+    def export(self, batch: Batch, plan: ExportPlan, out: Path, options: ExportOptions) -> Written:
         ensure_empty(out)
         samples = []
-        for task_id in task_ids:
-            task = batch.load(task_id)
+        for item in plan.tasks:
+            task = item.task
             folder = f"{WORKSPACES}/{task.id}"
             write_workspace(task, out / folder)
             samples.append(
                 {
                     "task_id": task.id,
-                    "instruction": instruction_text(task, WORKDIR),
-                    "metadata": {**metadata(task), "split": options.split},
+                    "instruction": item.text,
+                    "metadata": planned_metadata(item),
                     "workspace": folder,
                 }
             )

@@ -1,71 +1,45 @@
 """The `rows` format: one row per task, as verl, SkyRL and TRL read a prompt dataset.
 
-    data_source   "replicate"
-    prompt        chat messages: one user message holding TASK.md and the stubbed target file
-    ability       "code"
-    reward_model  {"style": "rule", "ground_truth": <task id>}
-    extra_info    {"task_id", "repo", "commit", "path", "symbol", "split", "index", "tasks_dir"}
-    task_id       the task id again, top-level (TRL passes dataset columns to reward functions)
+    data_source       "replicate"
+    prompt            chat messages: one user message holding TASK.md and the part of the target
+                      file `--context` shows (`replicate.core.prompt.render_row_prompt`)
+    ability           "code"
+    reward_model      {"style": "rule", "ground_truth": <task id>}
+    extra_info        {"task_id", "repo", "commit", "path", "symbol", "split", "split_group",
+                       "index", "tasks_dir"}
+    task_id           the task id again, top-level (TRL passes dataset columns to reward functions)
+    visible_task_ids  the tasks of the batch whose hidden body the prompt shows (searched for)
 
-Written as PATH.parquet (pyarrow) and PATH.jsonl, the same rows.  Only what an agent may see goes
-in: the prompt and the stubbed file; hidden inputs, expected outcomes and the original body stay
-in the batch, where the reward functions (`replicate.integrations`) find them by `tasks_dir`.
+Written as PATH.parquet (pyarrow) and PATH.jsonl, the same rows; with `--split-by`, one pair per
+split, PATH.train.* and PATH.test.*.  Only what an agent may see goes in: the prompt and the
+stubbed file; hidden inputs, expected outcomes and the original body stay in the batch, where the
+reward functions (`replicate.integrations`) find them by `tasks_dir`.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from replicate.batch import Batch, LoadedTask
+from replicate.batch import Batch
 from replicate.exporters.base import ExportOptions, Written
-from replicate.grading import stubbed_source
+from replicate.exporters.plan import ExportPlan, PlannedTask
 
 DATA_SOURCE = "replicate"
 ABILITY = "code"
-_BACKTICKS = re.compile(r"`{3,}")
+INFO_TEXT = ("task_id", "repo", "commit", "path", "symbol", "split", "split_group")
 
 
-def _fence(text: str) -> str:
-    """A backtick fence longer than any run of backticks in `text`."""
-    longest = max((len(m) for m in _BACKTICKS.findall(text)), default=2)
-    return "`" * max(3, longest + 1)
-
-
-def prompt_text(task: LoadedTask) -> str:
-    """TASK.md, the stubbed target file, and how to answer."""
-    target = task.hidden.target
-    stub = stubbed_source(task).decode("utf-8", errors="replace")
-    fence = _fence(stub)
-    return "\n".join(
-        [
-            task.prompt.rstrip(),
-            "",
-            "## The file as it is now",
-            "",
-            f"`{target.path}`:",
-            "",
-            f"{fence}python",
-            stub.rstrip("\n"),
-            fence,
-            "",
-            f"Answer with your implementation of `{target.qualname}` in one ```python fenced "
-            "block: its complete definition (the `def` line included), or the whole file.",
-        ]
-    )
-
-
-def task_row(batch: Batch, task_id: str, index: int, split: str) -> dict[str, Any]:
-    """One dataset row for one task (public material only)."""
-    task = batch.load(task_id)
+def task_row(batch: Batch, item: PlannedTask, index: int) -> dict[str, Any]:
+    """One dataset row for one planned task (public material only)."""
+    task = item.task
     source = task.spec.source
     return {
         "data_source": DATA_SOURCE,
-        "prompt": [{"role": "user", "content": prompt_text(task)}],
+        "prompt": [{"role": "user", "content": item.text}],
         "ability": ABILITY,
         "reward_model": {"style": "rule", "ground_truth": task.id},
         "extra_info": {
@@ -74,11 +48,13 @@ def task_row(batch: Batch, task_id: str, index: int, split: str) -> dict[str, An
             "commit": source.commit,
             "path": source.path,
             "symbol": source.symbol,
-            "split": split,
+            "split": item.placement.split,
+            "split_group": item.placement.group,
             "index": index,
             "tasks_dir": str(batch.root.resolve()),
         },
         "task_id": task.id,
+        "visible_task_ids": list(item.visible),
     }
 
 
@@ -87,7 +63,7 @@ def _schema() -> Any:
 
     message = pa.struct([("role", pa.string()), ("content", pa.string())])
     info = pa.struct(
-        [(name, pa.string()) for name in ("task_id", "repo", "commit", "path", "symbol", "split")]
+        [(name, pa.string()) for name in INFO_TEXT]
         + [("index", pa.int64()), ("tasks_dir", pa.string())]
     )
     return pa.schema(
@@ -98,6 +74,7 @@ def _schema() -> Any:
             ("reward_model", pa.struct([("style", pa.string()), ("ground_truth", pa.string())])),
             ("extra_info", info),
             ("task_id", pa.string()),
+            ("visible_task_ids", pa.list_(pa.string())),
         ]
     )
 
@@ -121,14 +98,21 @@ def write_jsonl(rows: Sequence[dict[str, Any]], path: Path) -> None:
 
 
 class RowsExporter:
-    """PATH.parquet and PATH.jsonl (the suffix of `out`, if any, is replaced)."""
+    """PATH.parquet and PATH.jsonl, or with `--split-by` PATH.<split>.parquet and .jsonl per
+    split (the suffix of `out`, if any, is replaced)."""
 
-    def export(
-        self, batch: Batch, task_ids: Sequence[str], out: Path, options: ExportOptions
-    ) -> Written:
-        rows = [task_row(batch, tid, i, options.split) for i, tid in enumerate(task_ids)]
+    workdir: str | None = None
+
+    def export(self, batch: Batch, plan: ExportPlan, out: Path, options: ExportOptions) -> Written:
         out.parent.mkdir(parents=True, exist_ok=True)
-        parquet, jsonl = out.with_suffix(".parquet"), out.with_suffix(".jsonl")
-        write_parquet(rows, parquet)
-        write_jsonl(rows, jsonl)
-        return Written(tasks=len(rows), files=(parquet, jsonl))
+        names = [None] if options.split_by is None else sorted({"train", "test"})
+        files: list[Path] = []
+        for name in names:
+            chosen = [t for t in plan.tasks if name is None or t.placement.split == name]
+            rows = [task_row(batch, item, index) for index, item in enumerate(chosen)]
+            stem = out.with_suffix("").name + ("" if name is None else f".{name}")
+            parquet, jsonl = out.parent / f"{stem}.parquet", out.parent / f"{stem}.jsonl"
+            write_parquet(rows, parquet)
+            write_jsonl(rows, jsonl)
+            files += [parquet, jsonl]
+        return Written(tasks=len(plan.tasks), files=tuple(files))

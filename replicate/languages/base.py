@@ -37,6 +37,19 @@ class Language(Protocol):
         """`source` with only the target's body replaced by a stub that raises."""
         ...
 
+    def stub_bodies(self, source: bytes, target: Target, others: tuple[Target, ...]) -> bytes:
+        """`source` with the target's body and those of `others` (other targets of the same
+        file) stubbed, their signatures and docstrings kept: a prompt that shows the file without
+        other tasks' hidden bodies (`replicate export --context signatures`)."""
+        ...
+
+    def outline(self, source: bytes, target: Target) -> bytes:
+        """The part of `source` (the target's original file) around the target, the target
+        stubbed: the module's statements that are not definitions and the top-level definition
+        that holds the target; the rest left out, each run marked with the lines it spans in
+        `source` (`replicate export --context class`)."""
+        ...
+
     def splice(
         self, stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True
     ) -> bytes:

@@ -9,6 +9,7 @@ from pathlib import Path
 from replicate.core import SkippedFile, Target, Token
 from replicate.errors import ReplicateError
 from replicate.languages.base import Extraction
+from replicate.languages.python_context import outline, stub_bodies
 from replicate.languages.python_extract import extract_targets, first_error_line, parse_tree
 from replicate.languages.python_layout import (
     ModuleFile,
@@ -35,6 +36,12 @@ class PythonLanguage:
 
     def stub(self, source: bytes, target: Target) -> bytes:
         return stub_source(source, target)
+
+    def stub_bodies(self, source: bytes, target: Target, others: tuple[Target, ...]) -> bytes:
+        return stub_bodies(source, target, others)
+
+    def outline(self, source: bytes, target: Target) -> bytes:
+        return outline(source, target)
 
     def splice(
         self, stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True

@@ -9,7 +9,15 @@ import pytest
 from tests.integration.integrations.rows import cli, export_rows, leaks, read_jsonl, secrets_of
 from tests.integration.minted import Tiny
 
-COLUMNS = ["data_source", "prompt", "ability", "reward_model", "extra_info", "task_id"]
+COLUMNS = [
+    "data_source",
+    "prompt",
+    "ability",
+    "reward_model",
+    "extra_info",
+    "task_id",
+    "visible_task_ids",
+]
 
 
 @pytest.fixture(scope="module")
@@ -34,7 +42,8 @@ def test_parquet_reads_back_with_datasets(tiny: Tiny, exported: Path) -> None:
         info = row["extra_info"]
         assert info["symbol"] == task.spec.source.symbol and info["index"] == index
         assert info["commit"] == task.spec.source.commit and info["split"] == "train"
-        assert Path(info["tasks_dir"]) == tiny.batch_dir.resolve()
+        assert Path(info["tasks_dir"]) == tiny.batch_dir.resolve() and info["split_group"] == ""
+        assert set(row["visible_task_ids"]) <= set(tiny.batch.ids) - {task.id}
 
 
 def test_no_row_holds_its_task_s_body_or_hidden_calls(tiny: Tiny, exported: Path) -> None:
