@@ -21,7 +21,9 @@ other identities, the empty values and the constants to `MAX_CONSTANT_BASELINE` 
 all of them set the baseline.  The stub's, ``return None``'s, ``raise``'s and the constants'
 outcomes are read off the stub's where they can be (`replicate.gen.baseline.derived_outcomes`); the
 identities and the empty values always run, in the target's sessions like every other program of
-gen.  Each has, beside it, a lookup table of the visible calls (`replicate.gen.baseline.summarise`)."""
+gen.  Each has, beside it, a lookup table of the visible calls
+(`replicate.gen.baseline.summarise`).
+"""
 
 from __future__ import annotations
 

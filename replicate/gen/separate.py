@@ -48,9 +48,7 @@ class Separating:
 NONE = Separating((), {}, ())
 
 
-def separating(
-    task: LoadedTask, found: Baseline, jail: Jail, round_: int = 0
-) -> Separating | str:
+def separating(task: LoadedTask, found: Baseline, jail: Jail, round_: int = 0) -> Separating | str:
     """Inputs that pull the programs reaching the floor down; a str on infrastructure trouble.
     `round_`: the search's round for this task (each searches under a salt of its own)."""
     weak = [behind(p.program) for p in reaching_floor(found)]
