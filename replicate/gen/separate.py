@@ -115,7 +115,9 @@ def balanced(
         best = min(
             left,
             key=lambda i: (
-                max(r + (i not in wrong) for r, wrong in zip(right, every, strict=True)),
+                max(
+                    (r + (i not in wrong) for r, wrong in zip(right, every, strict=True)), default=0
+                ),
                 -sum(i in wrong for wrong in every),
                 rank.get(i, len(rank)),
             ),
