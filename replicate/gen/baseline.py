@@ -328,7 +328,13 @@ def trivial_body(task: LoadedTask) -> str | None:
     """The original's body (after its docstring), when it is one statement that returns a
     parameter, a literal or nothing, passes, or raises NotImplementedError."""
     span = task.hidden.target.body_span
-    text = original_source(task)[span.start_byte : span.end_byte].decode("utf-8", "replace")
+    return trivial_statement(original_source(task)[span.start_byte : span.end_byte])
+
+
+def trivial_statement(body: bytes) -> str | None:
+    """`body` (a function's statements) as one line when it is one trivial statement
+    (`trivial_body`), else None."""
+    text = body.decode("utf-8", "replace")
     try:
         tree = parse(textwrap.dedent(text).strip())
     except (SyntaxError, ValueError, MemoryError, RecursionError):

@@ -7,7 +7,7 @@ from typing import Any
 
 from replicate.core import Baseline, DegenerateScore
 from replicate.core.records import CallKind, Target
-from replicate.gen.baseline import floor, too_weak
+from replicate.gen.baseline import floor, too_weak, trivial_statement
 from replicate.gen.families import (
     EMPTY_BY_TAG,
     common_values,
@@ -81,3 +81,18 @@ def test_the_first_argument_has_the_lower_floor_the_other_families_the_constants
         programs=(DegenerateScore(program="return parameter low", raw_reward=0.95),),
     )
     assert too_weak(high) == "a degenerate program (a parameter) scores 0.9 or more"
+
+
+def test_a_body_of_one_trivial_statement_is_told() -> None:
+    assert trivial_statement(b"return value\n") == "return value"
+    assert trivial_statement(b"    return self\n") == "return self"
+    assert trivial_statement(b"return\n") == "return"
+    assert trivial_statement(b"return {'a': (1, None)}\n") == "return {'a': (1, None)}"
+    assert trivial_statement(b"pass\n") == "pass"
+    assert trivial_statement(b"...\n") == "..."
+    assert trivial_statement(b"raise NotImplementedError('abstract')\n") is not None
+    assert trivial_statement(b"return value.strip()\n") is None
+    assert trivial_statement(b"raise ValueError\n") is None
+    assert trivial_statement(b"x = 1\nreturn x\n") is None
+    assert trivial_statement(b"return [value]\n") is None  # not a literal: builds from the call
+    assert trivial_statement(b"return (\n") is None
