@@ -16,6 +16,9 @@ __version__ = "0.1.0"
 # /6: an iterator among a call's arguments is kept to 1,000 items after the call (a returned one
 #     to 10,000, as before); tasks record it as `max_arg_items`, and /5 tasks, which lack it,
 #     grade as before (to `max_items`).
-GRADER_VERSION = "replicate-grader/6"
+# /7: degenerate programs of more families set the baseline (the identity on each parameter, each
+#     parameter's empty value, the empty value of the type returned most often); a task whose
+#     original is one is dropped. /6 tasks grade as before, against their recorded baseline.
+GRADER_VERSION = "replicate-grader/7"
 
 __all__ = ["GRADER_VERSION", "__version__"]

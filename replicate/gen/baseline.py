@@ -1,35 +1,50 @@
 """Degenerate programs and the baseline they set for a task's reward (docs/design.md §4).
 
-A degenerate program keeps the target's signature and replaces its body with one statement:
-``raise NotImplementedError`` (the stub), ``return None``, ``return <first argument>`` (after
-``self``), ``return <a constant>`` (the most common expected return values) or ``raise <T>``
-(``ValueError`` and every exception type the reference raises); and, for each of those, a lookup
-table of the calls the agent can see (the traced inputs called straight from the repository's
-tests or a doctest, which stay in the workspace; not those the library made itself while a test
-ran) that behaves like that program on every other input.  The best raw reward among them is the
-task's baseline b; rewards are normalised to max(0, (raw - b) / (1 - b)), so memorising the
-visible tests earns ~0 (catalogue 16) and the reward measures behaviour beyond them.  `too_weak`
-holds every program, tables included, under the floor of its kind; `overpaid` checks that none
-earns more than `MAX_DEGENERATE_REWARD` once normalised.
+A degenerate program keeps the target's signature and replaces its body with one statement, of
+the families `replicate.gen.families` lists: ``raise NotImplementedError`` (the stub), ``return
+None``, ``raise <T>`` (``ValueError`` and every exception type the reference raises), the
+identity on each parameter, each parameter's empty value, and constants (the values the
+reference returns most often, and the empty value of the type it returns most often); and, for
+each of those, a lookup table of the calls the agent can see (the traced inputs called straight
+from the repository's tests or a doctest, which stay in the workspace; not those the library made
+itself while a test ran) that behaves like that program on every other input.  The best raw
+reward among them is the task's baseline b; rewards are normalised to max(0, (raw - b) / (1 - b)),
+so memorising the visible tests earns ~0 (catalogue 16) and the reward measures behaviour beyond
+them.  `too_weak` holds every program, tables included, under the floor of its kind; `overpaid`
+checks that none earns more than `MAX_DEGENERATE_REWARD` once normalised; `same_as_original`
+names a program that matches the reference on every input (the original is one: the task is
+dropped with `DEGENERATE_ORIGINAL`).
 
 Most of them need no run of their own: where the stub raised NotImplementedError the body had
 started and done nothing, so ``return None``, ``return <constant>`` and ``raise T`` would have
 left the same arguments behind; their outcomes are the stub's with the status, value or
 exception type changed.  That holds when no decorator sits between the body and the caller
 (`staticmethod` and `classmethod` aside) and every input was loaded and called (a `self` built
-from its class call may call the target while it is built); otherwise ``return None`` and
-``raise ValueError`` run in the jail like ``return <first argument>`` always does.
+from its class call may call the target while it is built); otherwise ``return None``, ``raise
+ValueError`` and the constants a literal writes run in the jail like the identities and the
+empty values always do.
 """
 
 from __future__ import annotations
 
-from collections import Counter
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+import ast
+import textwrap
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from replicate.batch import LoadedTask
 from replicate.core import Baseline, CallInput, DegenerateScore, Target
+from replicate.gen.families import (
+    CONSTANT,
+    EMPTY,
+    IDENTITY,
+    PARTIAL,
+    Program,
+    common_values,
+    constant_name,
+    constant_programs,
+    programs,
+)
 from replicate.gen.lines import keep_line_count
 from replicate.grading import (
     MAX_BASELINE,
@@ -41,36 +56,28 @@ from replicate.grading import (
     original_source,
     score_matches,
 )
-from replicate.inputs import parse_signature
+from replicate.inputs import parse
 from replicate.jail import Jail
-from replicate.values import canonical, render
 
 Outcome = Mapping[str, Any]
 STUB_EXCEPTION = "builtins.NotImplementedError"
 STUB_BODY = "raise NotImplementedError"
-CONSTANTS = 5  # the most common expected return values tried as constant programs
-CONSTANT = "return constant"  # how their names start
 VISIBLE = "visible calls, else"  # a lookup table of the traced calls, then another program
+DEGENERATE_ORIGINAL = "the original is a degenerate program"  # a drop reason
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 _CALLED = frozenset({"returned", "raised"})  # statuses of an input that was loaded and called
 
 
-@dataclass(frozen=True)
-class Program:
-    """A degenerate program to run in the jail: the statement that replaces the body."""
-
-    name: str
-    body: str
-
-
-def programs_to_run(target: Target, derived: bool = True) -> list[Program]:
-    """The degenerate programs whose outcomes cannot be read off the stub's (all of them when
-    they could not be read off at all: see `derivable`)."""
-    signature = parse_signature(target)
-    first = signature.first_argument(target.kind) if signature else None
-    found = [Program(f"return {first}", f"return {first}")] if first else []
+def programs_to_run(
+    target: Target, derived: bool = True, common: Sequence[Outcome] = ()
+) -> list[Program]:
+    """The degenerate programs whose outcomes cannot be read off the stub's: the identities and
+    the empty values; and ``return None``, ``raise ValueError`` and the constants of `common`
+    (expected outcomes) when they could not be read off at all (see `derivable`)."""
+    found = programs(target)
     if not derived or not undecorated(target):
         found += [Program(body, body) for body in ("return None", "raise ValueError")]
+        found += constant_programs(common)
     return found
 
 
@@ -109,9 +116,8 @@ def derived_outcomes(
         return {}
     programs: dict[str, Any] = {"return None": {"status": "returned", "value": {"t": "none"}}}
     values = task.expected.values() if common is None else common
-    for value in _common_values(values):
-        name = f"{CONSTANT} {render(value, 60)}"
-        programs.setdefault(name, {"status": "returned", "value": value})
+    for value in common_values(values):
+        programs.setdefault(constant_name(value), {"status": "returned", "value": value})
     raised = {_exc_type(o) for o in task.expected.values() if o.get("status") == "raised"}
     for name in sorted({"builtins.ValueError", *(t for t in raised if t)}):
         programs[f"raise {name.removeprefix('builtins.')}"] = {
@@ -128,17 +134,6 @@ def _exc_type(outcome: Outcome) -> str | None:
     exc = outcome.get("exc")
     kind = exc.get("type") if isinstance(exc, Mapping) else None
     return kind if isinstance(kind, str) else None
-
-
-def _common_values(expected: Any) -> list[Any]:
-    counts: Counter[str] = Counter()
-    first: dict[str, Any] = {}
-    for outcome in expected:
-        if outcome.get("status") == "returned":
-            key = canonical(outcome.get("value"))
-            counts[key] += 1
-            first.setdefault(key, outcome.get("value"))
-    return [first[key] for key, _ in counts.most_common(CONSTANTS)]
 
 
 def _replace(outcome: Outcome, change: Mapping[str, Any]) -> Outcome:
@@ -170,16 +165,22 @@ def program_outcomes(
     task: LoadedTask,
     jail: Jail,
     common: Sequence[Outcome] | None = None,
+    only: Collection[str] | None = None,
 ) -> dict[str, Mapping[int, Outcome]] | str:
     """Each degenerate program's outcomes on the task's inputs (tables aside; constants from
-    `common`, see `derived_outcomes`), or why they could not be had (infrastructure)."""
+    `common`, see `derived_outcomes`), or why they could not be had (infrastructure).  `only`:
+    the names of the programs that need a run of their own to run (all by default); those read
+    off the stub's come at no cost."""
     stub = _outcomes(task, with_body(task, STUB_BODY), jail)
     if isinstance(stub, str):
         return stub
     outcomes: dict[str, Mapping[int, Outcome]] = {"raise NotImplementedError": stub or {}}
     outcomes.update(derived_outcomes(task, stub, common) if stub is not None else {})
     derived = derivable(task.hidden.target, stub)
-    for program in programs_to_run(task.hidden.target, derived=derived):
+    values = list(task.expected.values()) if common is None else common
+    for program in programs_to_run(task.hidden.target, derived, values):
+        if program.name in outcomes or (only is not None and program.name not in only):
+            continue
         found = _outcomes(task, with_body(task, program.body), jail)
         if isinstance(found, str):
             return found
@@ -240,7 +241,7 @@ def behind(program: str) -> str:
 def floor(program: str) -> float:
     """The raw reward at which a program makes a task too weak: a table of the visible calls
     is held to the floor of the program it falls back on."""
-    return MAX_CONSTANT_BASELINE if behind(program).startswith(CONSTANT) else MAX_BASELINE
+    return MAX_CONSTANT_BASELINE if behind(program).startswith(PARTIAL) else MAX_BASELINE
 
 
 def too_weak(found: Baseline) -> str | None:
@@ -260,7 +261,8 @@ def reaching_floor(found: Baseline) -> list[DegenerateScore]:
 
 def _kind(program: str) -> str:
     other = behind(program)
-    kind = "a constant" if other.startswith(CONSTANT) else other.split()[0]
+    kinds = {CONSTANT: "a constant", IDENTITY: "a parameter", EMPTY: "an empty value"}
+    kind = next((k for prefix, k in kinds.items() if other.startswith(prefix)), other.split()[0])
     return f"the visible calls, else {kind}" if other != program else kind
 
 
@@ -305,3 +307,58 @@ def weak_detail(found: Baseline) -> str:
         f"a degenerate program ({paid.program}) earns {earned:.2f} normalised (raw "
         f"{paid.raw_reward:.2f} against the baseline {found.raw_reward:.2f})"
     )
+
+
+def same_as_original(task: LoadedTask, found: Baseline, searched: bool) -> str | None:
+    """Why the original is itself a degenerate program, or None: a program (not a table)
+    matches it on every input, and either its body is one statement a degenerate program is
+    (`trivial_body`) or `searched`: the search for inputs that tell them apart found none."""
+    alike = [p.program for p in found.programs if p.raw_reward >= 1.0]
+    program = next((name for name in alike if behind(name) == name), None)
+    if program is None:
+        return None
+    body = trivial_body(task)
+    everywhere = f"{program} matches it on all {len(task.inputs)} inputs"
+    if body is not None:
+        return f"its body is `{body}`; {everywhere}"
+    return f"{everywhere}, searched ones included" if searched else None
+
+
+def trivial_body(task: LoadedTask) -> str | None:
+    """The original's body (after its docstring), when it is one statement that returns a
+    parameter, a literal or nothing, passes, or raises NotImplementedError."""
+    span = task.hidden.target.body_span
+    return trivial_statement(original_source(task)[span.start_byte : span.end_byte])
+
+
+def trivial_statement(body: bytes) -> str | None:
+    """`body` (a function's statements) as one line when it is one trivial statement
+    (`trivial_body`), else None."""
+    text = body.decode("utf-8", "replace")
+    try:
+        tree = parse(textwrap.dedent(text).strip())
+    except (SyntaxError, ValueError, MemoryError, RecursionError):
+        return None
+    if len(tree.body) != 1:
+        return None
+    (statement,) = tree.body
+    return ast.unparse(statement) if _trivial(statement) else None
+
+
+def _trivial(statement: ast.stmt) -> bool:
+    if isinstance(statement, ast.Pass):
+        return True
+    if isinstance(statement, ast.Expr):
+        return isinstance(statement.value, ast.Constant)
+    if isinstance(statement, ast.Raise):
+        raised = statement.exc.func if isinstance(statement.exc, ast.Call) else statement.exc
+        return isinstance(raised, ast.Name) and raised.id == "NotImplementedError"
+    if not isinstance(statement, ast.Return):
+        return False
+    if statement.value is None or isinstance(statement.value, ast.Name):
+        return True  # a name that is not a parameter is a global: a constant as well
+    try:
+        ast.literal_eval(statement.value)
+    except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        return False
+    return True

@@ -48,8 +48,9 @@ class Separating:
 NONE = Separating((), {}, ())
 
 
-def separating(task: LoadedTask, found: Baseline, jail: Jail) -> Separating | str:
-    """Inputs that pull the programs reaching the floor down; a str on infrastructure trouble."""
+def separating(task: LoadedTask, found: Baseline, jail: Jail, round_: int = 0) -> Separating | str:
+    """Inputs that pull the programs reaching the floor down; a str on infrastructure trouble.
+    `round_`: the search's round for this task (each searches under a salt of its own)."""
     weak = [behind(p.program) for p in reaching_floor(found)]
     if not weak:
         return NONE
@@ -59,16 +60,21 @@ def separating(task: LoadedTask, found: Baseline, jail: Jail) -> Separating | st
     if not reference.seeds:
         return NONE
     spelled = task.language().literals(task.repo.tree)
-    searched = search(task, jail, reference, SEARCH, SALT, renames=RENAMES, spelled=spelled)
+    salt = f"{SALT}-{round_}" if round_ else SALT
+    searched = search(task, jail, reference, SEARCH, salt, renames=RENAMES, spelled=spelled)
     if not searched.inputs:
         return NONE
     probe = _probe(task, searched)
     outcomes = program_outcomes(probe, jail, common=list(task.expected.values()))
     if isinstance(outcomes, str):
         return f"baseline search: {outcomes}"
-    differing = [_wrong(probe, outcomes[name]) for name in dict.fromkeys(weak) if name in outcomes]
+    names = [name for name in dict.fromkeys(weak) if name in outcomes]
+    at_floor = len(names)
+    names += [name for name in outcomes if name not in names]
+    wrong = [_wrong(probe, outcomes[name]) for name in names]
+    levels = [_level(found, name) * len(task.inputs) for name in names]
     order = [i.index for i in searched.inputs]
-    chosen = balanced(differing, order, limit=MAX_ADDED)
+    chosen = balanced(wrong[:at_floor], order, MAX_ADDED, wrong[at_floor:], levels)
     added = confirmed(task, jail, searched, chosen)
     return Separating(
         tuple(added),
@@ -77,31 +83,54 @@ def separating(task: LoadedTask, found: Baseline, jail: Jail) -> Separating | st
     )
 
 
-def balanced(differing: Sequence[frozenset[int]], order: Sequence[int], limit: int) -> list[int]:
-    """Input indices the programs get wrong (`differing`: per program, the inputs it gets
-    wrong), `limit` at most: each time for the program with the fewest wrong among those chosen
-    so far, the input it gets wrong that most others get wrong too (ties by `order`, the
-    generation order).  Every program ends with about as many wrong: the greedy choice of the
-    input most programs get wrong spends the whole limit on those when five programs fail one
-    kind of input and a sixth only another (`return False` beside five that raise)."""
+def balanced(
+    differing: Sequence[frozenset[int]],
+    order: Sequence[int],
+    limit: int,
+    others: Sequence[frozenset[int]] = (),
+    levels: Sequence[float] = (),
+) -> list[int]:
+    """Input indices the programs at the floor get wrong (`differing`: per program, the inputs
+    it gets wrong), `limit` at most, chosen one at a time: the input after which the program
+    with the most right answers has the fewest (`levels`: each program's right answers before,
+    0 by default; `others`: the wrong inputs of the programs under the floor, which an input may
+    lift: `return low` of a clamp, when the inputs that pull `return high` down are values below
+    the range), then the one most programs get wrong, then by `order`, the generation order.
+    Every program ends with about as many wrong: the greedy choice of the input most programs
+    get wrong spends the whole limit on those when five programs fail one kind of input and a
+    sixth only another (`return False` beside five that raise)."""
     rank = {index: n for n, index in enumerate(order)}
-    live = [wrong for wrong in differing if wrong]
-    counts = [0] * len(live)
+    left: set[int] = set().union(*differing) if differing else set()
+    padded = [*levels, *[0.0] * (len(differing) + len(others) - len(levels))]
+    # a program that every choice moves alike (right on all of them, or wrong) cannot be helped
+    kept = [
+        (wrong, level)
+        for wrong, level in zip([*differing, *others], padded, strict=True)
+        if 0 < len(wrong & left) < len(left)
+    ]
+    every = [wrong for wrong, _ in kept]
+    right = [level for _, level in kept]
     chosen: list[int] = []
-    taken: set[int] = set()
-    while len(chosen) < limit:
-        left = [n for n, wrong in enumerate(live) if wrong - taken]
-        if not left:
-            break
-        target = min(left, key=lambda n: (counts[n], n))
+    while left and len(chosen) < limit:
         best = min(
-            live[target] - taken,
-            key=lambda i: (-sum(i in wrong for wrong in live), rank.get(i, len(rank))),
+            left,
+            key=lambda i: (
+                max(
+                    (r + (i not in wrong) for r, wrong in zip(right, every, strict=True)), default=0
+                ),
+                -sum(i in wrong for wrong in every),
+                rank.get(i, len(rank)),
+            ),
         )
         chosen.append(best)
-        taken.add(best)
-        counts = [c + (best in wrong) for c, wrong in zip(counts, live, strict=True)]
+        left.discard(best)
+        right = [r + (best not in wrong) for r, wrong in zip(right, every, strict=True)]
     return chosen
+
+
+def _level(found: Baseline, name: str) -> float:
+    """The best raw reward of a program or the table of the visible calls in front of it."""
+    return max((p.raw_reward for p in found.programs if behind(p.program) == name), default=0.0)
 
 
 def _probe(task: LoadedTask, searched: Search) -> LoadedTask:

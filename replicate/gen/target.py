@@ -50,7 +50,15 @@ from replicate.core import (
     render_prompt,
     task_id,
 )
-from replicate.gen.baseline import baseline, overpaid, too_weak, weak_detail
+from replicate.gen.baseline import (
+    DEGENERATE_ORIGINAL,
+    baseline,
+    overpaid,
+    reaching_floor,
+    same_as_original,
+    too_weak,
+    weak_detail,
+)
 from replicate.gen.golden import Golden, golden
 from replicate.gen.mutants import FEW
 from replicate.gen.separate import separating
@@ -76,6 +84,7 @@ MIN_SPARSE_MUTANTS = FEW  # mutants graded on a sparse task, so its kill rate sa
 SPARSE_SELF_SHARE = 0.5
 SPARSE = "fewer than 3 traced calls, generated inputs"  # a sparse task's strength drop reason
 SEARCHED_MISS = "the reference misses searched inputs run with the others"
+SEARCH_ROUNDS = 2  # a round's inputs may lift a program under the floor to it: one more then
 EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many traced survive
 EXAMPLES = 2
 MAX_FLAKY = 0.1  # hidden inputs the reference may fail under the grading seed (they are dropped)
@@ -323,30 +332,44 @@ def _under_the_floor(
     searched and added first (`replicate.gen.separate`; `rebuild` makes the task of golden
     outputs), and the reference graded on all the task's inputs together, as a candidate is (a
     searched input checked alone may meet what another input of the same run left behind).
-    Dropped when the reference misses any, when the baseline stays at the floor, or when a
-    degenerate program would earn more than `MAX_DEGENERATE_REWARD` normalised."""
+    Dropped when the reference misses any, when the baseline stays at the floor, when a
+    degenerate program would earn more than `MAX_DEGENERATE_REWARD` normalised, or when one
+    matches the original on every input (`DEGENERATE_ORIGINAL`: it is one)."""
     found = baseline(task, jail)
     if isinstance(found, str):
         return Dropped("validated", found)
-    searched = ""
-    if too_weak(found):
-        extra = separating(task, found, jail)
+    searched = 0
+    for round_ in range(SEARCH_ROUNDS):
+        if not too_weak(found):
+            break
+        same = same_as_original(task, found, searched=round_ > 0)
+        if same:  # no input tells them apart (or no search could find one)
+            return Dropped("validated", DEGENERATE_ORIGINAL, same)
+        extra = separating(task, found, jail, round_)
         if isinstance(extra, str):
             return Dropped("validated", extra)
-        searched = _separated(len(extra.added))
-        if extra.added:
-            g = joined(g, extra.added, extra.expected, extra.times)
-            task = rebuild(g)
-            missed = _reference_misses(task, jail)  # run together, as a grade runs them
-            if missed:
-                count = len(missed) if isinstance(missed, set) else "some"
-                detail = f"the reference misses {count} of {len(task.inputs)} inputs"
-                return Dropped("validated", SEARCHED_MISS, detail + searched)
-            found = baseline(task, jail)
-            if isinstance(found, str):
-                return Dropped("validated", found)
+        if not extra.added:
+            break
+        searched += len(extra.added)
+        g = joined(g, extra.added, extra.expected, extra.times)
+        task = rebuild(g)
+        missed = _reference_misses(task, jail)  # run together, as a grade runs them
+        if missed:
+            count = len(missed) if isinstance(missed, set) else "some"
+            detail = f"the reference misses {count} of {len(task.inputs)} inputs"
+            return Dropped("validated", SEARCHED_MISS, detail + _separated(searched))
+        found = baseline(task, jail)
+        if isinstance(found, str):
+            return Dropped("validated", found)
+    if too_weak(found):
+        same = same_as_original(task, found, searched=True)
+        if same:
+            return Dropped("validated", DEGENERATE_ORIGINAL, same)
     why = too_weak(found) or overpaid(found)
-    return Dropped("validated", why, weak_detail(found) + searched) if why else (g, found)
+    if why:
+        tried = _separated(searched) if reaching_floor(found) or searched else ""
+        return Dropped("validated", why, weak_detail(found) + tried)
+    return g, found
 
 
 def _separated(added: int) -> str:

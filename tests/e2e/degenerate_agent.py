@@ -1,9 +1,11 @@
 """A degenerate agent: replaces the stubbed body of the target with one statement.
 
-Usage (inside `replicate run`): python degenerate_agent.py none|first|raise
+Usage (inside `replicate run`): python degenerate_agent.py none|first|raise|body STATEMENT
   none  -> `return None`
   first -> `return <first parameter after self/cls>` (`return None` when there is none)
   raise -> `raise ValueError`
+  body  -> STATEMENT, one line (a family of `replicate.gen.families`: `return b`,
+           `return x.__class__()`, `return ''`, chosen by the test for the task)
 Standard library only: it runs with the task's own interpreter in the agent sandbox.
 """
 
@@ -63,6 +65,8 @@ def main() -> None:
     stub = next(s for s in node.body if isinstance(s, ast.Raise))
     if mode == "first":
         statement = f"return {_first_argument(node, in_class) or 'None'}"
+    elif mode == "body":
+        statement = sys.argv[2]
     else:
         statement = {"none": "return None", "raise": "raise ValueError"}[mode]
     lines = text.splitlines(keepends=True)

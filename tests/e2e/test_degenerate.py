@@ -20,6 +20,7 @@ from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core.records import ResultRow, Verdict
 from replicate.gen.baseline import CONSTANT, VISIBLE, floor
+from replicate.gen.families import EMPTY, IDENTITY
 from replicate.grading.grader import grade_text
 from replicate.grading.reward import MAX_DEGENERATE_REWARD, normalise
 from replicate.jail import Jail
@@ -104,6 +105,8 @@ def _kind(program: str) -> str:
         kind = "raise"
     elif other == "return None":
         kind = other
+    elif other.startswith((IDENTITY, EMPTY)):
+        kind = " ".join(other.split()[:2])  # return parameter, return empty
     else:
         kind = "return <first argument>"
     return f"{VISIBLE} {kind}" if other != program else kind

@@ -35,15 +35,35 @@ def _target(
 
 
 def test_programs_that_need_a_run_of_their_own() -> None:
-    assert [p.body for p in programs_to_run(_target("def f(a, b):"))] == ["return a"]
+    assert [p.body for p in programs_to_run(_target("def f(a, b):"))] == [
+        "return a",
+        "return b",
+        "return a.__class__()",
+        "return b.__class__()",
+    ]
     method = _target("    def f(self, x):", "method")
-    assert [p.body for p in programs_to_run(method)] == ["return x"]
-    assert programs_to_run(_target("    def f(self):", "method")) == []
+    assert [p.body for p in programs_to_run(method)] == [
+        "return x",
+        "return self",
+        "return x.__class__()",
+    ]
+    assert [p.name for p in programs_to_run(method)] == [
+        "return x",
+        "return parameter self",
+        "return empty x",
+    ]
+    assert [p.body for p in programs_to_run(_target("    def f(self):", "method"))] == [
+        "return self"
+    ]
     cached = _target("@functools.cache\ndef f(n):", decorators=("functools.cache",))
-    assert [p.body for p in programs_to_run(cached)] == [
+    common = [{"status": "returned", "value": {"t": "str", "v": "x"}}]
+    assert [p.body for p in programs_to_run(cached, common=common)] == [
         "return n",
+        "return n.__class__()",
         "return None",
         "raise ValueError",
+        "return 'x'",
+        "return ''",
     ]
 
 
@@ -92,6 +112,7 @@ def test_nothing_is_read_off_a_stub_that_failed_to_load_an_input(tiny: Tiny) -> 
     assert not derivable(task.hidden.target, None)
     method = _target("    def f(self):", "method")
     assert [p.body for p in programs_to_run(method, derived=False)] == [
+        "return self",
         "return None",
         "raise ValueError",
     ]

@@ -122,8 +122,9 @@ def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
 
     def run(after: float, missed: set[int] | None = None) -> tuple[Golden, Baseline] | mint.Dropped:
         results = iter([_baseline(1.0), _baseline(after)])
+        searches = iter([found, NONE])  # the second round finds nothing more
         monkeypatch.setattr(mint, "baseline", lambda *_: next(results))
-        monkeypatch.setattr(mint, "separating", lambda *_: found)
+        monkeypatch.setattr(mint, "separating", lambda *_: next(searches))
         monkeypatch.setattr(mint, "_reference_misses", lambda *_: missed or set())
         return mint._under_the_floor(task, g, rebuild, None)  # type: ignore[arg-type]
 
@@ -153,6 +154,17 @@ def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
     assert isinstance(none_found, mint.Dropped)
     assert none_found.detail.endswith(
         "scores 1.00, at or above the floor 0.5; no searched input tells it apart"
+    )
+    # A program (not a table) that matches the original everywhere, and no input tells them
+    # apart: the original is one (clamp's body is not one statement: the search ran first).
+    same = DegenerateScore(program="return value", raw_reward=1.0)
+    alike = Baseline(raw_reward=1.0, programs=(same,))
+    monkeypatch.setattr(mint, "baseline", lambda *_: alike)
+    degenerate = mint._under_the_floor(task, g, rebuild, None)  # type: ignore[arg-type]
+    assert degenerate == mint.Dropped(
+        "validated",
+        "the original is a degenerate program",
+        f"return value matches it on all {len(task.inputs)} inputs, searched ones included",
     )
 
 

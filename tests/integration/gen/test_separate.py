@@ -8,6 +8,7 @@ import dataclasses
 from replicate.batch.store import LoadedTask
 from replicate.gen.baseline import baseline, overpaid, too_weak
 from replicate.gen.separate import MAX_ADDED, NONE, Separating, separating
+from replicate.gen.target import SEARCH_ROUNDS
 from replicate.grading.grader import grade_text
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
@@ -43,14 +44,18 @@ def test_inputs_the_table_cannot_answer_bring_the_baseline_under_the_floor(
     assert too_weak(found) == (
         "a degenerate program (the visible calls, else raise) scores 0.5 or more"
     )
-    extra = separating(task, found, Jail(tiny_ctx, local_sandbox))
-    assert not isinstance(extra, str)
-    assert 0 < len(extra.added) <= MAX_ADDED
-    assert not any(i.visible for i in extra.added)
-    assert all(i.provenance != "traced" for i in extra.added)
-    widened = _with(task, extra)
-    again = baseline(widened, Jail(tiny_ctx, local_sandbox))
-    assert not isinstance(again, str)
+    widened, again = task, found
+    for round_ in range(SEARCH_ROUNDS):  # as gen searches: again while some program is there
+        if too_weak(again) is None:
+            break
+        extra = separating(widened, again, Jail(tiny_ctx, local_sandbox), round_)
+        assert not isinstance(extra, str)
+        assert 0 < len(extra.added) <= MAX_ADDED
+        assert not any(i.visible for i in extra.added)
+        assert all(i.provenance != "traced" for i in extra.added)
+        widened = _with(widened, extra)
+        again = baseline(widened, Jail(tiny_ctx, local_sandbox))
+        assert not isinstance(again, str)
     assert too_weak(again) is None and overpaid(again) is None
     assert again.raw_reward < found.raw_reward
     memorised = widened.hidden.model_copy(update={"baseline": again})

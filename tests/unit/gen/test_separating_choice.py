@@ -35,6 +35,16 @@ def test_an_input_most_programs_get_wrong_comes_first_and_the_limit_holds() -> N
     assert balanced(differing, [1, 2, 3, 4], limit=2) == [2, 4]
     assert balanced(differing, [1, 2, 3, 4], limit=10) == [2, 4, 1, 3]
     assert balanced([frozenset()], [1], limit=5) == []
+    # one program at the floor, wrong on every input: no choice moves it, and none fails
+    assert balanced([frozenset({1, 2})], [2, 1], limit=1) == [2]
+
+
+def test_an_input_that_lifts_a_program_under_the_floor_comes_last() -> None:
+    # A clamp: `return high` (at the floor) is wrong on inputs 1-4; `return low`, under it but
+    # close, is right on 1 and 2 (values below the range) and wrong on 3 and 4.
+    high, low = frozenset({1, 2, 3, 4}), frozenset({3, 4})
+    assert balanced([high], [1, 2, 3, 4], limit=2) == [1, 2]  # blind to `return low`
+    assert balanced([high], [1, 2, 3, 4], limit=2, others=[low], levels=[10, 9]) == [3, 4]
 
 
 def test_the_library_spells_its_own_keys_and_its_tests_do_not_count(tmp_path: Path) -> None:
