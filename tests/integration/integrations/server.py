@@ -6,11 +6,13 @@ import os
 import socket
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 
@@ -66,3 +68,27 @@ def serving(batch: Path, *args: str, ready_s: float = 120) -> Iterator[Server]:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+@contextmanager
+def serving_in_process(app: Any, ready_s: float = 120) -> Iterator[str]:
+    """`app` on uvicorn in a thread of this process (so a test can monkeypatch it), on a free
+    loopback port; its URL once /health answers; stopped (and its thread joined) afterwards."""
+    import uvicorn
+
+    port = free_port()
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + ready_s
+        while not server.started:
+            if not thread.is_alive() or time.monotonic() > deadline:
+                raise RuntimeError("the in-process server did not start")
+            time.sleep(0.05)
+        yield url
+    finally:
+        server.should_exit = True
+        thread.join(timeout=60)
