@@ -38,15 +38,13 @@ async def read_json(request: Request, limit: int) -> dict[str, Any]:
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > limit):
         raise Problem(413 if declared.isdigit() else 400, f"body larger than {limit} bytes")
-    chunks: list[bytes] = []
-    size = 0
+    data = bytearray()  # grown chunk by chunk: no one copy of the whole body at the end
     async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
+        if len(data) + len(chunk) > limit:
             raise Problem(413, f"body larger than {limit} bytes")
-        chunks.append(chunk)
+        data += chunk
     try:
-        body = json.loads(b"".join(chunks))
+        body = json.loads(data)
     except (ValueError, UnicodeDecodeError):
         raise Problem(400, "body is not JSON") from None
     except RecursionError:
