@@ -139,7 +139,8 @@ class ChatClient:
             response = llm_deadline.within(seconds, request, abandon=self.close)
         except llm_deadline.DeadlinePassed:
             raise ModelDeadline(
-                f"model endpoint gave no answer within the attempt's remaining {seconds:.0f} s"
+                f"model endpoint gave no answer within {seconds:.0f} s (the attempt's remaining "
+                f"time, at most {MAX_REQUEST_S:g} s a request)"
             ) from None
         except Exception as exc:  # noqa: BLE001 - sorted into ours and the agent's below
             raise self._classify(exc) from None
