@@ -14,11 +14,12 @@ With `--in-flight N`, a second measure: N distinct candidates sent at once to a 
 answered tries and of whole requests (first try to reward), the 503s, and the server's memory.
 
 With `--health`, a third: how long GET /health takes (asked every 20 ms by a process of its
-own) with the server idle (the baseline), while `--in-flight` grades (200 unless given) are
-in flight, while hostile requests arrive (`--hostile` of them, 2 at a time, each a 10 MB task
-id), and while as many bodies of the same size arrive that are refused without a look at an id
-(what parsing the body alone costs); printed: p50, p99 and the slowest of each, and the ratios
-to idle.
+own) with the server idle (the baseline); while as many other /health requests come at once
+as `--in-flight` (200 unless given), five times (the server's own cost of so many requests);
+while that many grades are in flight; while hostile requests arrive (`--hostile` of them, 2 at
+a time, each a 10 MB task id); and while as many bodies of that size arrive that are refused
+without a look at an id (what parsing the body alone costs). Printed: p50, p99 and the slowest
+of each, and the ratios to idle.
 """
 
 from __future__ import annotations
@@ -223,11 +224,14 @@ def _health_during(port: int, work: Callable[[], object]) -> list[float]:
     work nor its interpreter lock delays the asking) while `work` runs."""
     command = [sys.executable, "-c", PROBE, str(port), str(HEALTH_EVERY_S)]
     prober = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
+    assert prober.stdout is not None
+    first = prober.stdout.readline()  # asking already, before the work starts
     try:
         work()
     finally:
         prober.terminate()
         out, _ = prober.communicate()
+    out = first + out
     if "failed" in out:
         sys.exit("/health failed")
     return [float(line) for line in out.split()]
@@ -254,8 +258,13 @@ def health(args: argparse.Namespace, task_id: str, reference: str) -> None:
 
             return send
 
+        asked = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        healths = [asked.encode()] * count
         measured = {
             "idle (baseline)": _health_during(port, lambda: time.sleep(3)),
+            f"{count} /health at once, 5 times": _health_during(
+                port, lambda: [asyncio.run(_storm(port, healths, [])) for _ in range(5)]
+            ),
             f"{count} grades in flight": _health_during(
                 port, lambda: asyncio.run(_storm(port, requests[2:], []))
             ),
