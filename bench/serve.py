@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from replicate.batch import Batch  # noqa: E402
 from replicate.grading import original_source  # noqa: E402
 from tests.integration.integrations.load import quantile, rss_mb  # noqa: E402
-from tests.integration.integrations.server import serving  # noqa: E402
+from tests.integration.integrations.server import health_during, serving  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -199,42 +199,11 @@ def in_flight(args: argparse.Namespace, task_id: str, reference: str) -> None:
     print(f"  server memory after: {memory:.0f} MiB")
 
 
-HEALTH_EVERY_S = 0.02
 HOSTILE_ID = "a<" * 5_000_000  # 10 MB, a slug replacement every second character
 
 
-PROBE = """
-import socket, sys, time
-port, every = int(sys.argv[1]), float(sys.argv[2])
-while True:
-    started = time.monotonic()
-    with socket.create_connection(("127.0.0.1", port)) as sock:
-        sock.sendall(b"GET /health HTTP/1.0\\r\\nHost: 127.0.0.1\\r\\n\\r\\n")
-        answer = b""
-        while chunk := sock.recv(65536):
-            answer += chunk
-    ok = answer.startswith(b"HTTP/1.1 200")
-    print(f"{time.monotonic() - started:.6f}" if ok else "failed", flush=True)
-    time.sleep(every)
-"""
-
-
-def _health_during(port: int, work: Callable[[], object]) -> list[float]:
-    """/health latencies, asked every 20 ms by a process of its own (so neither this client's
-    work nor its interpreter lock delays the asking) while `work` runs."""
-    command = [sys.executable, "-c", PROBE, str(port), str(HEALTH_EVERY_S)]
-    prober = subprocess.Popen(command, stdout=subprocess.PIPE, text=True)
-    assert prober.stdout is not None
-    first = prober.stdout.readline()  # asking already, before the work starts
-    try:
-        work()
-    finally:
-        prober.terminate()
-        out, _ = prober.communicate()
-    out = first + out
-    if "failed" in out:
-        sys.exit("/health failed")
-    return [float(line) for line in out.split()]
+def _health_during(url: str, work: Callable[[], object]) -> list[float]:
+    return health_during(url, work)[1]
 
 
 def health(args: argparse.Namespace, task_id: str, reference: str) -> None:
@@ -261,18 +230,18 @@ def health(args: argparse.Namespace, task_id: str, reference: str) -> None:
         asked = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
         healths = [asked.encode()] * count
         measured = {
-            "idle (baseline)": _health_during(port, lambda: time.sleep(3)),
+            "idle (baseline)": _health_during(server.url, lambda: time.sleep(3)),
             f"{count} /health at once, 5 times": _health_during(
-                port, lambda: [asyncio.run(_storm(port, healths, [])) for _ in range(5)]
+                server.url, lambda: [asyncio.run(_storm(port, healths, [])) for _ in range(5)]
             ),
             f"{count} grades in flight": _health_during(
-                port, lambda: asyncio.run(_storm(port, requests[2:], []))
+                server.url, lambda: asyncio.run(_storm(port, requests[2:], []))
             ),
-            f"{args.hostile} 10 MB ids": _health_during(port, sending(hostile)),
-            f"{args.hostile} 10 MB bodies, no id": _health_during(port, sending(padded)),
+            f"{args.hostile} 10 MB ids": _health_during(server.url, sending(hostile)),
+            f"{args.hostile} 10 MB bodies, no id": _health_during(server.url, sending(padded)),
         }
     idle = measured["idle (baseline)"]
-    print(f"GET /health every {HEALTH_EVERY_S * 1000:.0f} ms (workers {args.concurrency}):")
+    print(f"GET /health every 20 ms (workers {args.concurrency}):")
     print(f"{'':28} {'asked':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p99/idle':>9}")
     for label, values in measured.items():
         p50, p99 = quantile(values, 0.5) * 1000, quantile(values, 0.99) * 1000

@@ -53,11 +53,19 @@ def completion_text(completion: object) -> str:
 
 
 def candidate_from_query(query: str, prompt: str) -> str:
-    """What the model wrote, given the prompt and prompt + response (OpenRLHF's `query`)."""
+    """What the model wrote, given the prompt and prompt + response (OpenRLHF's `query`): what
+    follows the prompt's last occurrence, else the whole query."""
     if prompt and query.startswith(prompt):
         return query[len(prompt) :]
-    at = query.rfind(prompt) if prompt else -1
+    at = last_index(query, prompt) if prompt else -1
     return query[at + len(prompt) :] if at >= 0 else query
+
+
+def last_index(text: str, part: str) -> int:
+    """`text.rfind(part)` in linear time: `rfind`'s search is quadratic on some inputs (an
+    800 KB query and a 400 KB prompt of one letter and a `b` took 110 s), `find`'s is not."""
+    at = text[::-1].find(part[::-1])
+    return -1 if at < 0 else len(text) - at - len(part)
 
 
 def tasks_dir(extra_info: object = None) -> Path:

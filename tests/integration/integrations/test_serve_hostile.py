@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import subprocess
 import sys
-import threading
 import time
 from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -22,12 +21,13 @@ from starlette.middleware.cors import CORSMiddleware
 from replicate.cli.serve import check_exposure
 from replicate.core import MAX_PART, slug
 from replicate.integrations import Grader
+from replicate.integrations import grading as serve_grading
 from replicate.serve import HostCheck, ServeSettings, create_app
 from replicate.serve import app as serve_app
 from replicate.serve import body as serve_body
 from replicate.serve.body import Problem
 from tests.integration.integrations.rows import candidates
-from tests.integration.integrations.server import REPO_ROOT, serving_in_process
+from tests.integration.integrations.server import REPO_ROOT, health_during, serving_in_process
 from tests.integration.minted import Tiny
 
 CLAMP = "tinypkg.core.clamp"
@@ -50,28 +50,9 @@ def right(tiny: Tiny) -> str:
 
 
 def _slowest_health_while(url: str, work: Callable[[], httpx.Response]) -> tuple[int, float]:
-    """`work`'s status and the slowest /health answer among those asked while it ran (one every
-    50 ms, from another thread)."""
-    latencies: list[float] = []
-    stop = threading.Event()
-
-    def poll() -> None:
-        with httpx.Client(timeout=120) as client:
-            while not stop.is_set():
-                started = time.monotonic()
-                assert client.get(f"{url}/health").status_code == 200
-                latencies.append(time.monotonic() - started)
-                stop.wait(0.05)
-
-    poller = threading.Thread(target=poll, daemon=True)
-    poller.start()
-    time.sleep(0.3)
-    try:
-        status = work().status_code
-    finally:
-        stop.set()
-        poller.join(timeout=120)
-    return status, max(latencies)
+    """`work`'s status and the slowest /health answer among those asked while it ran."""
+    answer, latencies = health_during(url, work, every_s=0.05)
+    return answer.status_code, max(latencies)
 
 
 def _hostile(url: str) -> httpx.Response:
@@ -113,6 +94,27 @@ def test_health_answers_while_a_huge_task_id_is_refused(
     assert slowest < HEALTH_BOUND_S, f"/health took {slowest:.2f} s beside a hostile id"
     answer = _hostile(url)
     assert len(answer.text) < 1000 and "unknown task id" in answer.json()["error"]
+
+
+def test_health_answers_while_a_prompt_is_looked_for_in_a_hostile_query(
+    url: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The prompt is looked for in the query from its end: `str.rfind` is quadratic on such a
+    pair (300 KB here), `last_index` linear."""
+    half = "a" * 50_000
+    body = {"query": ["a" * 200_000], "prompts": [f"{half}b{half}"], "labels": [CLAMP]}
+
+    def reward() -> httpx.Response:
+        return httpx.post(f"{url}/get_reward", json=body, timeout=300)
+
+    monkeypatch.setattr(serve_grading, "last_index", str.rfind)
+    status, slowest = _slowest_health_while(url, reward)
+    assert status == 200
+    assert slowest > HEALTH_BOUND_S, f"control: /health should have waited, took {slowest:.2f} s"
+    monkeypatch.undo()
+    status, slowest = _slowest_health_while(url, reward)
+    assert status == 200
+    assert slowest < HEALTH_BOUND_S, f"/health took {slowest:.2f} s beside a hostile query"
 
 
 def test_only_json_bodies_are_graded(
