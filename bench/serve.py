@@ -12,6 +12,14 @@ With `--in-flight N`, a second measure: N distinct candidates sent at once to a 
 `--workers` grading and room for `--queue` more, each retried after the server's Retry-After
 (as a trainer does); printed: how long until all were graded, the p50/p99 latency of the
 answered tries and of whole requests (first try to reward), the 503s, and the server's memory.
+
+With `--health`, a third: how long GET /health takes (asked every 20 ms by a process of its
+own) with the server idle (the baseline); while as many other /health requests come at once
+as `--in-flight` (200 unless given), five times (the server's own cost of so many requests);
+while that many grades are in flight; while hostile requests arrive (`--hostile` of them, 2 at
+a time, each a 10 MB task id); and while as many bodies of that size arrive that are refused
+without a look at an id (what parsing the body alone costs). Printed: p50, p99 and the slowest
+of each, and the ratios to idle.
 """
 
 from __future__ import annotations
@@ -38,7 +46,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from replicate.batch import Batch  # noqa: E402
 from replicate.grading import original_source  # noqa: E402
 from tests.integration.integrations.load import quantile, rss_mb  # noqa: E402
-from tests.integration.integrations.server import serving  # noqa: E402
+from tests.integration.integrations.server import health_during, serving  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -136,6 +144,7 @@ async def _until_graded(port: int, request: bytes, tries: list[Try]) -> float:
 
 
 def _requests(port: int, bodies: list[dict[str, str]]) -> list[bytes]:
+    """Each body as a whole POST /grade, ready to send."""
     made = []
     for body in bodies:
         data = json.dumps(body).encode()
@@ -190,6 +199,59 @@ def in_flight(args: argparse.Namespace, task_id: str, reference: str) -> None:
     print(f"  server memory after: {memory:.0f} MiB")
 
 
+HOSTILE_ID = "a<" * 5_000_000  # 10 MB, a slug replacement every second character
+
+
+def _health_during(url: str, work: Callable[[], object]) -> list[float]:
+    return health_during(url, work)[1]
+
+
+def health(args: argparse.Namespace, task_id: str, reference: str) -> None:
+    count = args.in_flight or 200
+    bodies = [
+        {"task_id": task_id, "candidate": f"{reference}\n# health {n}\n"} for n in range(count + 2)
+    ]
+    options = ["--workers", str(args.concurrency), "--queue", str(args.queue)]
+    with serving(args.tasks, *options, *(["--cold"] if args.cold else [])) as server:
+        port = int(server.url.rsplit(":", 1)[1])
+        requests = _requests(port, bodies)
+        asyncio.run(_storm(port, requests[:2], []))  # warm-up: environment and first jails
+        hostile = _requests(port, [{"task_id": HOSTILE_ID, "candidate": "x"}] * 2)
+        padded = _requests(port, [{"task_id": 0, "pad": HOSTILE_ID}] * 2)  # type: ignore[dict-item]
+
+        def sending(pair: list[bytes]) -> Callable[[], None]:
+            def send() -> None:
+                for _ in range(args.hostile // 2):
+                    if len(asyncio.run(_storm(port, pair, []))) != 2:
+                        sys.exit("requests went unanswered")
+
+            return send
+
+        asked = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
+        healths = [asked.encode()] * count
+        measured = {
+            "idle (baseline)": _health_during(server.url, lambda: time.sleep(3)),
+            f"{count} /health at once, 5 times": _health_during(
+                server.url, lambda: [asyncio.run(_storm(port, healths, [])) for _ in range(5)]
+            ),
+            f"{count} grades in flight": _health_during(
+                server.url, lambda: asyncio.run(_storm(port, requests[2:], []))
+            ),
+            f"{args.hostile} 10 MB ids": _health_during(server.url, sending(hostile)),
+            f"{args.hostile} 10 MB bodies, no id": _health_during(server.url, sending(padded)),
+        }
+    idle = measured["idle (baseline)"]
+    print(f"GET /health every 20 ms (workers {args.concurrency}):")
+    print(f"{'':28} {'asked':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p99/idle':>9}")
+    for label, values in measured.items():
+        p50, p99 = quantile(values, 0.5) * 1000, quantile(values, 0.99) * 1000
+        ratio = quantile(values, 0.99) / quantile(idle, 0.99)
+        print(
+            f"{label:28} {len(values):6} {p50:8.1f} {p99:8.1f} {max(values) * 1000:8.1f} "
+            f"{ratio:8.1f}x"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=Path, default=REPO_ROOT)
@@ -199,9 +261,14 @@ def main() -> None:
     parser.add_argument("--cold", action="store_true", help="the server without warm jails")
     parser.add_argument("--in-flight", type=int, default=0, help="also: N requests at once")
     parser.add_argument("--queue", type=int, default=64, help="the server's queue for --in-flight")
+    parser.add_argument("--health", action="store_true", help="only: /health's latency under load")
+    parser.add_argument("--hostile", type=int, default=20, help="10 MB ids sent for --health")
     args = parser.parse_args()
     task = Batch.open(args.tasks).load(args.task)
     reference = original_source(task).decode()
+    if args.health:
+        health(args, task.id, reference)
+        return
     texts = [f"{reference}\n# bench candidate {n}\n" for n in range(2 * args.candidates)]
     http_texts, cli_texts = texts[: args.candidates], texts[args.candidates :]
     workers = str(args.concurrency)

@@ -31,6 +31,7 @@ from replicate.agents.llm_client import (
     ChatClient,
     Completion,
     ModelConfig,
+    ModelDeadline,
     ModelInfraError,
     ModelRefused,
 )
@@ -106,7 +107,7 @@ class _ModelAgent:
         try:
             ending = self._work(task, workspace, ctx, tally, messages)
         except ModelInfraError as exc:
-            if tally.remaining() <= 0:
+            if tally.remaining() <= 0 and not isinstance(exc, ModelDeadline):
                 ending = _Ending("timeout", f"wall-time budget spent: {exc}")
             else:
                 ending = _Ending("error", str(exc), infra_error=str(exc))

@@ -3,9 +3,13 @@ called from the host with the real `openai` client.
 
 Retries are the client's own (`max_retries`): it retries 408, 409, 429 and every 5xx answer and
 a dropped connection, with exponential backoff and jitter (0.5 s doubling to 8 s), honouring a
-server's `Retry-After`.  What is left after the retries is classified here: an endpoint that
-cannot be reached, refuses the key (401/403), knows no such model or path (404), or keeps failing
-is our side's failure (`ModelInfraError`: the attempt becomes an `infra_error` row, never a reward
+server's `Retry-After`.  A request, its retries and its backoff all end by one deadline, the
+attempt's remaining time, and a body must arrive faster than a floor (`llm_deadline`): an
+endpoint that never answers, or answers a byte a second, is `ModelDeadline`.
+
+What is left after the retries is classified here: an endpoint that cannot be reached, refuses
+the key (401/403), knows no such model or path (404), keeps failing or runs out the deadline is
+our side's failure (`ModelInfraError`: the attempt becomes an `infra_error` row, never a reward
 of 0); a request the server rejects (400, 413, 422: a context too long) is the agent's failure
 (`ModelRefused`: the attempt is graded on what the workspace holds).
 
@@ -20,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlsplit
 
+from replicate.agents import llm_deadline
 from replicate.agents.egress import parse_allow_hosts
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
@@ -50,6 +55,10 @@ class ModelConfig:
 
 class ModelInfraError(Exception):
     """The endpoint is unreachable, refuses the key, or keeps failing after the retries."""
+
+
+class ModelDeadline(ModelInfraError):
+    """The endpoint did not answer within the attempt's remaining time (however it stalled)."""
 
 
 class ModelRefused(Exception):
@@ -101,7 +110,10 @@ class ChatClient:
         self._openai = openai
         self._config = config
         self._client = openai.OpenAI(
-            api_key=config.api_key, base_url=config.base_url, max_retries=MAX_RETRIES
+            api_key=config.api_key,
+            base_url=config.base_url,
+            max_retries=MAX_RETRIES,
+            http_client=llm_deadline.http_client(openai),
         )
 
     def complete(
@@ -110,15 +122,26 @@ class ChatClient:
         tools: Sequence[Mapping[str, Any]] | None,
         timeout_s: float,
     ) -> Completion:
+        """The reply, within `timeout_s` whatever the endpoint does (ModelDeadline if not)."""
         started = time.monotonic()
         extra: dict[str, Any] = {"tools": list(tools)} if tools else {}
-        try:
-            response = self._client.chat.completions.create(
+        seconds = min(timeout_s, MAX_REQUEST_S)
+
+        def request() -> Any:
+            return self._client.chat.completions.create(
                 model=self._config.model,
                 messages=list(messages),  # type: ignore[arg-type]
-                timeout=max(1.0, min(timeout_s, MAX_REQUEST_S)),
+                timeout=max(1.0, seconds),
                 **extra,
             )
+
+        try:
+            response = llm_deadline.within(seconds, request, abandon=self.close)
+        except llm_deadline.DeadlinePassed:
+            raise ModelDeadline(
+                f"model endpoint gave no answer within {seconds:.0f} s (the attempt's remaining "
+                f"time, at most {MAX_REQUEST_S:g} s a request)"
+            ) from None
         except Exception as exc:  # noqa: BLE001 - sorted into ours and the agent's below
             raise self._classify(exc) from None
         if not response.choices:

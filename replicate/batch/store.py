@@ -123,6 +123,19 @@ def remove_task(batch: Path, task_id: str) -> None:
             shutil.rmtree(folder)
 
 
+def _ids_by_symbol_part(ids: Iterable[str]) -> dict[str, tuple[str, ...]]:
+    """Task ids by the symbol's part of the id (`<repo>__<symbol part>__<digest>`).  Both the
+    repository's and the symbol's part may hold `__`, so an id is filed under every tail."""
+    found: dict[str, list[str]] = {}
+    for ident in ids:
+        head = ident.rsplit("__", 1)[0]
+        at = head.find("__")
+        while at >= 0:
+            found.setdefault(head[at + 2 :], []).append(ident)
+            at = head.find("__", at + 1)
+    return {part: tuple(dict.fromkeys(idents)) for part, idents in found.items()}
+
+
 class Batch:
     """A task batch on disk; tasks are loaded on demand.
 
@@ -132,6 +145,8 @@ class Batch:
     def __init__(self, root: Path, manifest: Manifest | None = None) -> None:
         self.root = root
         self._ids = tuple(sorted(p.parent.name for p in (root / SPECS).glob("*/task.json")))
+        self._known = frozenset(self._ids)
+        self._by_part = _ids_by_symbol_part(self._ids)
         self._manifest = manifest
         self._verified: set[str] = set()
         self._verify_lock = threading.Lock()
@@ -203,16 +218,29 @@ class Batch:
 
     def resolve(self, name: str) -> str:
         """The id of a task named by its id or by its symbol (when that symbol is unique)."""
-        if name in self._ids:
+        if name in self._known:
             return name
-        by_symbol = [i for i in self._ids if f"__{slug(name)[:MAX_PART]}__" in i]
-        by_symbol = [i for i in by_symbol if self.spec(i).source.symbol == name]
+        part = slug(name)[:MAX_PART]  # once, whatever the number of tasks
+        by_symbol = [i for i in self._by_part.get(part, ()) if self.spec(i).source.symbol == name]
         if len(by_symbol) == 1:
             return by_symbol[0]
         if by_symbol:
             raise ReplicateError(f"{name!r} names {len(by_symbol)} tasks; give a task id")
         shown = name if len(name) <= 200 else f"{name[:200]}..."
         raise ReplicateError(f"unknown task id {shown!r} ({len(self._ids)} tasks in {self.root})")
+
+    def names(self) -> dict[str, str]:
+        """Every name `resolve` takes without error, to its task id: the ids, and the symbols
+        that name one task each.  Reads every task's spec (a server does it once, at its start);
+        a spec that does not load leaves its symbol out."""
+        tasks_of: dict[str, list[str]] = {}
+        for ident in self._ids:
+            try:
+                tasks_of.setdefault(self.spec(ident).source.symbol, []).append(ident)
+            except ReplicateError:
+                continue
+        found = {symbol: ids[0] for symbol, ids in tasks_of.items() if len(ids) == 1}
+        return found | {ident: ident for ident in self._ids}
 
     def spec(self, task_id: str) -> TaskSpec:
         return _load_model(TaskSpec, self.root / SPECS / task_id / "task.json", task_id)

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import ipaddress
 import os
 import socket
 from pathlib import Path
@@ -37,28 +36,28 @@ def register(sub: Any) -> None:
         "--max-body-mb", type=numbers.positive, default=16.0, help="largest request body"
     )
     p.add_argument("--token", default=None, help=f"require 'Authorization: Bearer T' ({TOKEN_ENV})")
+    p.add_argument(
+        "--allow-host-name",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="answer requests whose Host is NAME too (repeatable; else 421)",
+    )
     p.add_argument("--sandbox", default="local", choices=sandbox_names())
     p.add_argument("--cold", action="store_true", help="start each jail on demand (no warm pool)")
     p.set_defaults(handler=handle)
 
 
-def _loopback(host: str) -> bool:
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host).is_loopback
-    except ValueError:
-        return False
+def check_exposure(host: str, token: str | None) -> None:
+    """Refuse to listen beyond loopback without a token: anyone who could reach the server
+    could make this machine run code."""
+    from replicate.serve import is_loopback
 
-
-def exposure_warning(host: str, token: str | None) -> str | None:
-    """What to say when the server is reachable beyond this machine without a token."""
-    if token is not None or _loopback(host):
-        return None
-    return (
-        f"listening on {host} without a token: anyone who can reach it can make this machine "
-        "run code (set --token)"
-    )
+    if token is None and not is_loopback(host):
+        raise ReplicateError(
+            f"refusing to listen on {host} without a token: anyone who can reach it could make "
+            f"this machine run code (set --token or {TOKEN_ENV}, or listen on 127.0.0.1)"
+        )
 
 
 def can_listen(host: str, port: int) -> None:
@@ -82,13 +81,11 @@ def handle(args: argparse.Namespace) -> int:
     import uvicorn
 
     from replicate.integrations import Grader
-    from replicate.serve import ServeSettings, create_app
+    from replicate.serve import HostCheck, ServeSettings, create_app
 
-    can_listen(args.host, args.port)
     token = args.token or os.environ.get(TOKEN_ENV) or None
-    warning = exposure_warning(args.host, token)
-    if warning:
-        err_console().print(f"[bold yellow]warning:[/] {warning}", soft_wrap=True)
+    check_exposure(args.host, token)
+    can_listen(args.host, args.port)
     # a started jail per worker and a spare, per task, so a grade seldom waits for a start
     grader = Grader(
         args.tasks, sandbox=args.sandbox, warm=not args.cold, warm_per_key=args.workers + 1
@@ -98,6 +95,7 @@ def handle(args: argparse.Namespace) -> int:
         queue=args.queue,
         max_body_bytes=int(args.max_body_mb * 1024 * 1024),
         token=token,
+        hosts=HostCheck(args.host, frozenset(args.allow_host_name)),
     )
     app = create_app(grader, settings)
     err_console().print(

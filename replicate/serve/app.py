@@ -7,18 +7,21 @@
     GET  /health      {"status": "ok", ...}  (never needs the token)
     GET  /metrics     Prometheus text
 
-A bad request gets a 4xx JSON `{"error": ...}`; a full queue 503 with Retry-After; a grade that
-failed for a reason not the candidate's is flagged (`infra_error`), its reward withheld or 0.
+A bad request gets a 4xx JSON `{"error": ...}` (a body not `application/json` 415, a Host not
+this server's 421: see `serve/hosts.py`; no CORS header is ever sent); a full queue 503 with
+Retry-After; a grade that failed for a reason not the candidate's is flagged (`infra_error`), its
+reward withheld or 0.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import hmac
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
 
 from starlette.applications import Starlette
@@ -31,11 +34,13 @@ from replicate.core import Verdict, response_of_query
 from replicate.errors import ReplicateError
 from replicate.integrations import Grader, extra_logs, reward_of
 from replicate.serve.body import Problem, read_json, string_field, string_list
+from replicate.serve.hosts import HostCheck
 from replicate.serve.metrics import CONTENT_TYPE, Metrics
 from replicate.serve.pool import Full, GradingPool
 
 Handler = Callable[[Request], Awaitable[Response]]
 RETRY_AFTER_S = 1
+LOOPBACK = HostCheck("127.0.0.1")
 
 
 @dataclass(frozen=True)
@@ -44,6 +49,7 @@ class ServeSettings:
     queue: int = 64
     max_body_bytes: int = 16 * 1024 * 1024
     token: str | None = None
+    hosts: HostCheck = LOOPBACK  # the Host headers answered (else 421)
 
 
 @dataclass(frozen=True)
@@ -52,12 +58,31 @@ class Service:
     settings: ServeSettings
     pool: GradingPool
     metrics: Metrics
+    names: Mapping[str, str]  # every id and unique symbol, to its id (`Batch.names`)
 
     def task_id(self, name: str) -> str:
-        try:
-            return self.grader.resolve(name)
-        except ReplicateError as exc:
-            raise Problem(400, str(exc)) from None
+        """The id `name` names, by one dict lookup after a bound on its length: no work per
+        task, and none that grows with the length of `name`, so a hostile id cannot hold the
+        event loop."""
+        found = None if len(name) > self.longest_name else self.names.get(name)
+        if found is None:
+            raise Problem(400, self._unknown(name))
+        return found
+
+    def _unknown(self, name: str) -> str:
+        """Why `name` names no one task (`Batch.resolve`'s words, for a name as short as the
+        longest the batch holds; past that, unknown without a look)."""
+        if len(name) <= self.longest_name:
+            try:
+                self.grader.resolve(name)
+            except ReplicateError as exc:
+                return str(exc)
+        shown = name if len(name) <= 200 else f"{name[:200]}..."
+        return f"unknown task id {shown!r} ({len(self.grader.batch.ids)} tasks)"
+
+    @functools.cached_property
+    def longest_name(self) -> int:
+        return max(map(len, self.names), default=0)
 
     def admit(self, n: int) -> None:
         if n > self.pool.capacity:
@@ -140,6 +165,8 @@ def _endpoint(
     async def handle(request: Request) -> Response:
         started = time.monotonic()
         try:
+            if not service.settings.hosts.allows(request.headers.get("host")):
+                raise Problem(421, "this server does not answer for that Host")
             if not open_path and not _authorised(request, service.settings.token):
                 raise Problem(401, "missing or wrong bearer token")
             response = await work(service, request)
@@ -158,9 +185,8 @@ def _endpoint(
 def create_app(grader: Grader, settings: ServeSettings) -> Starlette:
     """The app; the grader's environments are built on startup, its pools closed on shutdown."""
     metrics = Metrics()
-    service = Service(
-        grader, settings, GradingPool(settings.workers, settings.queue, metrics), metrics
-    )
+    pool = GradingPool(settings.workers, settings.queue, metrics)
+    service = Service(grader, settings, pool, metrics, grader.batch.names())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:

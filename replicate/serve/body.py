@@ -22,20 +22,29 @@ class Problem(Exception):
         return JSONResponse({"error": self.message}, self.status, headers=headers)
 
 
+def check_json_type(request: Request) -> None:
+    """415 unless the body is declared `application/json`: a web page may post a form or
+    `text/plain` to any address without asking, but JSON only after a CORS preflight, which
+    this server never grants."""
+    media = request.headers.get("content-type", "").split(";", 1)[0].strip().lower()
+    if media != "application/json":
+        raise Problem(415, f"send the body as application/json, not {media[:100] or 'untyped'}")
+
+
 async def read_json(request: Request, limit: int) -> dict[str, Any]:
-    """The body as a JSON object; 413 past `limit` bytes (read no further), 400 if not JSON."""
+    """The body as a JSON object; 415 unless sent as JSON, 413 past `limit` bytes (read no
+    further), 400 if not JSON."""
+    check_json_type(request)
     declared = request.headers.get("content-length")
     if declared is not None and (not declared.isdigit() or int(declared) > limit):
         raise Problem(413 if declared.isdigit() else 400, f"body larger than {limit} bytes")
-    chunks: list[bytes] = []
-    size = 0
+    data = bytearray()  # grown chunk by chunk: no one copy of the whole body at the end
     async for chunk in request.stream():
-        size += len(chunk)
-        if size > limit:
+        if len(data) + len(chunk) > limit:
             raise Problem(413, f"body larger than {limit} bytes")
-        chunks.append(chunk)
+        data += chunk
     try:
-        body = json.loads(b"".join(chunks))
+        body = json.loads(data)
     except (ValueError, UnicodeDecodeError):
         raise Problem(400, "body is not JSON") from None
     except RecursionError:

@@ -184,6 +184,8 @@ def test_resolve_by_id_and_by_symbol(tiny: Tiny) -> None:
         assert tiny.batch.resolve(ident) == ident
         assert tiny.batch.spec(ident).source.symbol == symbol
         assert tiny.batch.load(symbol).id == ident
+    by_name = {symbol: tiny.batch.resolve(symbol) for symbol in SYMBOLS}
+    assert tiny.batch.names() == by_name | {i: i for i in tiny.batch.ids}
 
 
 def test_select_keeps_order_drops_duplicates_and_limits(tiny: Tiny) -> None:
@@ -203,6 +205,7 @@ def test_ambiguous_symbol(tiny: Tiny, copy: Path) -> None:
     batch = Batch.open(copy, verify=False)
     assert "names 2 tasks" in _error(lambda: batch.resolve("tinypkg.core.clamp"))
     assert batch.resolve(twin) == twin
+    assert "tinypkg.core.clamp" not in batch.names() and batch.names()[twin] == twin
 
 
 def test_committed_batch_opens_read_only() -> None:

@@ -8,7 +8,6 @@ from typing import Any
 import httpx
 import pytest
 
-from replicate.cli.serve import _loopback, exposure_warning
 from replicate.grading.grader import grade_text
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
@@ -20,6 +19,7 @@ from tests.integration.minted import Tiny
 
 TOKEN = "t0ken"
 AUTH = {"Authorization": f"Bearer {TOKEN}"}
+JSON_AUTH = {**AUTH, "Content-Type": "application/json"}
 CLAMP = "tinypkg.core.clamp"
 WRONG = "```python\ndef clamp(value, low, high):\n    return min(value, high)\n```"
 MALFORMED = "def clamp(value, low:\n"
@@ -39,17 +39,17 @@ def _post(server: Server, path: str, body: Any, **kw: Any) -> httpx.Response:
 def test_bad_requests_get_a_4xx_json_error(server: Server, tiny: Tiny) -> None:
     url = server.url
     cases = [
-        httpx.post(f"{url}/grade", content=b"{not json", headers=AUTH),
-        httpx.post(f"{url}/grade", content=b"[1, 2]", headers=AUTH),
+        httpx.post(f"{url}/grade", content=b"{not json", headers=JSON_AUTH),
+        httpx.post(f"{url}/grade", content=b"[1, 2]", headers=JSON_AUTH),
         _post(server, "/grade", {"task_id": CLAMP}),
         _post(server, "/grade", {"task_id": 3, "candidate": "x"}),
         _post(server, "/grade", {"task_id": "no-such-task", "candidate": "x"}),
         _post(server, "/get_reward", {"query": ["a"], "prompts": ["a"]}),
         _post(server, "/get_reward", {"query": ["a"], "prompts": [], "labels": [CLAMP]}),
         _post(server, "/get_reward", {"query": ["a"], "prompts": ["a"], "labels": ["nope"]}),
-        httpx.post(f"{url}/grade", content=b"x" * (17 * 1024 * 1024), headers=AUTH),
+        httpx.post(f"{url}/grade", content=b"x" * (17 * 1024 * 1024), headers=JSON_AUTH),
         # nested past the decoder's recursion limit (was a 500)
-        httpx.post(f"{url}/grade", content=b"[" * 100_000 + b"]" * 100_000, headers=AUTH),
+        httpx.post(f"{url}/grade", content=b"[" * 100_000 + b"]" * 100_000, headers=JSON_AUTH),
         _post(server, "/grade", {"task_id": "x" * 1_000_000, "candidate": "x"}),
     ]
     assert [r.status_code for r in cases] == [400] * 8 + [413, 400, 400]
@@ -151,17 +151,6 @@ def _grades_total(server: Server) -> float:
     text = httpx.get(f"{server.url}/metrics", headers=AUTH).text
     line = next(x for x in text.splitlines() if x.startswith("replicate_grades_total "))
     return float(line.split()[1])
-
-
-def test_loopback_hosts() -> None:
-    assert _loopback("127.0.0.1") and _loopback("::1") and _loopback("localhost")
-    assert not _loopback("0.0.0.0") and not _loopback("10.1.2.3") and not _loopback("example.org")
-
-
-def test_warning_beyond_loopback_without_a_token() -> None:
-    assert exposure_warning("127.0.0.1", None) is None
-    assert exposure_warning("0.0.0.0", "t") is None
-    assert "without a token" in (exposure_warning("0.0.0.0", None) or "")
 
 
 def test_an_infrastructure_failure_is_reported_apart_from_a_zero(
