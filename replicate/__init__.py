@@ -16,6 +16,10 @@ __version__ = "0.1.0"
 # /6: an iterator among a call's arguments is kept to 1,000 items after the call (a returned one
 #     to 10,000, as before); tasks record it as `max_arg_items`, and /5 tasks, which lack it,
 #     grade as before (to `max_items`).
-GRADER_VERSION = "replicate-grader/6"
+# /7: how many items each iterator argument had yielded when the call returned, and once its
+#     result was read, is part of the outcome (`arg_reads`), and generated inputs pass a traced
+#     call's sequence as an iterator and one iterator in two slots; /6 tasks, which lack
+#     `arg_reads`, grade as before.
+GRADER_VERSION = "replicate-grader/7"
 
 __all__ = ["GRADER_VERSION", "__version__"]
