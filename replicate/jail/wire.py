@@ -61,6 +61,9 @@ MAX_PROBED = 8  # returned functions probed in one returned value; the rest stay
 # the items it had yielded when the call returned (or raised) and once the returned value was
 # read; an iterator whose count the runner cannot read without consuming it has no READ.
 READ = "read"
+# In the arguments reported before the call (``args_in``, ``kwargs_in``): an argument that is
+# the very object of an earlier one, {"t": SAME, "v": "args[0]"} (one iterator passed twice).
+SAME = "same"
 
 
 class ExceptionRecord(TypedDict):

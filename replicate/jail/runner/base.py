@@ -161,7 +161,7 @@ _RETURNED, _RAISED, _TIMEOUT = wire.RETURNED, wire.RAISED, wire.TIMEOUT
 _LOAD_ERROR, _RUNNER_ERROR = wire.LOAD_ERROR, wire.RUNNER_ERROR
 _STARTED, _READY, _IMPORT_ERROR = wire.STARTED, wire.READY, wire.IMPORT_ERROR
 _LOADED, _DONE, _EXITED = wire.LOADED, wire.DONE, wire.EXITED
-_READ = wire.READ
+_READ, _SAME = wire.READ, wire.SAME
 # The global random generator is reset before every call to the state `random.seed(0)` gives: a
 # function that draws from it (more_itertools.sample, say) gives the same outcome on every run
 # instead of passing golden runs by chance and failing when graded. `setstate` is captured here,

@@ -18,6 +18,7 @@ from .base import (
     _RECIPE,
     _RECIPE_CTOR,
     _RETURNED,
+    _SAME,
     _SET_RANDOM_STATE,
     _SIG_BLOCK,
     _SIG_UNBLOCK,
@@ -28,6 +29,7 @@ from .base import (
     _CoroutineType,
     _dict_items,
     _id,
+    _is_in,
     _on_alarm,
     _perf,
     _pickle_loads,
@@ -40,6 +42,7 @@ from .base import (
     _type_dict,
     _type_flags,
 )
+from .by_type import _SCALARS
 from .byvalue import _name_by_value
 from .encoding import encode, exception_record
 from .probes import Probes, _drive
@@ -161,8 +164,7 @@ def _call(
         if shown is not None and shown["status"] == "loaded":
             # For rendering the call at gen time: a second copy of the input, so encoding it
             # (which consumes iterators) leaves the arguments of the real call untouched.
-            before["args_in"] = [encode(a, arg_lim) for a in shown["args"]]
-            before["kwargs_in"] = {k: encode(v, arg_lim) for k, v in _dict_items(shown["kwargs"])}
+            before["args_in"], before["kwargs_in"] = _shown(shown, arg_lim)
             if "ctor_in" in shown:
                 before["ctor_in"] = shown["ctor_in"]
         probes = Probes(args, kwargs)  # drawn before the call can change its arguments
@@ -190,6 +192,26 @@ def _call(
         return out
 
     return work
+
+
+def _shown(loaded: dict[str, Any], lim: EncodeLimits) -> tuple[list[Any], dict[str, Any]]:
+    """The arguments before the call, each encoded, but one that is the very object of an
+    earlier one (a list or an iterator passed twice), which is named after it (wire.SAME):
+    encoding it again would show an iterator read empty by the first."""
+    where: dict[int, tuple[Any, str]] = {}
+
+    def once(value: Any, place: str) -> Any:
+        seen = where.get(_id(value))
+        if seen is not None and seen[0] is value:
+            return {"t": _SAME, "v": seen[1]}
+        kind = _type(value)
+        if not _is_in(kind, _SCALARS) and kind is not tuple and kind is not frozenset:
+            where[_id(value)] = (value, place)  # the empty tuple is one object everywhere
+        return encode(value, lim)
+
+    args = [once(a, f"args[{n}]") for n, a in enumerate(loaded["args"])]
+    kwargs = {k: once(v, f"kwargs[{k!r}]") for k, v in _dict_items(loaded["kwargs"])}
+    return args, kwargs
 
 
 def _unpack(data: bytes, shown: Callable[[Any, Any], None] | None = None) -> Any:

@@ -8,11 +8,15 @@ from collections.abc import Callable, Iterator
 from itertools import islice, tee
 from typing import Any
 
+from replicate.inputs import render_call
 from replicate.jail import READ
 from replicate.jail.runner.base import EncodeLimits
 from replicate.jail.runner.calling import _call
+from replicate.jail.wire import SAME
+from tests.targets import made_target
 
 READS = EncodeLimits(arg_items=1_000, reads=True)
+TARGET = made_target("f", "function", "def f(*args):")
 
 
 def outcome(
@@ -117,3 +121,21 @@ def test_a_job_without_arg_reads_records_none() -> None:
     out = outcome(eager_triplewise, iter([1, 2, 3, 4]), lim=EncodeLimits(arg_items=1_000))
     assert READ not in out["args"][0]
     assert out["args"][0]["v"] == []
+
+
+def test_an_argument_passed_twice_is_reported_before_the_call_as_the_same_object() -> None:
+    """At gen time the arguments before the call are reported for rendering and widening: the
+    second slot of one iterator passed twice is named after the first, not shown read empty."""
+    shared = iter([1, 2])
+    parts = [1, 1]
+    loaded = {"status": "loaded", "args": (shared, shared, parts, parts, (), ()), "kwargs": {}}
+    out = _call(lambda *a: None, (), {}, READS, loaded)()
+    first, again, _items, items_again, empty, empty_again = out["args_in"]
+    assert first["t"] == "iter" and len(first["v"]) == 2
+    assert again == {"t": SAME, "v": "args[0]"}
+    assert items_again == {"t": SAME, "v": "args[2]"}
+    assert empty == empty_again == {"t": "tuple", "v": []}
+    assert render_call(TARGET, out) == (
+        "f(<generator: [1, 2]>, <the same object as args[0]>, [1, 1], "
+        "<the same object as args[2]>, (), ())"
+    )
