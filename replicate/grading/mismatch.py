@@ -69,4 +69,5 @@ def shown_reads(counts: Any) -> str:
     if type(counts) is not list or len(counts) != 2:
         return "<malformed>"
     at_return, after = counts
-    return f"{at_return} items read when the call returned, {after} once its result was read"
+    noun = "item" if at_return == 1 else "items"
+    return f"{at_return} {noun} read when the call returned, {after} once its result was read"
