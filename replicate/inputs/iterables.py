@@ -2,16 +2,18 @@
 
 The tests of a function that takes any iterable mostly pass lists and strings; how far the call
 reads an iterator argument (when it returns, and once its result is read) then never shows, nor
-what it does with one iterator passed in two places.  From the plain slots of the traced calls:
+what it does with one iterator passed in two places.  From the plain slots of the traced calls
+that take iterables, by what the tests pass there (an iterator, or iterables of more than one
+kind: a list in one call and a str in another; a slot the tests only ever give a str is text,
+and an iterator there would be no call the function is made for):
 
 - an iterator over a slot's items in place of its sequence (a list, tuple, str or range);
-- one object in two slots that took the same kind of iterable: an iterator over the first's
-  items (what a function that zips or interleaves its arguments reads in turn from both), and
-  where they took lists, one list (what a function that changes one while it reads the other
-  does).
+- one object in two such slots that took the same kind of iterable: an iterator over the
+  longer one's items (what a function that zips or interleaves its arguments reads in turn from
+  both), and where they took lists, one list (what a function that changes one while it reads
+  the other does).
 
-A function that needs a sequence raises on an iterator; the reference's golden runs judge that
-like any generated input.  Pure: plain values in, patches out.
+Pure: plain values in, patches out.
 """
 
 from __future__ import annotations
@@ -40,26 +42,38 @@ class IterablePatch:
 
 def iterable_patches(calls: Sequence[Mapping[Slot, Any]]) -> Iterator[IterablePatch]:
     """For each call in turn its next patch (shared ones first), until none is left."""
-    per_call = [list(_patches(n, values)) for n, values in enumerate(calls)]
+    kinds: dict[Slot, set[type]] = {}
+    for values in calls:
+        for slot, value in values.items():
+            if type(value) is Items or type(value) in SEQUENCES:
+                kinds.setdefault(slot, set()).add(type(value))
+    takes = {slot for slot, seen in kinds.items() if len(seen) > 1 or Items in seen}
+    per_call = [list(_patches(n, values, takes)) for n, values in enumerate(calls)]
     for row in itertools.zip_longest(*per_call):
         yield from (patch for patch in row if patch is not None)
 
 
-def _patches(at: int, values: Mapping[Slot, Any]) -> Iterator[IterablePatch]:
-    slots = [slot for slot, value in values.items() if not is_ctor(slot) and _iterable(value)]
+def _patches(at: int, values: Mapping[Slot, Any], takes: set[Slot]) -> Iterator[IterablePatch]:
+    slots = [slot for slot in values if slot in takes and not is_ctor(slot)]
+    slots = [slot for slot in slots if _iterable(values[slot])]
     for first, second in itertools.combinations(slots, 2):
         a, b = values[first], values[second]
         if type(a) is not type(b):
             continue
-        shared = Items(tuple(a.items if type(a) is Items else a))
+        longer = max(_items(a), _items(b), key=len)
+        shared = Items(longer)
         yield IterablePatch(at, {first: shared, second: shared}, shared=True)
         if type(a) is list:
-            same = list(a)
+            same = list(longer)
             yield IterablePatch(at, {first: same, second: same}, shared=True)
     for slot in slots:
         value = values[slot]
         if type(value) in SEQUENCES:
             yield IterablePatch(at, {slot: Items(tuple(value))}, shared=False)
+
+
+def _items(value: Any) -> tuple[Any, ...]:
+    return value.items if type(value) is Items else tuple(value)
 
 
 def _iterable(value: Any) -> bool:

@@ -42,6 +42,21 @@ def test_two_slots_of_one_kind_get_one_object_and_sequences_an_iterator() -> Non
     assert all(p.at == 0 for p in shared)
 
 
+def test_only_slots_the_tests_pass_iterables_of_more_than_one_kind_to() -> None:
+    """A slot the tests only ever give a str is text (`slugify(text)`): an iterator of its
+    characters is no call the function is made for.  An iterator there, or a list in one call
+    and a str in another, says the slot takes any iterable."""
+    text_only = [{0: "ab", 1: "cd"}, {0: "xyz", 1: "w"}]
+    assert list(iterable_patches(text_only)) == []
+    shown_an_iterator = [{0: "ab", 1: "cd"}, {0: Items(("x",)), 1: "w"}]
+    assert {tuple(p.patch) for p in iterable_patches(shown_an_iterator)} == {(0,)}
+    mixed = [{0: "a", 1: "cd"}, {0: [1], 1: (2,)}]  # the longer one's items, shared
+    found = list(iterable_patches(mixed))
+    assert [dict(p.patch) for p in found if p.shared] == [
+        {0: Items(("c", "d"))} | {1: Items(("c", "d"))}
+    ]
+
+
 def test_widening_passes_one_iterator_in_two_slots_and_the_runner_gets_one_object() -> None:
     made = widen(TARGET, SEEDS, 10, Budget(widened=0, edge=0, iterables=20))
     calls = _calls(made.inputs)
