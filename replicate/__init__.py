@@ -18,7 +18,10 @@ __version__ = "0.1.0"
 #     grade as before (to `max_items`).
 # /7: degenerate programs of more families set the baseline (the identity on each parameter, each
 #     parameter's empty value, the empty value of the type returned most often); a task whose
-#     original is one is dropped. /6 tasks grade as before, against their recorded baseline.
+#     original is one is dropped. How many items each iterator argument had yielded when the
+#     call returned, and once its result was read, is part of the outcome (`arg_reads`), and
+#     generated inputs pass a traced call's sequence as an iterator and one iterator in two
+#     slots. /6 tasks, which lack `arg_reads`, grade as before, against their recorded baseline.
 GRADER_VERSION = "replicate-grader/7"
 
 __all__ = ["GRADER_VERSION", "__version__"]

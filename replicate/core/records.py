@@ -105,6 +105,12 @@ class GradingSettings(Record):
         description="Items kept of an iterator among a call's arguments after the call; None "
         "(batches minted before grader 6) = max_items.",
     )
+    arg_reads: bool = Field(
+        default=False,
+        description="Whether the outcomes say, and the comparison takes into account, how many "
+        "items each iterator argument had yielded when the call returned and once its result "
+        "was read; False for batches minted before grader 7.",
+    )
     max_depth: int = 64
     max_bytes: int = 262_144
     memory_mb: int = 1024

@@ -32,8 +32,8 @@ from replicate.grading.exact import (
     text_leaves,
     without_time,
 )
-from replicate.grading.mismatch import Mismatch, shown, shown_raise
-from replicate.jail import PROBE, PROBED
+from replicate.grading.mismatch import Mismatch, shown, shown_raise, shown_reads
+from replicate.jail import PROBE, PROBED, READ
 from replicate.values import UNVERIFIED, render, render_call, render_outcome
 
 __all__ = [
@@ -95,15 +95,24 @@ def _compare_arguments(
     for n, (e_arg, g_arg) in enumerate(zip(e_args, g_args, strict=True)):
         found = _diff(e_arg, g_arg, f"args[{n}]", settings, 0)
         if found is not None:
-            return _mismatch("args-after-call", found)
+            return _argument_mismatch(found)
     e_kwargs, g_kwargs = expected.get("kwargs", {}), got.get("kwargs")
     if type(g_kwargs) is not dict or set(g_kwargs) != set(e_kwargs):
         return Mismatch("args-after-call", "kwargs", str(sorted(e_kwargs)), "<malformed>")
     for name, e_value in e_kwargs.items():
         found = _diff(e_value, g_kwargs[name], f"kwargs[{name!r}]", settings, 0)
         if found is not None:
-            return _mismatch("args-after-call", found)
+            return _argument_mismatch(found)
     return None
+
+
+def _argument_mismatch(found: tuple[_Path, Any, Any]) -> Mismatch:
+    """An argument after the call that differs; ``args-read`` where only how far the call and
+    its result read an iterator argument does (what is left of it may still be the same)."""
+    path, e_node, g_node = found
+    if type(path) is tuple and path[1:] == (".", READ):
+        return Mismatch("args-read", _path_text(path[0]), shown_reads(e_node), shown_reads(g_node))
+    return _mismatch("args-after-call", found)
 
 
 def _mismatch(kind: str, found: tuple[_Path, Any, Any]) -> Mismatch:
@@ -199,11 +208,11 @@ def _diff(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) ->
     tag = e.get("t")
     if g.get("t") != tag or tag in _NEVER or tag not in _SPEC:
         return path, e, g
-    if set(g) != set(e):
+    if set(g) != set(e) and not _reads_aside(e, g, settings):
         return path, e, g
     for key, check in _SPEC[tag]:
-        if key not in e:  # an optional key (an iterator's "raised"), absent on both sides
-            continue
+        if key not in e or key not in g:  # an optional key (an iterator's "raised"), absent
+            continue  # on both sides (or counts a task that does not compare them lacks)
         sub = path if key in ("v", "base", "fields") else (path, ".", key)
         found = _CHECKS[check](e[key], g[key], sub, settings, depth + 1)
         if found is not None:
@@ -212,6 +221,19 @@ def _diff(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) ->
 
 
 _WHOLE = object()  # marks a difference best shown on the enclosing node
+
+
+def _reads_aside(e: Mapping[str, Any], g: Mapping[str, Any], settings: GradingSettings) -> bool:
+    """Whether two nodes' keys differ only by an iterator's counts, which a task minted before
+    grader 7 (`arg_reads` off) does not compare."""
+    return not settings.arg_reads and set(e) ^ set(g) <= {READ}
+
+
+def _reads(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
+    """How far an iterator argument was read: compared where the task says so (grader 7)."""
+    if not settings.arg_reads or canonical(e) == canonical(g):
+        return None
+    return path, e, g
 
 
 def _eq(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) -> _Found:
@@ -356,6 +378,7 @@ _CHECKS: dict[str, _FieldCheck] = {
     "fields": _fields,
     "raised": _raised,
     "probes": _probes,
+    "reads": _reads,
 }
 _V_EQ: Sequence[tuple[str, str]] = (("v", "eq"),)
 _V_NODES: Sequence[tuple[str, str]] = (("v", "nodes"),)
@@ -376,7 +399,7 @@ _SPEC: dict[str, Sequence[tuple[str, str]]] = {
     "deque": (("maxlen", "node"), ("v", "nodes")),
     "ref": (("v", "name"),),
     "module": (("v", "name"),),
-    "iter": (("v", "nodes"), ("truncated", "eq"), ("raised", "raised")),
+    "iter": (("v", "nodes"), ("truncated", "eq"), ("raised", "raised"), (READ, "reads")),
     "datetime": _TEMPORAL,
     "time": _TEMPORAL,
     "timezone": (("offset", "node"), ("name", "node")),

@@ -9,14 +9,14 @@ from typing import Any
 
 from replicate.values import render_exception
 
-__all__ = ["Mismatch", "Shown", "shown", "shown_raise"]
+__all__ = ["Mismatch", "Shown", "shown", "shown_raise", "shown_reads"]
 
 Shown = str | Callable[[], str]  # a side's text, or how to render it when it is first read
 
 
 class Mismatch:
     """The first difference between an expected and an observed outcome: its `kind` (value,
-    exception, args-after-call, timeout, missing, load_error, status), `path` (e.g.
+    exception, args-after-call, args-read, timeout, missing, load_error, status), `path` (e.g.
     "return[2]['a']", "raise", "args[0]") and both sides as text.  A side is rendered when it is
     first read: a grade reads one mismatch of a failing candidate's hundreds (the verdict's
     counterexample), and rendering them all cost a sixth of a warm grade.  Equal when kind, path
@@ -61,3 +61,13 @@ def shown(rendering: Callable[[Any], str], node: Any) -> Callable[[], str]:
 def shown_raise(exc: Any) -> Callable[[], str]:
     """An exception record as ``raise ...``, when it is read."""
     return lambda: "raise " + render_exception(exc)
+
+
+def shown_reads(counts: Any) -> str:
+    """An iterator argument's counts (wire.READ): how many items it had yielded when the call
+    returned, and once the call's result was read."""
+    if type(counts) is not list or len(counts) != 2:
+        return "<malformed>"
+    at_return, after = counts
+    noun = "item" if at_return == 1 else "items"
+    return f"{at_return} {noun} read when the call returned, {after} once its result was read"

@@ -2,7 +2,9 @@
 
 The reward, per task:
 
-1. Per hidden input, match is 0 or 1 (value or exception, then the arguments after the call).
+1. Per hidden input, match is 0 or 1 (value or exception, then the arguments after the call,
+   with how far the call and its result read each iterator argument where the task says so:
+   `GradingSettings.arg_reads`, grader 7).
    The denominator is always all hidden inputs: a timeout, a crash or a missing result is a
    mismatch.
 2. Per stratum s, score_s = matched_s / total_s.  Strata: ``traced`` (calls recorded while the

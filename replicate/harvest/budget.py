@@ -46,13 +46,15 @@ def share_of(max_per_target: int) -> int:
 
 def plain_key(args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
     """A hashable key equal for equal plain arguments (types told apart: 1, 1.0 and True
-    differ), or None when an argument is not plain or too large to be cheap."""
+    differ; one container passed in two places differs from two equal ones, as their pickles
+    do), or None when an argument is not plain or too large to be cheap."""
     room = [PLAIN_ITEMS]
-    key = (_plain(args, room), _plain(kwargs, room))
+    seen: dict[int, int] = {}
+    key = (_plain(args, room, seen), _plain(kwargs, room, seen))
     return None if _NOT_PLAIN in key else key
 
 
-def _plain(value: Any, room: list[int]) -> Any:
+def _plain(value: Any, room: list[int], seen: dict[int, int]) -> Any:
     kind = type(value)
     tag = _ATOMS.get(kind)
     if tag is not None:
@@ -62,11 +64,14 @@ def _plain(value: Any, room: list[int]) -> Any:
     if kind is float or kind is complex:
         return ("f", repr(value))  # nan equals itself, -0.0 differs from 0.0
     if kind in (tuple, list, dict, set, frozenset):
+        if id(value) in seen:  # reached again: the same object (a list passed twice, say)
+            return ("same", seen[id(value)])
+        seen[id(value)] = len(seen)
         room[0] -= len(value)
         if room[0] < 0:
             return _NOT_PLAIN
         items = value.items() if kind is dict else value
-        inner = tuple(_plain(v, room) for v in items)
+        inner = tuple(_plain(v, room, seen) for v in items)
         if _NOT_PLAIN in inner:
             return _NOT_PLAIN
         return (kind.__name__, frozenset(inner) if kind in (set, frozenset) else inner)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 from replicate.inputs.recipes import recipe_b64, with_replacements
 from replicate.inputs.renaming import renamings
+from replicate.inputs.selves import other_selves, seeds_among
 from replicate.inputs.signature import Slot, parse, parse_signature
-from replicate.inputs.widening import Budget, Seed, other_selves, render_call, seeds_among, widen
+from replicate.inputs.widening import Budget, Seed, render_call, widen
 
 __all__ = [
     "Budget",

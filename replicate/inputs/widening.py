@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from replicate.core import CallInput, Provenance, Target
+from replicate.inputs.iterables import iterable_patches
 from replicate.inputs.mutate import Pool, boundaries, mutate, pool_of
 from replicate.inputs.recipes import (
     ctor_slot,
@@ -65,6 +66,7 @@ class Budget:
 
     widened: int = 50
     edge: int = 20
+    iterables: int = 6  # sequences passed as iterators, one object in two slots (`iterables`)
     max_seed_bytes: int = 16_384  # larger seeds are not copied into recipes
     # Of each stratum, at most this share runs on a `self` built from a class call: a fresh
     # object is often empty, and a task graded mostly on empty objects rewards `return default`.
@@ -115,6 +117,7 @@ class _Call:
     values: Mapping[Slot, Any]  # the seed's plain slots
     patch: Mapping[Slot, Any]
     provenance: Provenance
+    shared: bool = False  # one object in two slots: another call than two equal ones
 
 
 @dataclass(frozen=True)
@@ -160,7 +163,8 @@ def widen(
     picks = _Picks(relations, keys, seen, budget)
     edge = picks.take(_edges(calls, _defaults(signature)), budget.edge)
     widened = picks.take(_widened(target, signature, calls, rng, salt), budget.widened)
-    made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge])]
+    iterables = picks.take(_iterable_calls(calls), budget.iterables)
+    made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge, *iterables])]
     return Widening(tuple(made), generatable=True)
 
 
@@ -188,45 +192,6 @@ def _encodes(patch: Mapping[Slot, Any]) -> bool:
     return True
 
 
-def seeds_among(inputs: Sequence[CallInput]) -> list[CallInput]:
-    """The inputs to generate from: the traced calls, and those traced calls run on a `self`
-    built from another class call (`other_selves`)."""
-    return [i for i in inputs if i.provenance == "traced" or _other_self(i)]
-
-
-def _other_self(item: CallInput) -> bool:
-    return not item.replaced and seed_call(item).build
-
-
-def other_selves(
-    traced: Sequence[CallInput], ctors: Sequence[bytes], first_index: int, limit: int
-) -> tuple[CallInput, ...]:
-    """Traced method calls made on a `self` built from another recorded class call of its class
-    (`ctors`, pickled `(args, kwargs)`): each class call once with a different traced call
-    first, then again round the traced calls, up to `limit`.  They are generated inputs, and
-    seeds for the widening as well (the runner reports their class call's arguments)."""
-    own = [(item, seed_call(item)) for item in traced]
-    own = [(item, parts) for item, parts in own if parts.ctor is not None]
-    made: list[CallInput] = []
-    for turn, n in itertools.product(range(len(own)), range(len(ctors))):
-        item, parts = own[(n + turn) % len(own)]
-        if len(made) >= limit:
-            break
-        if ctors[n] == parts.ctor:
-            continue
-        made.append(
-            CallInput(
-                index=first_index + len(made),
-                stratum="widened",
-                provenance="widened",
-                origin=item.origin,
-                visible=False,
-                pickle_b64=recipe_b64(parts.call, {}, ctors[n], build=True),
-            )
-        )
-    return tuple(made)
-
-
 @dataclass(frozen=True)
 class _Picks:
     """Takes generated calls that keep the relations, are new, and keep built selves within
@@ -250,7 +215,7 @@ class _Picks:
             builds = _builds_self(call)
             if builds and built >= most_built:
                 continue
-            key = self.keys.of(call.seed, call.patch)
+            key = self.keys.of(call.seed, call.patch) + ("#shared" if call.shared else "")
             if key not in self.seen:
                 self.seen.add(key)
                 taken.append(call)
@@ -281,6 +246,12 @@ def _widened(
         else:
             patch = _mutant_patch(slots, rng, pool)
         yield _Call(seed, values, patch, "widened")
+
+
+def _iterable_calls(calls: Sequence[tuple[Seed, dict[Slot, Any]]]) -> Iterator[_Call]:
+    for found in iterable_patches([values for _, values in calls]):
+        seed, values = calls[found.at]
+        yield _Call(seed, values, found.patch, "widened", shared=found.shared)
 
 
 def _slots_to_vary(values: Mapping[Slot, Any], rng: random.Random, share: float) -> dict[Slot, Any]:

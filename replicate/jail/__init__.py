@@ -30,7 +30,7 @@ from replicate.jail.sandbox.cgroup import sweep_cgroups
 from replicate.jail.sandbox.system import system_view
 from replicate.jail.series import WorkerSessions
 from replicate.jail.warm import Slot, WarmPool
-from replicate.jail.wire import CTOR_RECIPE_TAG, PROBE, PROBED, RECIPE_TAG
+from replicate.jail.wire import CTOR_RECIPE_TAG, PROBE, PROBED, READ, RECIPE_TAG
 
 __all__ = [
     "CTOR_RECIPE_TAG",
@@ -38,6 +38,7 @@ __all__ = [
     "KNOWN_OUTCOMES",
     "PROBE",
     "PROBED",
+    "READ",
     "RECIPE_TAG",
     "CandidateSessions",
     "Jail",

@@ -162,6 +162,7 @@ def job_dict(
         "call_timeout_s": settings.call_timeout_s,
         "max_items": settings.max_items,
         "max_arg_items": settings.arg_items,
+        "arg_reads": settings.arg_reads,
         "max_depth": settings.max_depth,
         "max_bytes": settings.max_bytes,
         "channel_fd": 3,

@@ -56,6 +56,15 @@ PROBE = "probe"
 MAX_PROBES = 12  # calls of one returned function
 MAX_PROBED = 8  # returned functions probed in one returned value; the rest stay unverified refs
 
+# An iterator among a call's arguments, in the arguments after the call, with the job's
+# ``arg_reads``: {"t": "iter", "v": [...], "truncated": bool, READ: [at_return, after_result]},
+# the items it had yielded when the call returned (or raised) and once the returned value was
+# read; an iterator whose count the runner cannot read without consuming it has no READ.
+READ = "read"
+# In the arguments reported before the call (``args_in``, ``kwargs_in``): an argument that is
+# the very object of an earlier one, {"t": SAME, "v": "args[0]"} (one iterator passed twice).
+SAME = "same"
+
 
 class ExceptionRecord(TypedDict):
     type: str  # the exception class's verified qualified name
@@ -153,6 +162,7 @@ class Job(TypedDict, total=False):
     call_timeout_s: float
     max_items: int
     max_arg_items: int  # iterator items of a call's arguments; max_items where absent
+    arg_reads: bool  # how far the call and its result read each iterator argument (READ)
     max_depth: int
     max_bytes: int
     channel_fd: int

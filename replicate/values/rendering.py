@@ -255,6 +255,7 @@ _SIMPLE: dict[str, Callable[[Any], str]] = {
     "lock": lambda n: _lock(n, "_thread.lock"),
     "rlock": lambda n: _lock(n, "_thread.RLock"),
     "probed": lambda n: f"<function: {len(n['v'])} probes>",
+    "same": lambda n: f"<the same object as {n['v']}>",  # an argument passed twice (wire.SAME)
 }
 _COMPOSITE: dict[str, Callable[[Any, _Out], None]] = {
     "list": lambda n, out: _seq(n["v"], out, "[", "]"),

@@ -96,6 +96,8 @@ _type_basicsize = type.__dict__["__basicsize__"].__get__
 _type_itemsize = type.__dict__["__itemsize__"].__get__
 _type_dictoffset = type.__dict__["__dictoffset__"].__get__
 _type_weakrefoffset = type.__dict__["__weakrefoffset__"].__get__
+_type_flags = type.__dict__["__flags__"].__get__
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made at run time, whose methods can change
 _builtin_self = types.BuiltinFunctionType.__dict__["__self__"].__get__
 _builtin_name = types.BuiltinFunctionType.__dict__["__name__"].__get__
 _builtin_eq = types.BuiltinFunctionType.__eq__
@@ -162,6 +164,7 @@ _RETURNED, _RAISED, _TIMEOUT = wire.RETURNED, wire.RAISED, wire.TIMEOUT
 _LOAD_ERROR, _RUNNER_ERROR = wire.LOAD_ERROR, wire.RUNNER_ERROR
 _STARTED, _READY, _IMPORT_ERROR = wire.STARTED, wire.READY, wire.IMPORT_ERROR
 _LOADED, _DONE, _EXITED = wire.LOADED, wire.DONE, wire.EXITED
+_READ, _SAME = wire.READ, wire.SAME
 # The global random generator is reset before every call to the state `random.seed(0)` gives: a
 # function that draws from it (more_itertools.sample, say) gives the same outcome on every run
 # instead of passing golden runs by chance and failing when graded. `setstate` is captured here,
@@ -189,9 +192,10 @@ def _is_in(obj: object, table: dict[int, Any]) -> bool:
 
 class EncodeLimits:
     """Bounds on one encoded value: iterator items, nesting depth, approximate JSON size; and
-    the iterator items of a call's arguments (`arg_items`, `max_items` where not given)."""
+    the iterator items of a call's arguments (`arg_items`, `max_items` where not given), and
+    whether a call's outcome says how far it read each iterator argument (`reads`)."""
 
-    __slots__ = ("arg_items", "max_bytes", "max_depth", "max_items")
+    __slots__ = ("arg_items", "max_bytes", "max_depth", "max_items", "reads")
 
     def __init__(
         self,
@@ -199,11 +203,13 @@ class EncodeLimits:
         max_depth: int = 64,
         max_bytes: int = 2_000_000,
         arg_items: int | None = None,
+        reads: bool = False,
     ) -> None:
         self.max_items = max_items
         self.max_depth = max_depth
         self.max_bytes = max_bytes
         self.arg_items = max_items if arg_items is None else arg_items
+        self.reads = reads
 
     def arguments(self) -> EncodeLimits:
         """The bounds for a call's arguments: what is left of an iterator argument shows how far

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from .base import (
     _ALRM,
+    _HEAPTYPE,
     _ITIMER_REAL,
     _LOAD_ERROR,
     _MSG_CAP,
@@ -17,6 +18,7 @@ from .base import (
     _RECIPE,
     _RECIPE_CTOR,
     _RETURNED,
+    _SAME,
     _SET_RANDOM_STATE,
     _SIG_BLOCK,
     _SIG_UNBLOCK,
@@ -26,15 +28,21 @@ from .base import (
     _Alarm,
     _CoroutineType,
     _dict_items,
+    _id,
+    _is_in,
     _on_alarm,
     _perf,
     _pickle_loads,
+    _proxy_get,
     _setitimer,
     _sigmask,
     _signal,
     _Timeout,
     _type,
+    _type_dict,
+    _type_flags,
 )
+from .by_type import _SCALARS
 from .byvalue import _name_by_value
 from .encoding import encode, exception_record
 from .probes import Probes, _drive
@@ -88,6 +96,60 @@ def _armed(work: Callable[[], dict[str, Any]], timeout: float) -> dict[str, Any]
     return result
 
 
+_READ_ITEMS = 64  # items of a list or tuple argument looked at for iterators to count
+
+
+def _counted(it: Any) -> int | None:
+    """What is left of an iterator, by its type's own `__length_hint__`, for iterators of a
+    static (C) type only (a list's, a tuple's, a str's, a range's, a dict's, `repeat(x, n)`):
+    their methods cannot be changed by the candidate, and the hint is the items left.  None
+    for any other object (a generator, `map`, `count`: reading how far they are would consume
+    them)."""
+    kind = _type(it)
+    if _type_flags(kind) & _HEAPTYPE:
+        return None
+    own = _type_dict(kind)
+    hint = _proxy_get(own, "__length_hint__", None)
+    if hint is None or _proxy_get(own, "__next__", None) is None:
+        return None
+    try:
+        left = hint(it)
+    except (TypeError, ValueError, OverflowError):  # an endless `repeat(x)` has no length
+        return None
+    return left if _type(left) is int else None
+
+
+class ArgReads:
+    """How many items each iterator among a call's arguments (and among the items of a list or
+    tuple argument) had yielded at each `mark`: when the call returned or raised, and once its
+    returned value was read (wire.READ).  Counted from what was left before the call."""
+
+    __slots__ = ("counted",)
+
+    def __init__(self, args: tuple[Any, ...], kwargs: dict[str, Any]) -> None:
+        self.counted: dict[int, tuple[Any, int, list[int]]] = {}
+        for value in [*args, *[v for _, v in _dict_items(kwargs)]]:
+            self.add(value)
+            kind = _type(value)
+            if kind is list or kind is tuple:
+                for item in value[:_READ_ITEMS]:
+                    self.add(item)
+
+    def add(self, value: Any) -> None:
+        left = None if _id(value) in self.counted else _counted(value)
+        if left is not None:
+            self.counted[_id(value)] = (value, left, [])
+
+    def mark(self) -> None:
+        for it, before, marks in self.counted.values():
+            left = _counted(it)
+            marks.append(before - (before if left is None else left))
+
+    def of(self, it: Any) -> list[int] | None:
+        found = self.counted.get(_id(it))
+        return found[2] if found is not None and found[0] is it else None
+
+
 def _call(
     fn: Callable[..., Any],
     args: tuple[Any, ...],
@@ -102,28 +164,54 @@ def _call(
         if shown is not None and shown["status"] == "loaded":
             # For rendering the call at gen time: a second copy of the input, so encoding it
             # (which consumes iterators) leaves the arguments of the real call untouched.
-            before["args_in"] = [encode(a, arg_lim) for a in shown["args"]]
-            before["kwargs_in"] = {k: encode(v, arg_lim) for k, v in _dict_items(shown["kwargs"])}
+            before["args_in"], before["kwargs_in"] = _shown(shown, arg_lim)
             if "ctor_in" in shown:
                 before["ctor_in"] = shown["ctor_in"]
         probes = Probes(args, kwargs)  # drawn before the call can change its arguments
+        reads = ArgReads(args, kwargs) if lim.reads else None
         try:
             if _RANDOM_STATE:
                 _SET_RANDOM_STATE(_RANDOM_STATE[0])
             value = fn(*args, **kwargs)
             if _type(value) is _CoroutineType:
                 value = _drive(value)
+            if reads is not None:
+                reads.mark()  # returned: before its value is read
             out: dict[str, Any] = {"status": _RETURNED, "value": encode(value, lim, probes)}
         except BaseException as exc:
             if _type(exc) is _Timeout:
                 raise
+            if reads is not None:
+                reads.mark()
             out = {"status": _RAISED, "exc": exception_record(exc)}
-        out["args"] = [encode(a, arg_lim) for a in args]
-        out["kwargs"] = {k: encode(v, arg_lim) for k, v in _dict_items(kwargs)}
+        if reads is not None:
+            reads.mark()  # the returned value read (a raise: nothing more to read)
+        out["args"] = [encode(a, arg_lim, reads=reads) for a in args]
+        out["kwargs"] = {k: encode(v, arg_lim, reads=reads) for k, v in _dict_items(kwargs)}
         out.update(before)
         return out
 
     return work
+
+
+def _shown(loaded: dict[str, Any], lim: EncodeLimits) -> tuple[list[Any], dict[str, Any]]:
+    """The arguments before the call, each encoded, but one that is the very object of an
+    earlier one (a list or an iterator passed twice), which is named after it (wire.SAME):
+    encoding it again would show an iterator read empty by the first."""
+    where: dict[int, tuple[Any, str]] = {}
+
+    def once(value: Any, place: str) -> Any:
+        seen = where.get(_id(value))
+        if seen is not None and seen[0] is value:
+            return {"t": _SAME, "v": seen[1]}
+        kind = _type(value)
+        if not _is_in(kind, _SCALARS) and kind is not tuple and kind is not frozenset:
+            where[_id(value)] = (value, place)  # the empty tuple is one object everywhere
+        return encode(value, lim)
+
+    args = [once(a, f"args[{n}]") for n, a in enumerate(loaded["args"])]
+    kwargs = {k: once(v, f"kwargs[{k!r}]") for k, v in _dict_items(loaded["kwargs"])}
+    return args, kwargs
 
 
 def _unpack(data: bytes, shown: Callable[[Any, Any], None] | None = None) -> Any:

@@ -15,6 +15,7 @@ from .base import (
     _NOT_FIELDS,
     _OBJECT_SIZE,
     _RANDOM_STATE,
+    _READ,
     _SET_RANDOM_STATE,
     _UNVERIFIED,
     EncodeLimits,
@@ -56,6 +57,7 @@ from .naming import _alias, _bound_builtin, _callable_name, type_name
 from .probes import _PROBE, _PROBED, _drive, _fresh, _unnamed_function
 
 if TYPE_CHECKING:
+    from .calling import ArgReads
     from .probes import Probes
 
 globals()["__builtins__"] = dict(builtins.__dict__)  # see base
@@ -117,10 +119,15 @@ class _Shared:
 
 class _Encoder:
     def __init__(
-        self, limits: EncodeLimits, probes: Probes | None = None, share: bool = True
+        self,
+        limits: EncodeLimits,
+        probes: Probes | None = None,
+        share: bool = True,
+        reads: ArgReads | None = None,
     ) -> None:
         self.limits = limits
         self.probes = probes  # set while encoding a returned value: its functions are probed
+        self.reads = reads  # set while encoding the arguments after the call
         self.budget = limits.max_bytes
         self.path: set[int] = set()
         self.visits: dict[int, int] = {}
@@ -312,6 +319,9 @@ class _Encoder:
         self.shared = None  # the iterator's own code runs: what was encoded may change
         items: list[Tagged] = []
         out: Tagged = {"t": "iter", "v": items, "truncated": False}
+        read = None if self.reads is None else self.reads.of(it)
+        if read is not None:
+            out[_READ] = read
         while True:
             try:
                 item = _next(it)
@@ -344,13 +354,18 @@ def _instance_dict(x: Any, desc: Any) -> dict[Any, Any] | None:
 
 
 def encode(
-    value: Any, limits: EncodeLimits | None = None, probes: Probes | None = None, share: bool = True
+    value: Any,
+    limits: EncodeLimits | None = None,
+    probes: Probes | None = None,
+    share: bool = True,
+    reads: ArgReads | None = None,
 ) -> Tagged:
     """The tagged encoding of one value; `toolarge` past the size budget, `opaque` on failure.
-    With `probes` (a call's returned value), a function without a verified name is probed.
+    With `probes` (a call's returned value), a function without a verified name is probed;
+    with `reads` (a call's arguments after it), an iterator it counted carries its counts.
     `share=False` walks an object again on every path that reaches it (the same result)."""
     try:
-        return _Encoder(limits or EncodeLimits(), probes, share).enc(value, 0)
+        return _Encoder(limits or EncodeLimits(), probes, share, reads).enc(value, 0)
     except _TooLarge:
         return {"t": "toolarge"}
     except BaseException as exc:

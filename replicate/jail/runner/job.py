@@ -40,6 +40,7 @@ def run(job: wire.Job) -> None:
         int(job["max_depth"]),
         int(job["max_bytes"]),
         None if arg_items is None else int(arg_items),
+        job.get("arg_reads") is True,
     )
     timeout = float(job["call_timeout_s"])
     load_timeout = max(timeout, _LOAD_TIMEOUT_S)

@@ -76,6 +76,7 @@ def run_runner(
     timeout: float = 1.0,
     max_items: int = 10_000,
     max_arg_items: int | None = None,
+    arg_reads: bool = False,
     encode_inputs: bool = False,
     flags: Sequence[str] = ("-I", "-S"),
     env: dict[str, str] | None = None,
@@ -102,6 +103,8 @@ def run_runner(
     }
     if max_arg_items is not None:
         job["max_arg_items"] = max_arg_items
+    if arg_reads:
+        job["arg_reads"] = True
     # argv[1], as the jail passes it
     setup = {"sys_path": [str(tmp_path)], "site_dirs": [], "by_value": byvalue.module_file()}
     chunks: list[bytes] = []
@@ -469,6 +472,33 @@ def test_returned_raised_and_arguments_after_call(tmp_path: Path) -> None:
 
 
 READS_ONE = "def f(it):\n    next(it)\n    return iter(range(3000))\n"
+
+
+SLIDES = (
+    "from itertools import islice, tee\n"
+    "def f(a, b):\n"
+    "    ts = tee(a, 3)\n"
+    "    for i, t in enumerate(ts):\n"
+    "        next(islice(t, i, i), None)\n"
+    "    return zip(*ts)\n"
+)
+
+
+def test_a_job_with_arg_reads_reports_how_far_each_iterator_argument_was_read(
+    tmp_path: Path,
+) -> None:
+    """The real runner, through its channel: one iterator pickled into two slots of one call
+    is one object in the jail (pickle's memo), and its node in both slots carries the items it
+    had yielded when the call returned and once its result was read (wire.READ)."""
+    shared = iter([1, 2, 3, 4])
+    inputs = [_blob([shared, shared]), _blob([iter([1, 2, 3, 4]), iter([1, 2, 3, 4])])]
+    run = run_runner(tmp_path, SLIDES, "f", inputs, max_arg_items=1_000, arg_reads=True)
+    aliased, apart = run.outcome(0), run.outcome(1)
+    assert [node[wire.READ] for node in aliased["args"]] == [[2, 4], [2, 4]]
+    assert [node[wire.READ] for node in apart["args"]] == [[2, 4], [0, 0]]
+    # the control: a job without the field (a task minted by grader 6) reports no counts
+    plain_run = run_runner(tmp_path, SLIDES, "f", inputs[:1], max_arg_items=1_000, module="old")
+    assert all(wire.READ not in node for node in plain_run.outcome(0)["args"])
 
 
 def test_an_iterator_argument_is_kept_to_its_own_cap(tmp_path: Path) -> None:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import itertools
+import pickle
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from replicate.harvest import budget as harvest_budget
+from replicate.harvest import rebuild as harvest_rebuild
 
 
 @pytest.mark.parametrize(
@@ -34,6 +36,26 @@ def test_plain_keys_of_equal_calls_are_equal_and_others_are_none() -> None:
     assert key(([object()],), {}) is None
     assert key((list(range(harvest_budget.PLAIN_ITEMS + 1)),), {}) is None
     assert key(("x" * (harvest_budget.PLAIN_LEN + 1),), {}) is None
+
+
+def test_one_list_passed_twice_is_another_call_than_two_equal_lists() -> None:
+    """Their pickles differ too (pickle's memo keeps one object one), and a function that
+    changes one argument while it reads the other may behave otherwise on each: so both are
+    recorded, as two distinct calls, each pickled whole as the recorder pickles a call."""
+    key = harvest_budget.plain_key
+    shared = [1, 2]
+    assert key((shared, shared), {}) != key(([1, 2], [1, 2]), {})
+    another = [1, 2]
+    assert key((shared, shared), {}) == key((another, another), {})
+    assert key((shared,), {"other": shared}) != key(([1, 2],), {"other": [1, 2]})
+    recorded = harvest_rebuild.dumps_capped(((shared, shared), {}), 65_536)
+    assert recorded is not None
+    assert recorded != harvest_rebuild.dumps_capped((([1, 2], [1, 2]), {}), 65_536)
+    args, _ = pickle.loads(recorded)
+    assert args[0] is args[1]
+    it = iter("ab")
+    args, kwargs = pickle.loads(harvest_rebuild.dumps_capped(((it,), {"again": it}), 65_536))
+    assert args[0] is kwargs["again"]
 
 
 def test_what_names_what_does_not_pickle() -> None:

@@ -184,11 +184,11 @@ def test_a_parameters_default_is_an_edge_case_when_no_call_passed_it() -> None:
         update={"qualname": "take", "docstring": None}
     )
     seeds = [_seed(k, ([1, 2, 3], k)) for k in range(1, 4)]
-    made = widen(target, seeds, 3, Budget(widened=0, edge=12))
+    made = widen(target, seeds, 3, Budget(widened=0, edge=12, iterables=0))
     edges = [call[1] for item, call in zip(made.inputs, _calls(made.inputs), strict=True)]
     assert None in edges  # n=None: the path no traced call took
     passed = [_seed(k, ([1, 2, 3], None if k == 2 else k)) for k in range(1, 4)]
-    again = widen(target, passed, 3, Budget(widened=0, edge=12))
+    again = widen(target, passed, 3, Budget(widened=0, edge=12, iterables=0))
     assert not any(call[1] is None for call in _calls(again.inputs))  # a call passed it already
 
 

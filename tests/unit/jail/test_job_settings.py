@@ -1,5 +1,6 @@
-"""A task's grading settings reach the runner's job: the cap on an iterator argument too, and a
-task minted before the cap existed (its settings lack the field) keeps its `max_items`."""
+"""A task's grading settings reach the runner's job: the cap on an iterator argument and whether
+to count how far each was read too; a task minted before the cap existed (its settings lack the
+field) keeps its `max_items`, and one minted before the counts asks for none."""
 
 from __future__ import annotations
 
@@ -28,3 +29,13 @@ def test_gen_mints_with_the_argument_cap_and_records_it() -> None:
     assert GOLDEN_SETTINGS.arg_items == WIDEN_SETTINGS.arg_items == ARG_ITEMS
     loaded = GradingSettings.model_validate_json(minted.model_dump_json())
     assert loaded.arg_items == ARG_ITEMS
+
+
+def test_gen_mints_with_arg_reads_and_a_grader_6_task_runs_without() -> None:
+    """Grader 7 outcomes say how far each iterator argument was read; a task minted before
+    (its settings lack the field) asks the runner for no counts, and compares none."""
+    minted = timing_settings(0.01, 0.2)
+    assert minted.arg_reads and GOLDEN_SETTINGS.arg_reads and WIDEN_SETTINGS.arg_reads
+    assert job_dict(TARGET, [], minted, encode_inputs=False)["arg_reads"] is True
+    old = GradingSettings.model_validate({"call_timeout_s": 1.0, "max_arg_items": 1_000})
+    assert job_dict(TARGET, [], old, encode_inputs=False)["arg_reads"] is False

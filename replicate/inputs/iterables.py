@@ -1,0 +1,82 @@
+"""Iterator arguments made from a traced call's iterables (docs/design.md §3).
+
+The tests of a function that takes any iterable mostly pass lists and strings; how far the call
+reads an iterator argument (when it returns, and once its result is read) then never shows, nor
+what it does with one iterator passed in two places.  From the plain slots of the traced calls
+that take iterables, by what the tests pass there (an iterator, or iterables of more than one
+kind: a list in one call and a str in another; a slot the tests only ever give a str is text,
+and an iterator there would be no call the function is made for):
+
+- an iterator over a slot's items in place of its sequence (a list, tuple, str or range);
+- one object in two such slots that took the same kind of iterable: an iterator over the
+  longer one's items (what a function that zips or interleaves its arguments reads in turn from
+  both), and where they took lists, one list (what a function that changes one while it reads
+  the other does).
+
+Pure: plain values in, patches out.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from replicate.inputs.recipes import is_ctor
+from replicate.inputs.signature import Slot
+from replicate.values import Items
+
+SEQUENCES = (list, tuple, str, range)
+MAX_ITEMS = 64  # a sequence longer than this is not made an iterator
+
+
+@dataclass(frozen=True)
+class IterablePatch:
+    """A patch of the `at`-th call's slots; `shared`: one object in two of them."""
+
+    at: int
+    patch: Mapping[Slot, Any]
+    shared: bool
+
+
+def iterable_patches(calls: Sequence[Mapping[Slot, Any]]) -> Iterator[IterablePatch]:
+    """For each call in turn its next patch (shared ones first), until none is left."""
+    kinds: dict[Slot, set[type]] = {}
+    for values in calls:
+        for slot, value in values.items():
+            if type(value) is Items or type(value) in SEQUENCES:
+                kinds.setdefault(slot, set()).add(type(value))
+    takes = {slot for slot, seen in kinds.items() if len(seen) > 1 or Items in seen}
+    per_call = [list(_patches(n, values, takes)) for n, values in enumerate(calls)]
+    for row in itertools.zip_longest(*per_call):
+        yield from (patch for patch in row if patch is not None)
+
+
+def _patches(at: int, values: Mapping[Slot, Any], takes: set[Slot]) -> Iterator[IterablePatch]:
+    slots = [slot for slot in values if slot in takes and not is_ctor(slot)]
+    slots = [slot for slot in slots if _iterable(values[slot])]
+    for first, second in itertools.combinations(slots, 2):
+        a, b = values[first], values[second]
+        if type(a) is not type(b):
+            continue
+        longer = max(_items(a), _items(b), key=len)
+        shared = Items(longer)
+        yield IterablePatch(at, {first: shared, second: shared}, shared=True)
+        if type(a) is list:
+            same = list(longer)
+            yield IterablePatch(at, {first: same, second: same}, shared=True)
+    for slot in slots:
+        value = values[slot]
+        if type(value) in SEQUENCES:
+            yield IterablePatch(at, {slot: Items(tuple(value))}, shared=False)
+
+
+def _items(value: Any) -> tuple[Any, ...]:
+    return value.items if type(value) is Items else tuple(value)
+
+
+def _iterable(value: Any) -> bool:
+    if type(value) is Items:
+        return len(value.items) <= MAX_ITEMS
+    return type(value) in SEQUENCES and len(value) <= MAX_ITEMS
