@@ -24,9 +24,10 @@ from replicate.core import HiddenTask, RepoRecord
 from replicate.gen.ledger import carry_over
 
 
-def merge_repo(batch: Path, staged: Path, key: str) -> None:
-    """Put the tasks and snapshot of `staged` (a batch of repository `key`) into `batch`."""
-    drop_repo(batch, key)
+def merge_repo(batch: Path, staged: Path, key: str, drop: tuple[str, ...] | None = None) -> None:
+    """Put the tasks and snapshot of `staged` (a batch of repository `key`) into `batch`, in
+    place of what `batch` holds of `key` at the commits `drop` (None: at every commit)."""
+    drop_repo(batch, key, drop)
     measured = read_difficulty(staged)
     for top in (SPECS, HIDDEN):
         source = staged / top
@@ -43,13 +44,14 @@ def merge_repo(batch: Path, staged: Path, key: str) -> None:
                 _replace(item, batch / rel)
     write_manifest(batch)
     write_difficulty(batch, measured.tasks if measured is not None else None)
-    carry_over(batch, staged, key)
+    carry_over(batch, staged, key, drop)
 
 
-def drop_repo(batch: Path, key: str) -> None:
-    """Remove every task and snapshot of repository `key` (any commit) from `batch`."""
+def drop_repo(batch: Path, key: str, commits: tuple[str, ...] | None = None) -> None:
+    """Remove every task and snapshot of repository `key` at `commits` (None: at any commit)
+    from `batch`."""
     repos = batch / HIDDEN / REPOS
-    dirs = {p.parent.name for p in repos.glob("*/repo.json") if _key(p) == key}
+    dirs = {p.parent.name for p in repos.glob("*/repo.json") if _held(p, key, commits)}
     if not dirs:
         return
     for path in (batch / HIDDEN).glob("*/task.json"):
@@ -65,11 +67,12 @@ def drop_repo(batch: Path, key: str) -> None:
         shutil.rmtree(repos / name)
 
 
-def _key(repo_json: Path) -> str | None:
+def _held(repo_json: Path, key: str, commits: tuple[str, ...] | None) -> bool:
     try:
-        return RepoRecord.model_validate_json(repo_json.read_text(encoding="utf-8")).key
+        record = RepoRecord.model_validate_json(repo_json.read_text(encoding="utf-8"))
     except (OSError, ValidationError):
-        return None
+        return False
+    return record.key == key and (commits is None or record.commit in commits)
 
 
 def _replace(source: Path, dest: Path) -> None:

@@ -155,5 +155,5 @@ def test_one_repository_listed_twice_is_minted_once(tiny: Tiny, tmp_path: Path) 
     report, fake = mint(path, tmp_path / "batch", fake_work(tiny, "empty"))
     assert len(fake.items) == 1
     assert (report.card.repositories[1].failure or "").startswith(
-        f"set-up: tinyrepo is already minted from {tiny.repo}"
+        f"set-up: tinypkg is already minted from {tiny.repo}"
     )
