@@ -1,0 +1,50 @@
+"""`replicate gen --repos` for real over two repositories whose folders are both named `src` (and
+whose metadata names them both `tinypkg`: two different projects of one name) and `/`: both
+minted, with distinct task ids and a card row each; `/` is its own set-up failure. And
+`gen --repo /` alone: one line, no traceback."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from replicate.batch.store import Batch
+from tests.integration.minted import FILES, git, make_git_repo, run_cli
+
+
+def test_two_repositories_of_one_name_are_both_minted(tmp_path: Path) -> None:
+    one = make_git_repo(tmp_path / "one" / "src", FILES)
+    two = make_git_repo(tmp_path / "two" / "src", {**FILES, "README.md": "the other one\n"})
+    repos = tmp_path / "repos.txt"
+    repos.write_text(f"{one}\n/\n{two}\n")
+    out = tmp_path / "batch"
+    args = ("--limit", "1", "--no-strength", "--workers", "2", "--json")
+    done = run_cli("gen", "--repos", str(repos), "--out", str(out), *args, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    assert "Traceback" not in done.stderr
+    rows = {row["source"]: row for row in json.loads(done.stdout)["repositories"]}
+    assert list(rows) == [str(one), "/", str(two)]
+    assert rows["/"]["status"] == "failed"
+    assert rows["/"]["failure"] == (
+        "set-up: cannot snapshot /: the file system's root is not a repository"
+    )
+    first, second = rows[str(one)], rows[str(two)]
+    assert first["status"] == second["status"] == "minted", done.stdout
+    assert first["tasks"] == second["tasks"] == 1
+    root = git(two, "rev-list", "--max-parents=0", "HEAD")
+    assert (first["key"], second["key"]) == ("tinypkg", f"tinypkg-{root[:8]}")
+    assert second["origin"] == f"root:{root}"
+    ids = Batch.open(out).ids
+    assert len(ids) == 2
+    assert sorted(i.split("__")[0] for i in ids) == ["tinypkg", f"tinypkg-{root[:8]}"]
+    card = (out / "CARD.md").read_text()
+    assert f"| tinypkg-{root[:8]} |" in card and "| tinypkg |" in card
+
+
+def test_gen_of_the_root_folder_is_one_line(tmp_path: Path) -> None:
+    done = run_cli("gen", "--repo", "/", "--out", str(tmp_path / "batch"), timeout=300)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines()[-1] == (
+        "error: cannot snapshot /: the file system's root is not a repository"
+    )
+    assert "Traceback" not in done.stderr
