@@ -20,7 +20,7 @@ from replicate.executors import Executor
 from replicate.gen.many.card import BatchCard, build_card, write_card
 from replicate.gen.many.job import JobResult, RepoJob, mint_repo, unpack
 from replicate.gen.many.ledger import RepoOutcome, append_ledger, read_ledger
-from replicate.gen.many.merge import merge_repo
+from replicate.gen.many.merge import merge_repo, prune_repo
 from replicate.gen.many.pin import Pinned, pin_source
 from replicate.gen.many.placing import Placed, Refused, place
 from replicate.gen.many.sources import Source, read_sources
@@ -101,6 +101,8 @@ def _plan(sources: Sequence[Source], out: Path, options: ManyOptions, show: Prog
         pin = placed.pinned
         if previous and previous.done_at(placed.key, pin.commit) and _present(out, previous):
             skipped.append(placed.source.text)
+            if placed.drop is None:  # --replace: the batch keeps this commit alone
+                prune_repo(out, placed.key, pin.commit)
             continue
         jobs.append(_job(placed, options))
         drops[placed.source.text] = placed.drop

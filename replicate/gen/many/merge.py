@@ -47,6 +47,18 @@ def merge_repo(batch: Path, staged: Path, key: str, drop: tuple[str, ...] | None
     carry_over(batch, staged, key, drop)
 
 
+def prune_repo(batch: Path, key: str, keep: str) -> None:
+    """Every commit of repository `key` but `keep` out of `batch`, its manifest and its ledger of
+    targets (`--replace`, when `keep` is minted there already)."""
+    records = [_record(p) for p in (batch / HIDDEN / REPOS).glob("*/repo.json")]
+    others = {r.commit for r in records if r is not None and r.key == key and r.commit != keep}
+    if not others:
+        return
+    drop_repo(batch, key, tuple(sorted(others)))
+    write_manifest(batch)
+    carry_over(batch, None, key, tuple(sorted(others)))
+
+
 def drop_repo(batch: Path, key: str, commits: tuple[str, ...] | None = None) -> None:
     """Remove every task and snapshot of repository `key` at `commits` (None: at any commit)
     from `batch`."""
@@ -68,11 +80,17 @@ def drop_repo(batch: Path, key: str, commits: tuple[str, ...] | None = None) -> 
 
 
 def _held(repo_json: Path, key: str, commits: tuple[str, ...] | None) -> bool:
+    record = _record(repo_json)
+    return (
+        record is not None and record.key == key and (commits is None or record.commit in commits)
+    )
+
+
+def _record(repo_json: Path) -> RepoRecord | None:
     try:
-        record = RepoRecord.model_validate_json(repo_json.read_text(encoding="utf-8"))
+        return RepoRecord.model_validate_json(repo_json.read_text(encoding="utf-8"))
     except (OSError, ValidationError):
-        return False
-    return record.key == key and (commits is None or record.commit in commits)
+        return None
 
 
 def _replace(source: Path, dest: Path) -> None:

@@ -48,3 +48,33 @@ def test_gen_of_the_root_folder_is_one_line(tmp_path: Path) -> None:
         "error: cannot snapshot /: the file system's root is not a repository"
     )
     assert "Traceback" not in done.stderr
+
+
+def test_two_commits_sit_beside_each_other_until_replace(tmp_path: Path) -> None:
+    repo = make_git_repo(tmp_path / "proj", FILES)
+    first = git(repo, "rev-parse", "HEAD")
+    (repo / "README.md").write_text("a second commit\n")
+    git(repo, "add", "-A")
+    git(repo, "commit", "-q", "-m", "second")
+    repos = tmp_path / "repos.txt"
+    repos.write_text(f"{repo}@{first}\n{repo}\n")
+    out = tmp_path / "batch"
+    args = ("--limit", "1", "--no-strength", "--workers", "2", "--json")
+    done = run_cli("gen", "--repos", str(repos), "--out", str(out), *args, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    old, new = json.loads(done.stdout)["repositories"]
+    assert old["status"] == new["status"] == "minted"
+    assert old["key"] == new["key"] == "tinypkg" and old["commit"] == first != new["commit"]
+    beside = Batch.open(out).ids
+    assert len(beside) == 2  # one task of each commit, distinct ids
+
+    done = run_cli("gen", "--repos", str(repos), "--out", str(out), "--replace", *args)
+    assert done.returncode == 0, done.stderr[-3000:]
+    card = json.loads(done.stdout)
+    old, new = card["repositories"]
+    assert old["failure"] == f"set-up: replaced by {repo} (--replace: one commit per repository)"
+    assert card["skipped"] == [str(repo)]  # minted already: not minted again
+    kept = Batch.open(out).ids
+    assert len(kept) == 1 and set(kept) < set(beside)
+    ledger = (out / "funnel.jsonl").read_text()
+    assert first not in ledger and new["commit"] in ledger
