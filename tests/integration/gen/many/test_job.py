@@ -199,6 +199,7 @@ def test_a_bug_of_gen_is_said_not_crashed_on(
     job = child.ChildJob(
         repo="x",
         commit="c",
+        key="x",
         out=tmp_path,
         limit=None,
         sandbox="local",

@@ -7,33 +7,42 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 from replicate.batch.store import Batch
 from tests.integration.minted import FILES, git, make_git_repo, run_cli
+
+CHEAP = ("--limit", "1", "--no-strength", "--workers", "2", "--json")
+
+
+def gen_repos(tmp_path: Path, lines: list[str], *extra: str) -> tuple[dict[str, Any], str]:
+    """`gen --repos` of `lines` into tmp_path/batch: the card (with `skipped`) and stderr."""
+    repos = tmp_path / "repos.txt"
+    repos.write_text("".join(f"{line}\n" for line in lines))
+    out = tmp_path / "batch"
+    done = run_cli("gen", "--repos", str(repos), "--out", str(out), *CHEAP, *extra, timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    return json.loads(done.stdout), done.stderr
 
 
 def test_two_repositories_of_one_name_are_both_minted(tmp_path: Path) -> None:
     one = make_git_repo(tmp_path / "one" / "src", FILES)
     two = make_git_repo(tmp_path / "two" / "src", {**FILES, "README.md": "the other one\n"})
-    repos = tmp_path / "repos.txt"
-    repos.write_text(f"{one}\n/\n{two}\n")
-    out = tmp_path / "batch"
-    args = ("--limit", "1", "--no-strength", "--workers", "2", "--json")
-    done = run_cli("gen", "--repos", str(repos), "--out", str(out), *args, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    assert "Traceback" not in done.stderr
-    rows = {row["source"]: row for row in json.loads(done.stdout)["repositories"]}
+    card, stderr = gen_repos(tmp_path, [str(one), "/", str(two)])
+    assert "Traceback" not in stderr
+    rows = {row["source"]: row for row in card["repositories"]}
     assert list(rows) == [str(one), "/", str(two)]
     assert rows["/"]["status"] == "failed"
     assert rows["/"]["failure"] == (
         "set-up: cannot snapshot /: the file system's root is not a repository"
     )
     first, second = rows[str(one)], rows[str(two)]
-    assert first["status"] == second["status"] == "minted", done.stdout
+    assert first["status"] == second["status"] == "minted", card
     assert first["tasks"] == second["tasks"] == 1
     root = git(two, "rev-list", "--max-parents=0", "HEAD")
     assert (first["key"], second["key"]) == ("tinypkg", f"tinypkg-{root[:8]}")
     assert second["origin"] == f"root:{root}"
+    out = tmp_path / "batch"
     ids = Batch.open(out).ids
     assert len(ids) == 2
     assert sorted(i.split("__")[0] for i in ids) == ["tinypkg", f"tinypkg-{root[:8]}"]
@@ -56,21 +65,15 @@ def test_two_commits_sit_beside_each_other_until_replace(tmp_path: Path) -> None
     (repo / "README.md").write_text("a second commit\n")
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", "second")
-    repos = tmp_path / "repos.txt"
-    repos.write_text(f"{repo}@{first}\n{repo}\n")
-    out = tmp_path / "batch"
-    args = ("--limit", "1", "--no-strength", "--workers", "2", "--json")
-    done = run_cli("gen", "--repos", str(repos), "--out", str(out), *args, timeout=900)
-    assert done.returncode == 0, done.stderr[-3000:]
-    old, new = json.loads(done.stdout)["repositories"]
+    lines = [f"{repo}@{first}", str(repo)]
+    old, new = gen_repos(tmp_path, lines)[0]["repositories"]
     assert old["status"] == new["status"] == "minted"
     assert old["key"] == new["key"] == "tinypkg" and old["commit"] == first != new["commit"]
+    out = tmp_path / "batch"
     beside = Batch.open(out).ids
     assert len(beside) == 2  # one task of each commit, distinct ids
 
-    done = run_cli("gen", "--repos", str(repos), "--out", str(out), "--replace", *args)
-    assert done.returncode == 0, done.stderr[-3000:]
-    card = json.loads(done.stdout)
+    card = gen_repos(tmp_path, lines, "--replace")[0]
     old, new = card["repositories"]
     assert old["failure"] == f"set-up: replaced by {repo} (--replace: one commit per repository)"
     assert card["skipped"] == [str(repo)]  # minted already: not minted again
