@@ -20,7 +20,7 @@ from replicate.executors import Executor
 from replicate.gen.many.card import BatchCard, build_card, write_card
 from replicate.gen.many.job import JobResult, RepoJob, mint_repo, unpack
 from replicate.gen.many.ledger import RepoOutcome, append_ledger, read_ledger
-from replicate.gen.many.merge import merge_repo, prune_repo
+from replicate.gen.many.merge import forget_repo, merge_repo, prune_repo
 from replicate.gen.many.pin import Pinned, pin_source
 from replicate.gen.many.placing import Placed, Refused, place
 from replicate.gen.many.sources import Source, read_sources
@@ -104,9 +104,18 @@ def _plan(sources: Sequence[Source], out: Path, options: ManyOptions, show: Prog
             if placed.drop is None:  # --replace: the batch keeps this commit alone
                 prune_repo(out, placed.key, pin.commit)
             continue
+        if previous is not None:
+            _forget_renamed(out, previous, placed.key)
         jobs.append(_job(placed, options))
         drops[placed.source.text] = placed.drop
     return _Plan(jobs, drops, tuple(skipped))
+
+
+def _forget_renamed(out: Path, previous: RepoOutcome, key: str) -> None:
+    """A source minted before under another key (by a gen that named it otherwise): that
+    minting out of the batch, as this one will replace it."""
+    if previous.status == "minted" and previous.key not in (None, key) and previous.commit:
+        forget_repo(out, previous.key or key, (previous.commit,))
 
 
 def _refuse(out: Path, refused: Refused) -> None:

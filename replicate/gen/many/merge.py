@@ -52,11 +52,16 @@ def prune_repo(batch: Path, key: str, keep: str) -> None:
     targets (`--replace`, when `keep` is minted there already)."""
     records = [_record(p) for p in (batch / HIDDEN / REPOS).glob("*/repo.json")]
     others = {r.commit for r in records if r is not None and r.key == key and r.commit != keep}
-    if not others:
+    forget_repo(batch, key, tuple(sorted(others)))
+
+
+def forget_repo(batch: Path, key: str, commits: tuple[str, ...]) -> None:
+    """Repository `key` at `commits` out of `batch`, its manifest and its ledger of targets."""
+    if not commits:
         return
-    drop_repo(batch, key, tuple(sorted(others)))
+    drop_repo(batch, key, commits)
     write_manifest(batch)
-    carry_over(batch, None, key, tuple(sorted(others)))
+    carry_over(batch, None, key, commits)
 
 
 def drop_repo(batch: Path, key: str, commits: tuple[str, ...] | None = None) -> None:

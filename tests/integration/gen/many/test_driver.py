@@ -187,3 +187,27 @@ def test_a_source_that_cannot_be_acquired_fails_alone(tiny: Tiny, tmp_path: Path
     assert rows[str(slow)].failure == f"set-up: out of time after 12 s while acquiring {slow}"
     assert rows[str(tiny.repo)].status == "minted"
     assert fake.items[0].budget_s is not None and fake.items[0].budget_s < 12.0  # what is left
+
+
+def test_a_source_minted_under_another_name_before_is_replaced(tiny: Tiny, tmp_path: Path) -> None:
+    """A batch minted when a repository was named by its folder: the source's tasks under the
+    old name leave the batch when it is minted under its project's name."""
+    out = tiny.copy_batch(tmp_path / "batch")
+    renamed = make_git_repo(tmp_path / "renamed", {"pyproject.toml": '[project]\nname = "new"\n'})
+    old = RepoOutcome(
+        source=str(renamed),
+        status="minted",
+        key=tiny.funnel.repo,
+        commit=tiny.funnel.commit,
+        tasks=tiny.task_ids,
+    )
+    ledger.append_ledger(out, [old])
+    path = tmp_path / "repos.txt"
+    path.write_text(f"{renamed}\n")
+    assert Batch.open(out).ids == tuple(sorted(tiny.task_ids))  # positive control: held
+    report, fake = mint(path, out, fake_work(tiny, "renamed"))
+    assert [job.key for job in fake.items] == ["new"]
+    assert report.card.repositories[0].failure == "gen: no functions or methods to mint"
+    assert Batch(out).ids == ()  # the old name's tasks are gone with its snapshot
+    assert not list((out / "reference_impls" / "_repos").iterdir())
+    assert read_entries(out) == []
