@@ -114,8 +114,9 @@ def _plan(sources: Sequence[Source], out: Path, options: ManyOptions, show: Prog
 def _forget_renamed(out: Path, previous: RepoOutcome, key: str) -> None:
     """A source minted before under another key (by a gen that named it otherwise): that
     minting out of the batch, as this one will replace it."""
-    if previous.status == "minted" and previous.key not in (None, key) and previous.commit:
-        forget_repo(out, previous.key or key, (previous.commit,))
+    old = previous.key
+    if previous.status == "minted" and old is not None and old != key and previous.commit:
+        forget_repo(out, old, (previous.commit,))
 
 
 def _refuse(out: Path, refused: Refused) -> None:

@@ -1,5 +1,6 @@
 """Moving one repository's minted batch into the shared batch, replacing what an earlier minting
-of that repository left there, then re-writing the manifest over the whole batch and its
+of that repository left there (at the commits `placing` says; every commit with `--replace`),
+then re-writing the manifest over the whole batch and its
 difficulty file (the staged batch's entries taken over, not measured again) and its ledger of
 targets (`funnel.jsonl`: the repository's lines replaced by the staged batch's)."""
 
