@@ -18,7 +18,7 @@ from pathlib import Path
 
 from replicate.acquire.commands import GitFailed, run_git
 from replicate.acquire.remote import is_remote_spec
-from replicate.core import MAX_PART, name_problem, normalise_repo_url, slug
+from replicate.core import MAX_PART, PARSE_LOCK, name_problem, normalise_repo_url, slug
 
 METADATA = ("pyproject.toml", "setup.cfg", "setup.py")
 
@@ -65,7 +65,8 @@ def _setup_cfg_name(text: str) -> str | None:
 def _setup_py_name(text: str) -> str | None:
     """The literal `name=` of a `setup(...)` call; nothing is run."""
     try:
-        tree = ast.parse(text)
+        with PARSE_LOCK:
+            tree = ast.parse(text)
     except (SyntaxError, ValueError):
         return None
     for node in ast.walk(tree):
