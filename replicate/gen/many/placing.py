@@ -45,11 +45,13 @@ def place(
     """Each pinned source placed or refused, in order."""
     owners = _owners(ledger.values())
     keyed = [(source, pin, _claim(owners, pin)) for source, pin in pinned]
-    last = {key: source for source, _, key in keyed}  # the last line of each repository
-    placed: list[Placed | Refused] = []
-    seen: dict[tuple[str, str], Source] = {}
+    first: dict[tuple[str, str], Source] = {}  # the line that mints a repository at a commit
     for source, pin, key in keyed:
-        twin = seen.setdefault((key, pin.commit), source)
+        first.setdefault((key, pin.commit), source)
+    last = {key: s for s, p, key in keyed if first[key, p.commit] is s}  # --replace keeps it
+    placed: list[Placed | Refused] = []
+    for source, pin, key in keyed:
+        twin = first[key, pin.commit]
         if twin is not source:
             placed.append(Refused(source, f"{key} is already minted from {twin.text}"))
         elif replace and last[key] is not source:

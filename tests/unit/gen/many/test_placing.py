@@ -61,3 +61,16 @@ def test_a_line_minted_at_another_commit_before_replaces_its_own_tasks() -> None
     earlier = RepoOutcome(source="src", status="minted", key="src", origin=ROOT_A, commit="1" * 40)
     (placed,) = place([line("src", "src", ROOT_A, "2")], {"src": earlier}, replace=False)
     assert isinstance(placed, Placed) and placed.drop == ("1" * 40, "2" * 40)
+
+
+def test_replace_keeps_the_last_commit_listed_even_when_listed_twice() -> None:
+    sources = [
+        line("src@v1", "src", ROOT_A, "1"),
+        line("src@v2", "src", ROOT_A, "2"),
+        line("clone@v2", "src", ROOT_A, "2"),
+    ]
+    assert keys(place(sources, {}, replace=True)) == [
+        "refused: replaced by src@v2 (--replace: one commit per repository)",
+        "src",
+        "refused: src is already minted from src@v2",
+    ]
