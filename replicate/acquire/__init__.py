@@ -1,9 +1,11 @@
-"""Acquire a repository at a pinned commit (clone, local read, or plain-folder snapshot)."""
+"""Acquire a repository at a pinned commit (clone, local read, or plain-folder snapshot), and
+name it (`naming`)."""
 
 from __future__ import annotations
 
 from replicate.acquire.export import export_tree
 from replicate.acquire.git import AcquiredRepo, acquire
+from replicate.acquire.naming import suffix
 from replicate.acquire.pypi import is_pypi_spec, parse_pin
 from replicate.acquire.remote import is_remote_spec
 
@@ -15,4 +17,5 @@ __all__ = [
     "is_pypi_spec",
     "is_remote_spec",
     "parse_pin",
+    "suffix",
 ]

@@ -8,6 +8,7 @@ from pathlib import Path
 import git
 
 from replicate.acquire.commands import resolve_commit
+from replicate.acquire.naming import local_name_and_origin
 from replicate.acquire.pypi import is_pypi_spec, parse_pin, sdist_repo
 from replicate.acquire.remote import acquire_remote, is_remote_spec
 from replicate.acquire.snapshot import snapshot_dir
@@ -18,10 +19,12 @@ from replicate.errors import ReplicateError
 class AcquiredRepo:
     """A repository pinned at one commit.
 
-    `key` is the repository key (normalised URL for a remote, the folder's name for a local path);
-    `url` is the URL as given or the absolute path; `git_dir` is a repository holding `commit`
-    (the cache's bare clone, the local repository itself, or the snapshot repository of a plain
-    folder).
+    `key` is the repository key: the normalised URL for a remote, `NAME-VERSION` for a PyPI
+    sdist, the name a local repository gives itself (`acquire.naming`); `origin` tells two
+    repositories of one key apart (`url:`, `root:` or `path:`, `naming.local_name_and_origin`;
+    `pypi:` the sdist); `url` is the URL as given or the absolute path; `git_dir` is a repository
+    holding `commit` (the cache's bare clone, the local repository itself, or the snapshot
+    repository of a plain folder).
     """
 
     key: str
@@ -29,6 +32,7 @@ class AcquiredRepo:
     commit: str
     git_dir: Path
     is_plain_dir: bool
+    origin: str = ""
 
 
 def acquire(spec: str, commit: str | None, cache: Path) -> AcquiredRepo:
@@ -48,10 +52,11 @@ def acquire(spec: str, commit: str | None, cache: Path) -> AcquiredRepo:
         commit = None
     if is_remote_spec(spec):
         key, git_dir, sha = acquire_remote(spec, commit, cache)
-        return AcquiredRepo(key=key, url=spec, commit=sha, git_dir=git_dir, is_plain_dir=False)
+        return AcquiredRepo(key, spec, sha, git_dir, is_plain_dir=False, origin=f"url:{key}")
     if is_pypi_spec(spec):
         local = sdist_repo(*parse_pin(spec), cache / "sdists")
-        return replace(_acquire_local(str(local), commit, cache), url=spec)
+        pinned = _acquire_local(str(local), commit, cache)
+        return replace(pinned, key=local.resolve().name, url=spec, origin=spec.strip())
     return _acquire_local(spec, commit, cache)
 
 
@@ -62,16 +67,17 @@ def _acquire_local(spec: str, commit: str | None, cache: Path) -> AcquiredRepo:
     path = given.resolve()
     if not path.is_dir():
         raise ReplicateError(f"not a directory: {spec}")
-    key = (path.parent.name if path.name == ".git" else path.name) or "root"
     git_dir = repository_root_git_dir(path)
+    plain = git_dir is None
     if git_dir is None:
-        snapshot_git_dir, snapshot = snapshot_dir(path, cache)
-        sha = snapshot if commit in (None, "HEAD") else _pin(snapshot_git_dir, commit, spec)
-        return AcquiredRepo(key, str(path), sha, snapshot_git_dir, is_plain_dir=True)
-    if commit is None and resolve_commit(git_dir, "HEAD") is None:
-        raise ReplicateError(f"{spec} is an empty repository (no commits)")
-    sha = _pin(git_dir, commit or "HEAD", spec)
-    return AcquiredRepo(key, str(path), sha, git_dir, is_plain_dir=False)
+        git_dir, snapshot = snapshot_dir(path, cache)
+        sha = snapshot if commit in (None, "HEAD") else _pin(git_dir, commit, spec)
+    else:
+        if commit is None and resolve_commit(git_dir, "HEAD") is None:
+            raise ReplicateError(f"{spec} is an empty repository (no commits)")
+        sha = _pin(git_dir, commit or "HEAD", spec)
+    key, origin = local_name_and_origin(git_dir, sha, path, plain)
+    return AcquiredRepo(key, str(path), sha, git_dir, is_plain_dir=plain, origin=origin)
 
 
 def _pin(git_dir: Path, rev: str | None, label: str) -> str:

@@ -20,6 +20,9 @@ SKIP_DIRS = frozenset(
 SKIP_TOP_DIRS = frozenset({"build", "dist"})
 SKIP_FILES = frozenset({".git"})
 SKIP_SUFFIXES = (".pyc", ".pyo")
+MAX_FILES = 200_000  # a tree past these is not a repository (`/`, a home folder): refused
+MAX_BYTES = 4 << 30
+SYSTEM_TREES = ("/proc", "/sys", "/dev")  # kernel and device files: never a repository
 
 _IDENTITY = {
     "GIT_AUTHOR_NAME": "replicate",
@@ -48,8 +51,12 @@ def snapshot_dir(directory: Path, cache: Path) -> tuple[Path, str]:
     Skipped: VCS and tool caches (`.git`, `__pycache__`, `*.pyc`, `.pytest_cache`, `.mypy_cache`,
     `.ruff_cache`, `*.egg-info`, `.tox`, `.venv`) anywhere, and `build/`, `dist/` at the top.
     Modes are 100755 for files with the owner exec bit, else 100644; symlinks are stored as links.
-    The commit has no parent and a fixed author, committer, date and message.
+    The commit has no parent and a fixed author, committer, date and message. The walk stays on
+    `directory`'s file system and follows no symlink; special files (devices, fifos, sockets) and
+    entries that vanish while it walks are left out; `/` and the kernel's trees are refused, and
+    so is a tree past `MAX_FILES` files or `MAX_BYTES` bytes.
     """
+    refuse_system_tree(directory)
     entries = collect_entries(directory)
     if not entries:
         raise ReplicateError(f"{directory} is empty")
@@ -68,9 +75,39 @@ def _skipped_dir(name: str, top: bool) -> bool:
     return name in SKIP_DIRS or name.endswith(".egg-info") or (top and name in SKIP_TOP_DIRS)
 
 
+def refuse_system_tree(directory: Path) -> None:
+    """A one-line error for `/` and the kernel's and devices' trees (/proc, /sys, /dev)."""
+    text = str(directory)
+    if directory == Path(directory.anchor):
+        raise ReplicateError(f"cannot snapshot {text}: the file system's root is not a repository")
+    if any(text == top or text.startswith(top + "/") for top in SYSTEM_TREES):
+        raise ReplicateError(f"cannot snapshot {text}: a system folder is not a repository")
+
+
+class _Tally:
+    """The files and bytes the walk has kept so far, refused past the limits."""
+
+    def __init__(self, directory: Path) -> None:
+        self.directory = directory
+        self.files = 0
+        self.bytes = 0
+
+    def add(self, size: int) -> None:
+        self.files += 1
+        self.bytes += size
+        if self.files > MAX_FILES or self.bytes > MAX_BYTES:
+            raise ReplicateError(
+                f"cannot snapshot {self.directory}: more than {MAX_FILES} files or "
+                f"{MAX_BYTES >> 30} GiB (not a repository?)"
+            )
+
+
 def collect_entries(directory: Path) -> list[Entry]:
-    """The files to snapshot, sorted by path; symlinks (to files or folders) are entries."""
+    """The files to snapshot, sorted by path; symlinks (to files or folders) are entries,
+    never followed. Folders on another file system (a mount inside the tree) are left out."""
     entries: list[Entry] = []
+    device = directory.stat().st_dev
+    tally = _Tally(directory)
     for current, dirnames, filenames in os.walk(directory, followlinks=False):
         here = Path(current)
         top = here == directory
@@ -78,28 +115,42 @@ def collect_entries(directory: Path) -> list[Entry]:
         for name in sorted(dirnames):
             if _skipped_dir(name, top):
                 continue
-            if (here / name).is_symlink():
+            info = _lstat(here / name)
+            if info is None:
+                continue
+            if stat.S_ISLNK(info.st_mode):
                 filenames.append(name)
-            else:
+            elif stat.S_ISDIR(info.st_mode) and info.st_dev == device:
                 kept_dirs.append(name)
         dirnames[:] = kept_dirs
         for name in sorted(filenames):
             if name in SKIP_FILES or name.endswith(SKIP_SUFFIXES):
                 continue
-            entry = _entry(directory, here / name)
+            entry = _entry(directory, here / name, tally)
             if entry is not None:
                 entries.append(entry)
     entries.sort(key=lambda e: e.path)
     return entries
 
 
-def _entry(root: Path, path: Path) -> Entry | None:
-    info = path.lstat()
+def _lstat(path: Path) -> os.stat_result | None:
+    try:
+        return path.lstat()
+    except OSError:  # gone while the walk went on (a process's /proc entry), or unreadable
+        return None
+
+
+def _entry(root: Path, path: Path, tally: _Tally) -> Entry | None:
+    info = _lstat(path)
+    if info is None:
+        return None
     rel = path.relative_to(root).as_posix()
     if stat.S_ISLNK(info.st_mode):
+        tally.add(0)
         return Entry(rel, "120000", path)
     if not stat.S_ISREG(info.st_mode):
         return None  # sockets, fifos, devices
+    tally.add(info.st_size)
     mode = "100755" if info.st_mode & stat.S_IXUSR else "100644"
     return Entry(rel, mode, path)
 

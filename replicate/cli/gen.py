@@ -51,7 +51,9 @@ def register(sub: Any) -> None:
         help="targets minted at once (default: twice the cores)",
     )
     p.add_argument(
-        "--replace", action="store_true", help="drop tasks of another commit of the repo"
+        "--replace",
+        action="store_true",
+        help="drop tasks of another commit of the repo (--repos: keep the last line's commit)",
     )
     p.add_argument(
         "--min-kill-rate",

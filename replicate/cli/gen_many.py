@@ -30,9 +30,9 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def handle(args: argparse.Namespace) -> int:
-    if args.commit or args.replace or args.budget is not None or args.fresh or args.cold:
+    if args.commit or args.budget is not None or args.fresh or args.cold:
         raise ReplicateError(
-            "--commit, --replace, --budget, --fresh and --cold are for --repo (in --repos write "
+            "--commit, --budget, --fresh and --cold are for --repo (in --repos write "
             "SOURCE@COMMIT; --repo-budget bounds each repository)"
         )
     options = ManyOptions(
@@ -43,6 +43,7 @@ def handle(args: argparse.Namespace) -> int:
         workers=args.workers,
         min_kill_rate=None if args.no_strength else args.min_kill_rate,
         repo_budget_s=args.repo_budget,
+        replace=args.replace,
     )
     executor = get_executor(args.executor, parallel=args.jobs, address=args.ray_address)
     with executor, progress_display(plain=args.json) as progress:
@@ -59,12 +60,17 @@ def handle(args: argparse.Namespace) -> int:
 def card_table(card: BatchCard) -> Table:
     t = card.totals
     table = Table(title=f"{t.minted}/{t.repositories} repositories, {t.tasks} tasks")
-    for column in ("source", "tasks", "yield", "kill rate", "result"):
+    for column in ("source", "repository", "tasks", "yield", "kill rate", "result"):
         table.add_column(column, justify="right" if column in ("tasks", "yield") else "left")
     for r in card.repositories:
         yield_text = "-" if r.yield_rate is None else f"{r.yield_rate:.0%}"
         kills = "-" if r.kill_rate_median is None else f"{r.kill_rate_median:.2f}"
         table.add_row(
-            escape(r.source), str(r.tasks), yield_text, kills, escape(r.failure or "minted")
+            escape(r.source),
+            escape(r.key or "-"),
+            str(r.tasks),
+            yield_text,
+            kills,
+            escape(r.failure or "minted"),
         )
     return table

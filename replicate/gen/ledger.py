@@ -71,11 +71,18 @@ def decided(out: Path, key: LedgerKey) -> dict[str, LedgerEntry]:
     }
 
 
-def carry_over(batch: Path, staged: Path, repo: str) -> None:
-    """A `--repos` merge: repository `repo`'s lines of `batch`'s ledger replaced by the ledger of
-    `staged` (the batch its own `gen` wrote), so `explain` and a later `gen --repo` read them."""
-    kept = [entry for entry in read_entries(batch) if entry.repo != repo]
-    added = read_entries(staged)
+def carry_over(
+    batch: Path, staged: Path | None, repo: str, commits: tuple[str, ...] | None = None
+) -> None:
+    """A `--repos` merge: repository `repo`'s lines of `batch`'s ledger (at `commits`; None: at
+    any) replaced by the ledger of `staged` (the batch its own `gen` wrote; None: by nothing),
+    so `explain` and a later `gen --repo` read them."""
+    kept = [
+        entry
+        for entry in read_entries(batch)
+        if entry.repo != repo or (commits is not None and entry.commit not in commits)
+    ]
+    added = read_entries(staged) if staged is not None else []
     if not (batch / LEDGER).is_file() and not added:
         return
     lines = [(entry.model_dump_json() + "\n").encode() for entry in (*kept, *added)]

@@ -36,6 +36,7 @@ class GenOptions:
     repo: str
     out: Path
     commit: str | None = None
+    key: str | None = None  # the repository's key, when not the one it names itself (--repos)
     limit: int | None = None
     sandbox: str = "local"
     workers: int = 2
@@ -107,7 +108,9 @@ def _prepare(options: GenOptions, out: Path, show: Progress) -> PreparedRepo:
     (the mark is taken back when the repository is refused before the batch was touched)."""
     marked = minting.begin(out, options.repo)
     try:
-        return prepare_repo(options.repo, options.commit, out, options.replace, show)
+        return prepare_repo(
+            options.repo, options.commit, out, options.replace, show, key=options.key
+        )
     except ReplicateError:
         if marked:
             minting.finish(out)

@@ -56,11 +56,20 @@ class PreparedRepo:
 
 
 def prepare_repo(
-    spec: str, commit: str | None, out: Path, replace_old: bool, show: Progress
+    spec: str,
+    commit: str | None,
+    out: Path,
+    replace_old: bool,
+    show: Progress,
+    key: str | None = None,
 ) -> PreparedRepo:
+    """The repository `spec` at `commit` in the batch `out`, as repository `key` (default: the
+    name it gives itself, `AcquiredRepo.key`)."""
     cache = cache_root()
     show.stage(f"acquiring {spec}")
     repo = acquire(spec, commit, cache)
+    if key is not None:
+        repo = replace(repo, key=key)
     _check_batch(out, repo, replace_old)
     repo_dir = repo_dir_name(repo.key, repo.commit)
     root = out / HIDDEN / REPOS / repo_dir

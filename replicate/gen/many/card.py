@@ -28,7 +28,8 @@ class _Frozen(BaseModel):
 class RepoLine(_Frozen):
     source: str
     status: Literal["minted", "failed"]
-    key: str | None
+    key: str | None  # the repository's name in the batch, its task ids' prefix
+    origin: str | None = None  # what tells it from another repository of that name
     commit: str | None
     tasks: int
     extracted: int
@@ -99,6 +100,7 @@ def _line(outcome: RepoOutcome, bands: tuple[tuple[str, int], ...]) -> RepoLine:
         source=outcome.source,
         status=outcome.status,
         key=outcome.key,
+        origin=outcome.origin,
         commit=outcome.commit,
         tasks=len(outcome.tasks),
         extracted=outcome.extracted,
@@ -131,13 +133,14 @@ def render_markdown(card: BatchCard) -> str:
         f"median kill rate {_num(t.kill_rate_median)}; {t.seconds:.0f} s of minting; "
         f"grader {card.grader_version}.",
         "",
-        "| source | commit | tasks | yield | kill rate (median) | licence | result |",
-        "|---|---|---:|---:|---:|---|---|",
+        "| source | repository | commit | tasks | yield | kill rate (median) | licence | result |",
+        "|---|---|---|---:|---:|---:|---|---|",
     ]
     for r in card.repositories:
         result = "minted" if r.failure is None else f"failed ({_cell(r.failure)})"
         out.append(
-            f"| {_cell(r.source)} | {(r.commit or '')[:12]} | {r.tasks} | {_pct(r.yield_rate)} "
+            f"| {_cell(r.source)} | {_cell(r.key or '-')} | {(r.commit or '')[:12]} | {r.tasks} "
+            f"| {_pct(r.yield_rate)} "
             f"| {_num(r.kill_rate_median)} | {_cell(r.licence or 'not stated')} | {result} |"
         )
     out += _bands_markdown(card)

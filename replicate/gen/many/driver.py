@@ -12,16 +12,17 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate.acquire import acquire
 from replicate.batch import SPECS, write_difficulty
-from replicate.cache import cache_root, file_lock
+from replicate.cache import file_lock
 from replicate.core import NullProgress, Progress, slug
 from replicate.errors import ReplicateError
 from replicate.executors import Executor
 from replicate.gen.many.card import BatchCard, build_card, write_card
 from replicate.gen.many.job import JobResult, RepoJob, mint_repo, unpack
 from replicate.gen.many.ledger import RepoOutcome, append_ledger, read_ledger
-from replicate.gen.many.merge import merge_repo
+from replicate.gen.many.merge import forget_repo, merge_repo, prune_repo
+from replicate.gen.many.pin import Pinned, pin_source
+from replicate.gen.many.placing import Placed, Refused, place
 from replicate.gen.many.sources import Source, read_sources
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
 
@@ -38,6 +39,7 @@ class ManyOptions:
     workers: int = 2  # per repository
     min_kill_rate: float | None = DEFAULT_MIN_KILL_RATE
     repo_budget_s: float | None = None
+    replace: bool = False  # one commit per repository: a later line's replaces an earlier's
 
 
 @dataclass(frozen=True)
@@ -55,10 +57,11 @@ def mint_many(
     out = options.out.resolve()
     out.mkdir(parents=True, exist_ok=True)
     with file_lock(out / LOCK):
-        jobs, skipped = _plan(sources, out, options, show)
+        plan = _plan(sources, out, options, show)
+        jobs, skipped = plan.jobs, plan.skipped
         show.stage(f"minting {len(jobs)} repositories ({len(skipped)} already minted)", len(jobs))
         for result in executor.map(mint_repo, jobs):
-            _take(out, result)
+            _take(out, result, plan.drops.get(result.outcome.source, ()))
             show.advance()
         latest = read_ledger(out)
         measured = write_difficulty(out).tasks
@@ -68,46 +71,74 @@ def mint_many(
     return ManyReport(card=card, skipped=skipped, out=out)
 
 
-def _plan(
-    sources: Sequence[Source], out: Path, options: ManyOptions, show: Progress
-) -> tuple[list[RepoJob], tuple[str, ...]]:
-    """The jobs still to run, and the sources skipped; set-up failures go to the ledger."""
+@dataclass(frozen=True)
+class _Plan:
+    jobs: list[RepoJob]
+    drops: dict[str, tuple[str, ...] | None]  # by source: the commits its minting replaces
+    skipped: tuple[str, ...]
+
+
+def _plan(sources: Sequence[Source], out: Path, options: ManyOptions, show: Progress) -> _Plan:
+    """The jobs still to run, and the sources skipped; set-up failures go to the ledger.
+    Each source is pinned in a child process within its budget (`pin`); the rest of the
+    budget is its job's."""
     ledger = read_ledger(out)
-    jobs: list[RepoJob] = []
-    skipped: list[str] = []
-    owners: dict[str, str] = {}  # repository key -> the source that claimed it
+    pinned: list[tuple[Source, Pinned]] = []
     for source in sources:
         show.stage(f"acquiring {source.text}")
         try:
-            repo = acquire(source.spec, source.commit, cache_root())
-            if repo.key in owners:
-                raise ReplicateError(f"{repo.key} is already minted from {owners[repo.key]}")
+            pinned.append((source, pin_source(source.spec, source.commit, options.repo_budget_s)))
         except ReplicateError as exc:
-            failed = RepoOutcome(
-                source=source.text, status="failed", stage="set-up", reason=str(exc)
-            )
-            append_ledger(out, [failed])
+            _refuse(out, Refused(source, str(exc)))
+    jobs: list[RepoJob] = []
+    drops: dict[str, tuple[str, ...] | None] = {}
+    skipped: list[str] = []
+    for placed in place(pinned, ledger, options.replace):
+        if isinstance(placed, Refused):
+            _refuse(out, placed)
             continue
-        owners[repo.key] = source.text
-        previous = ledger.get(source.text)
-        if previous and previous.done_at(repo.key, repo.commit) and _present(out, previous):
-            skipped.append(source.text)
+        previous = ledger.get(placed.source.text)
+        pin = placed.pinned
+        if previous and previous.done_at(placed.key, pin.commit) and _present(out, previous):
+            skipped.append(placed.source.text)
+            if placed.drop is None:  # --replace: the batch keeps this commit alone
+                prune_repo(out, placed.key, pin.commit)
             continue
-        jobs.append(_job(source, repo.key, repo.commit, options))
-    return jobs, tuple(skipped)
+        if previous is not None:
+            _forget_renamed(out, previous, placed.key)
+        jobs.append(_job(placed, options))
+        drops[placed.source.text] = placed.drop
+    return _Plan(jobs, drops, tuple(skipped))
 
 
-def _job(source: Source, key: str, commit: str, options: ManyOptions) -> RepoJob:
+def _forget_renamed(out: Path, previous: RepoOutcome, key: str) -> None:
+    """A source minted before under another key (by a gen that named it otherwise): that
+    minting out of the batch, as this one will replace it."""
+    old = previous.key
+    if previous.status == "minted" and old is not None and old != key and previous.commit:
+        forget_repo(out, old, (previous.commit,))
+
+
+def _refuse(out: Path, refused: Refused) -> None:
+    failed = RepoOutcome(
+        source=refused.source.text, status="failed", stage="set-up", reason=refused.reason
+    )
+    append_ledger(out, [failed])
+
+
+def _job(placed: Placed, options: ManyOptions) -> RepoJob:
+    budget = options.repo_budget_s
     return RepoJob(
-        source=source.text,
-        spec=source.spec,
-        commit=commit,
-        key=key,
+        source=placed.source.text,
+        spec=placed.source.spec,
+        commit=placed.pinned.commit,
+        key=placed.key,
+        origin=placed.pinned.origin,
         limit=options.limit,
         sandbox=options.sandbox,
         workers=options.workers,
         min_kill_rate=options.min_kill_rate,
-        budget_s=options.repo_budget_s,
+        budget_s=None if budget is None else max(budget - placed.pinned.seconds, 0.1),
     )
 
 
@@ -115,13 +146,13 @@ def _present(out: Path, outcome: RepoOutcome) -> bool:
     return all((out / SPECS / ident / "task.json").is_file() for ident in outcome.tasks)
 
 
-def _take(out: Path, result: JobResult) -> None:
+def _take(out: Path, result: JobResult, drop: tuple[str, ...] | None) -> None:
     """Move a finished repository's tasks into the batch, then record it in the ledger."""
     outcome = result.outcome
     if outcome.status == "minted" and outcome.key is not None:
         staged = out / STAGING / slug(outcome.key)
         shutil.rmtree(staged, ignore_errors=True)
         unpack(result.archive, staged)
-        merge_repo(out, staged, outcome.key)
+        merge_repo(out, staged, outcome.key, drop)
         shutil.rmtree(staged, ignore_errors=True)
     append_ledger(out, [outcome])

@@ -6,11 +6,7 @@ from __future__ import annotations
 
 import io
 import os
-import re
-import signal
 import socket
-import subprocess
-import sys
 import tarfile
 import time
 from dataclasses import dataclass
@@ -24,9 +20,7 @@ from replicate.core import Funnel, HiddenTask
 from replicate.gen.many.child import ChildJob, ChildResult
 from replicate.gen.many.ledger import RepoOutcome, Stage, Worker
 from replicate.gen.many.licence import find_licence
-
-TERM_GRACE_S = 10.0  # between SIGTERM (scratch cleaned) and SIGKILL
-_TELLING = re.compile(r"^(Fatal Python error|([a-z_]\w*\.)*[A-Z]\w*: )")  # `pkg.mod.Name: ...`
+from replicate.gen.many.process import crash_reason, run_child
 
 
 @dataclass(frozen=True)
@@ -35,6 +29,7 @@ class RepoJob:
     spec: str
     commit: str
     key: str
+    origin: str
     limit: int | None
     sandbox: str
     workers: int
@@ -60,6 +55,7 @@ def mint_repo(job: RepoJob) -> JobResult:
                 source=job.source,
                 status="failed",
                 key=job.key,
+                origin=job.origin,
                 commit=job.commit,
                 stage=stage,
                 reason=result.error or "no report",
@@ -75,66 +71,24 @@ def mint_repo(job: RepoJob) -> JobResult:
 def _run_child(job: RepoJob, tmp: Path, out: Path) -> tuple[ChildResult, Stage, str]:
     """The child's result, the stage a failure belongs to (`gen` or `budget`), and the end of
     its stderr when it crashed."""
-    spec, report = tmp / "job.json", tmp / "result.json"
     child = ChildJob(
         repo=job.spec,
         commit=job.commit,
+        key=job.key,
         out=out,
         limit=job.limit,
         sandbox=job.sandbox,
         workers=job.workers,
         min_kill_rate=job.min_kill_rate,
     )
-    spec.write_text(child.model_dump_json(), encoding="utf-8")
-    command = [sys.executable, "-m", "replicate.gen.many.child", str(spec), str(report)]
-    with (tmp / "stderr.log").open("w+", encoding="utf-8", errors="replace") as log:
-        process = subprocess.Popen(  # stdin: held open, never written (see child.py)
-            command,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-            start_new_session=True,
-        )
-        try:
-            process.wait(timeout=job.budget_s)
-        except subprocess.TimeoutExpired:
-            _stop(process)
-            return ChildResult(error=f"out of time after {job.budget_s:g} s"), "budget", ""
-        finally:
-            _stop(process)
-            if process.stdin is not None:
-                process.stdin.close()
-        log.seek(0)
-        tail = log.read()[-2000:]
+    ended = run_child("replicate.gen.many.child", child, tmp, job.budget_s)
+    if ended.out_of_time:
+        return ChildResult(error=f"out of time after {job.budget_s:g} s"), "budget", ""
     try:
-        return ChildResult.model_validate_json(report.read_text(encoding="utf-8")), "gen", ""
-    except (OSError, ValidationError):
-        return ChildResult(error=crash_reason(process.returncode, tail)), "gen", tail
-
-
-def crash_reason(code: int, log: str) -> str:
-    """One line: how the child ended, and the line of its stderr that says most."""
-    how = f"killed by {signal.Signals(-code).name}" if code < 0 else f"exit code {code}"
-    lines = [line.strip() for line in log.splitlines() if line.strip()]
-    telling = [line for line in lines if _TELLING.match(line)]
-    said = (telling or lines or [""])[-1]
-    return f"gen crashed ({how})" + (f": {said}" if said else "")
-
-
-def _stop(process: subprocess.Popen[bytes]) -> None:
-    """SIGTERM the child's process group (its scratch removed), SIGKILL it if it lingers."""
-    if process.poll() is not None:
-        return
-    for sig, grace in ((signal.SIGTERM, TERM_GRACE_S), (signal.SIGKILL, None)):
-        try:
-            os.killpg(process.pid, sig)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=grace)
-            return
-        except subprocess.TimeoutExpired:
-            continue
+        return ChildResult.model_validate_json(ended.report or ""), "gen", ""
+    except ValidationError:
+        crash = crash_reason(ended.code, ended.log_tail)
+        return ChildResult(error=crash), "gen", ended.log_tail
 
 
 def _minted(
@@ -151,6 +105,7 @@ def _minted(
         source=job.source,
         status="minted",
         key=funnel.repo,
+        origin=job.origin,
         commit=funnel.commit,
         seconds=seconds,
         tasks=tasks,

@@ -36,6 +36,7 @@ class RepoOutcome(BaseModel):
     status: Literal["minted", "failed"]
     grader_version: str = GRADER_VERSION
     key: str | None = None
+    origin: str | None = None  # the repository's identity (`AcquiredRepo.origin`)
     commit: str | None = None
     stage: Stage | None = None
     reason: str | None = None

@@ -1,5 +1,6 @@
 """Moving one repository's minted batch into the shared batch, replacing what an earlier minting
-of that repository left there, then re-writing the manifest over the whole batch and its
+of that repository left there (at the commits `placing` says; every commit with `--replace`),
+then re-writing the manifest over the whole batch and its
 difficulty file (the staged batch's entries taken over, not measured again) and its ledger of
 targets (`funnel.jsonl`: the repository's lines replaced by the staged batch's)."""
 
@@ -24,9 +25,10 @@ from replicate.core import HiddenTask, RepoRecord
 from replicate.gen.ledger import carry_over
 
 
-def merge_repo(batch: Path, staged: Path, key: str) -> None:
-    """Put the tasks and snapshot of `staged` (a batch of repository `key`) into `batch`."""
-    drop_repo(batch, key)
+def merge_repo(batch: Path, staged: Path, key: str, drop: tuple[str, ...] | None = None) -> None:
+    """Put the tasks and snapshot of `staged` (a batch of repository `key`) into `batch`, in
+    place of what `batch` holds of `key` at the commits `drop` (None: at every commit)."""
+    drop_repo(batch, key, drop)
     measured = read_difficulty(staged)
     for top in (SPECS, HIDDEN):
         source = staged / top
@@ -43,13 +45,31 @@ def merge_repo(batch: Path, staged: Path, key: str) -> None:
                 _replace(item, batch / rel)
     write_manifest(batch)
     write_difficulty(batch, measured.tasks if measured is not None else None)
-    carry_over(batch, staged, key)
+    carry_over(batch, staged, key, drop)
 
 
-def drop_repo(batch: Path, key: str) -> None:
-    """Remove every task and snapshot of repository `key` (any commit) from `batch`."""
+def prune_repo(batch: Path, key: str, keep: str) -> None:
+    """Every commit of repository `key` but `keep` out of `batch`, its manifest and its ledger of
+    targets (`--replace`, when `keep` is minted there already)."""
+    records = [_record(p) for p in (batch / HIDDEN / REPOS).glob("*/repo.json")]
+    others = {r.commit for r in records if r is not None and r.key == key and r.commit != keep}
+    forget_repo(batch, key, tuple(sorted(others)))
+
+
+def forget_repo(batch: Path, key: str, commits: tuple[str, ...]) -> None:
+    """Repository `key` at `commits` out of `batch`, its manifest and its ledger of targets."""
+    if not commits:
+        return
+    drop_repo(batch, key, commits)
+    write_manifest(batch)
+    carry_over(batch, None, key, commits)
+
+
+def drop_repo(batch: Path, key: str, commits: tuple[str, ...] | None = None) -> None:
+    """Remove every task and snapshot of repository `key` at `commits` (None: at any commit)
+    from `batch`."""
     repos = batch / HIDDEN / REPOS
-    dirs = {p.parent.name for p in repos.glob("*/repo.json") if _key(p) == key}
+    dirs = {p.parent.name for p in repos.glob("*/repo.json") if _held(p, key, commits)}
     if not dirs:
         return
     for path in (batch / HIDDEN).glob("*/task.json"):
@@ -65,9 +85,16 @@ def drop_repo(batch: Path, key: str) -> None:
         shutil.rmtree(repos / name)
 
 
-def _key(repo_json: Path) -> str | None:
+def _held(repo_json: Path, key: str, commits: tuple[str, ...] | None) -> bool:
+    record = _record(repo_json)
+    return (
+        record is not None and record.key == key and (commits is None or record.commit in commits)
+    )
+
+
+def _record(repo_json: Path) -> RepoRecord | None:
     try:
-        return RepoRecord.model_validate_json(repo_json.read_text(encoding="utf-8")).key
+        return RepoRecord.model_validate_json(repo_json.read_text(encoding="utf-8"))
     except (OSError, ValidationError):
         return None
 

@@ -275,7 +275,7 @@ def test_gen_json_prints_the_funnel(tiny: Tiny) -> None:
     drops = {s["stage"]: s["drops"] for s in payload["stages"] if s["drops"]}
     assert drops == {"traced": [["not called by the tests", 1]]}
     assert sorted(payload["tasks"]) == sorted(tiny.batch.ids)
-    assert payload["repo"] == "tinyrepo" and len(payload["commit"]) == 40
+    assert payload["repo"] == "tinypkg" and len(payload["commit"]) == 40
     assert "Traceback" not in done.stderr
     assert sorted(p.name for p in (tiny.batch_dir / "specs").glob("*.schema.json")) == [
         "funnel.schema.json",

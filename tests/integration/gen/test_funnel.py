@@ -48,7 +48,7 @@ def test_tiny_mint_funnel(tiny: Tiny) -> None:
     funnel = tiny.funnel
     counts = {s.stage: s.count for s in funnel.stages}
     assert counts == {**dict.fromkeys(STAGES, 4), "extracted": 5}  # DROPPED is never called
-    assert funnel.repo == "tinyrepo"
+    assert funnel.repo == "tinypkg"  # its project name, not its folder's (tinyrepo)
     assert len(funnel.commit) == 40
     assert funnel.stages[1].drops == (("not called by the tests", 1),)
     assert all(not s.drops for s in funnel.stages if s.stage != "traced")

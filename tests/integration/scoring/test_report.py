@@ -63,7 +63,7 @@ def test_the_report_has_plots_tasks_and_fetches_nothing(run_dir: Path, tmp_path:
     assert page.pass_at == (0.25, 0.25) and page.mean_reward == 0.25
     assert len(page.tasks) == 4 and all(len(t.attempts) == 2 for t in page.tasks)
     clamp = next(t for t in page.tasks if t.symbol == CLAMP)
-    assert clamp.stats.pass_at == (1.0, 1.0) and clamp.repo == "tinyrepo"
+    assert clamp.stats.pass_at == (1.0, 1.0) and clamp.repo == "tinypkg"
     # the memorisation signal: the original pasted back is all original, the stubs nothing
     assert clamp.copy == 1.0 and all(a.row.copy_share == 1.0 for a in clamp.attempts)
     assert {t.copy for t in page.tasks if t.symbol != CLAMP} == {0.0}

@@ -6,8 +6,11 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from replicate.acquire import acquire, export_tree
+import pytest
+
+from replicate.acquire import acquire, export_tree, snapshot
 from replicate.acquire.snapshot import collect_entries
+from replicate.errors import ReplicateError
 
 
 def _populate(root: Path) -> None:
@@ -95,3 +98,67 @@ def test_nested_build_folder_is_kept(tmp_path: Path) -> None:
     (root / "pkg" / "build").mkdir(parents=True)
     (root / "pkg" / "build" / "steps.py").write_text("")
     assert [e.path for e in collect_entries(root)] == ["pkg/build/steps.py"]
+
+
+def test_special_files_are_left_out_and_nothing_blocks(tmp_path: Path) -> None:
+    """A fifo (whose reading would wait for a writer forever), a socket: not snapshotted."""
+    import socket
+
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    os.mkfifo(root / "pipe")
+    with socket.socket(socket.AF_UNIX) as sock:
+        sock.bind(str(root / "sock"))
+        repo = acquire(str(root), None, tmp_path / "cache")
+    out = tmp_path / "out"
+    export_tree(repo, out)
+    assert sorted(p.name for p in out.iterdir()) == ["a.py"]
+
+
+def test_symlinks_out_of_the_tree_are_never_followed(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "secret.py").write_text("TOKEN = 1\n")
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    os.symlink(outside, root / "escape")
+    entries = collect_entries(root)
+    assert [(e.path, e.mode) for e in entries] == [("a.py", "100644"), ("escape", "120000")]
+
+
+def test_the_root_and_the_kernels_trees_are_refused(tmp_path: Path) -> None:
+    for path in ("/", "/proc", "/proc/self", "/sys", "/dev"):
+        with pytest.raises(ReplicateError, match="cannot snapshot"):
+            acquire(path, None, tmp_path / "cache")
+
+
+def test_a_tree_past_the_limits_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "corpus"
+    root.mkdir()
+    for n in range(5):
+        (root / f"m{n}.py").write_text("x = 1\n")
+    assert len(collect_entries(root)) == 5  # positive control: within the limits
+    monkeypatch.setattr(snapshot, "MAX_FILES", 4)
+    with pytest.raises(ReplicateError, match="more than 4 files"):
+        collect_entries(root)
+
+
+def test_an_entry_gone_while_walking_is_left_out(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What /proc does under a walk: a listed entry is gone when it is looked at."""
+    root = tmp_path / "corpus"
+    root.mkdir()
+    (root / "a.py").write_text("x = 1\n")
+    (root / "gone.py").write_text("x = 2\n")
+    real_lstat = Path.lstat
+
+    def vanishing(path: Path) -> os.stat_result:
+        if path.name == "gone.py":
+            raise FileNotFoundError(2, "No such file or directory", str(path))
+        return real_lstat(path)
+
+    monkeypatch.setattr(Path, "lstat", vanishing)
+    assert [e.path for e in collect_entries(root)] == ["a.py"]

@@ -226,7 +226,7 @@ def test_the_budget_finishes_what_runs_starts_nothing_more_and_a_later_run_mints
 def test_a_repository_refused_before_the_batch_is_touched_leaves_no_mark(
     monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
-    def refuse(*_args: Any) -> None:
+    def refuse(*_args: Any, **_kwargs: Any) -> None:
         assert minting.is_marked(tmp_path)  # marked while the repository is brought in
         raise ReplicateError("already holds another commit")
 

@@ -3,6 +3,7 @@ batch packed as a minted repository, or a failure), everything around them is re
 
 from __future__ import annotations
 
+import os
 from collections.abc import Callable
 from pathlib import Path
 
@@ -155,5 +156,58 @@ def test_one_repository_listed_twice_is_minted_once(tiny: Tiny, tmp_path: Path) 
     report, fake = mint(path, tmp_path / "batch", fake_work(tiny, "empty"))
     assert len(fake.items) == 1
     assert (report.card.repositories[1].failure or "").startswith(
-        f"set-up: tinyrepo is already minted from {tiny.repo}"
+        f"set-up: tinypkg is already minted from {tiny.repo}"
     )
+
+
+def slow_tree(root: Path, links: int = 8000) -> Path:
+    """A plain folder slow to snapshot: each symlink's target text is hashed by a git process
+    of its own (tens of seconds here, more than the budget below)."""
+    root.mkdir()
+    (root / "mod.py").write_text("def f():\n    return 1\n")
+    for n in range(links):
+        os.symlink("mod.py", root / f"link{n}")
+    return root
+
+
+def test_a_source_that_cannot_be_acquired_fails_alone(tiny: Tiny, tmp_path: Path) -> None:
+    """`/` (refused), a tree whose snapshot outlives the budget (stopped): each its own set-up
+    failure; the tiny repository is minted. Acquiring runs in a child within the budget."""
+    slow = slow_tree(tmp_path / "slow")
+    path = tmp_path / "repos.txt"
+    path.write_text(f"/\n{slow}\n{tiny.repo}\n")
+    options = ManyOptions(repos_file=path, out=tmp_path / "batch", repo_budget_s=12.0)
+    fake = FakeExecutor(fake_work(tiny, "nothing fails"))
+    report = mint_many(options, fake)
+    assert [job.source for job in fake.items] == [str(tiny.repo)]
+    rows = {r.source: r for r in report.card.repositories}
+    assert (
+        rows["/"].failure == "set-up: cannot snapshot /: the file system's root is not a repository"
+    )
+    assert rows[str(slow)].failure == f"set-up: out of time after 12 s while acquiring {slow}"
+    assert rows[str(tiny.repo)].status == "minted"
+    assert fake.items[0].budget_s is not None and fake.items[0].budget_s < 12.0  # what is left
+
+
+def test_a_source_minted_under_another_name_before_is_replaced(tiny: Tiny, tmp_path: Path) -> None:
+    """A batch minted when a repository was named by its folder: the source's tasks under the
+    old name leave the batch when it is minted under its project's name."""
+    out = tiny.copy_batch(tmp_path / "batch")
+    renamed = make_git_repo(tmp_path / "renamed", {"pyproject.toml": '[project]\nname = "new"\n'})
+    old = RepoOutcome(
+        source=str(renamed),
+        status="minted",
+        key=tiny.funnel.repo,
+        commit=tiny.funnel.commit,
+        tasks=tiny.task_ids,
+    )
+    ledger.append_ledger(out, [old])
+    path = tmp_path / "repos.txt"
+    path.write_text(f"{renamed}\n")
+    assert Batch.open(out).ids == tuple(sorted(tiny.task_ids))  # positive control: held
+    report, fake = mint(path, out, fake_work(tiny, "renamed"))
+    assert [job.key for job in fake.items] == ["new"]
+    assert report.card.repositories[0].failure == "gen: no functions or methods to mint"
+    assert Batch(out).ids == ()  # the old name's tasks are gone with its snapshot
+    assert not list((out / "reference_impls" / "_repos").iterdir())
+    assert read_entries(out) == []

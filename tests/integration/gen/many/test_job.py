@@ -14,7 +14,8 @@ import pytest
 from replicate.acquire import acquire
 from replicate.cache import cache_root
 from replicate.gen.many import child
-from replicate.gen.many.job import RepoJob, crash_reason, mint_repo, pack, unpack
+from replicate.gen.many.job import RepoJob, mint_repo, pack, unpack
+from replicate.gen.many.process import crash_reason
 from tests.integration.minted import REPO_ROOT, Tiny, make_git_repo
 
 
@@ -25,6 +26,7 @@ def job_for(repo: Path, budget_s: float | None) -> RepoJob:
         spec=str(repo),
         commit=pinned.commit,
         key=pinned.key,
+        origin=pinned.origin,
         limit=1,
         sandbox="local",
         workers=1,
@@ -61,7 +63,7 @@ def test_pack_and_unpack_keep_files_and_symlinks(tmp_path: Path) -> None:
 def test_a_minted_repository_comes_back_as_an_archive(tiny: Tiny, tmp_path: Path) -> None:
     result = mint_repo(job_for(tiny.repo, None))  # the positive control of the budget above
     outcome = result.outcome
-    assert (outcome.status, outcome.key, len(outcome.tasks)) == ("minted", "tinyrepo", 1)
+    assert (outcome.status, outcome.key, len(outcome.tasks)) == ("minted", "tinypkg", 1)
     assert outcome.extracted == tiny.funnel.stages[0].count
     unpack(result.archive, tmp_path / "got")
     assert (tmp_path / "got" / "specs" / outcome.tasks[0] / "task.json").is_file()
@@ -197,6 +199,7 @@ def test_a_bug_of_gen_is_said_not_crashed_on(
     job = child.ChildJob(
         repo="x",
         commit="c",
+        key="x",
         out=tmp_path,
         limit=None,
         sandbox="local",

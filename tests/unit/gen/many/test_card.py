@@ -31,7 +31,7 @@ def test_totals_and_markdown() -> None:
     assert t.licences == (("MIT", 1), ("not stated", 1))
     assert card.repositories[1].yield_rate is None
     text = render_markdown(card)
-    assert "| pypi:a==1 | cccccccccccc | 2 | 20% | 0.80 | MIT | minted |" in text
+    assert "| pypi:a==1 | a-1 | cccccccccccc | 2 | 20% | 0.80 | MIT | minted |" in text
     assert "failed (budget: out of time after 5 s)" in text
     assert "- pypi:a==1: pytest exited with code 5" in text
 
