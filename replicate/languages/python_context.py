@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 import warnings
 
-from replicate.core import Target
+from replicate.core import PARSE_LOCK, Target
 from replicate.languages.python_splice import STUB_BODY, stub_source
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
@@ -76,7 +76,7 @@ def outline(source: bytes, target: Target) -> bytes:
     stubbed = stub_source(source, target)
     shift = source[span.start_byte : span.end_byte].count(b"\n")  # the stub is one line
     text = stubbed.decode("utf-8")
-    with warnings.catch_warnings():
+    with PARSE_LOCK, warnings.catch_warnings():
         warnings.simplefilter("ignore")
         tree = ast.parse(text.removeprefix("\ufeff"))
     lines = text.splitlines(keepends=True)
