@@ -27,7 +27,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from replicate import confined
+from replicate import confined, jsonl
 from replicate.batch import checks, minting
 from replicate.batch.manifest import Manifest, differences, read_manifest
 from replicate.core import MAX_PART, CallInput, HiddenTask, RepoRecord, TaskSpec, slug
@@ -109,9 +109,9 @@ def write_task(
 ) -> None:
     public = batch / SPECS / spec.id
     secret = batch / HIDDEN / spec.id
-    lines = [json.dumps({"i": i, "outcome": expected[i]}, sort_keys=True) for i in sorted(expected)]
-    _write_json(secret / "expected.jsonl", "".join(line + "\n" for line in lines))
-    _write_json(secret / "inputs.jsonl", "".join(i.model_dump_json() + "\n" for i in inputs))
+    rows = ({"i": i, "outcome": expected[i]} for i in sorted(expected))
+    _write_json(secret / "expected.jsonl", "".join(jsonl.dumps(r, sort_keys=True) for r in rows))
+    _write_json(secret / "inputs.jsonl", "".join(jsonl.model_line(i) for i in inputs))
     _write_json(secret / "task.json", _dump(hidden))
     _write_json(public / "TASK.md", prompt)
     _write_json(public / "task.json", _dump(spec))
@@ -296,9 +296,9 @@ def _load_model(model: Any, path: Path, task_id: str) -> Any:
 
 def _load_inputs(path: Path, task_id: str) -> list[CallInput]:
     out = []
-    for number, line in enumerate(_read(path, task_id).splitlines(), 1):
+    for number, line in enumerate(jsonl.split(_read(path, task_id)), 1):
         try:
-            item = CallInput.model_validate_json(line)
+            item = jsonl.parse_model(CallInput, line)
         except ValidationError:
             raise ReplicateError(f"task {task_id}: broken {path} at line {number}") from None
         checks.check_origin(task_id, item.origin)
@@ -308,7 +308,7 @@ def _load_inputs(path: Path, task_id: str) -> list[CallInput]:
 
 def _load_expected(path: Path, task_id: str) -> dict[int, Outcome]:
     out: dict[int, Outcome] = {}
-    for number, line in enumerate(_read(path, task_id).splitlines(), 1):
+    for number, line in enumerate(jsonl.split(_read(path, task_id)), 1):
         try:
             row = json.loads(line)
             out[int(row["i"])] = row["outcome"]

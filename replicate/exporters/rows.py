@@ -14,13 +14,13 @@ in the batch, where the reward functions (`replicate.integrations`) find them by
 
 from __future__ import annotations
 
-import json
 import os
 import re
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from replicate import jsonl
 from replicate.batch import Batch, LoadedTask
 from replicate.exporters.base import ExportOptions, Written
 from replicate.grading import stubbed_source
@@ -116,7 +116,7 @@ def write_jsonl(rows: Sequence[dict[str, Any]], path: Path) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(jsonl.dumps(row, ensure_ascii=False))
     os.replace(tmp, path)
 
 

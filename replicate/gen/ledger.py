@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from replicate import confined
+from replicate import confined, jsonl
 from replicate.batch import SPECS
 from replicate.core import LedgerEntry
 
@@ -48,9 +48,9 @@ def read_entries(out: Path) -> list[LedgerEntry]:
     except FileNotFoundError:
         return []
     entries = []
-    for line in data.decode("utf-8", errors="replace").splitlines():
+    for line in jsonl.split(data.decode("utf-8", errors="replace")):
         try:
-            entries.append(LedgerEntry.model_validate_json(line))
+            entries.append(jsonl.parse_model(LedgerEntry, line))
         except ValidationError:
             continue
     return entries
@@ -78,7 +78,7 @@ def carry_over(batch: Path, staged: Path, repo: str) -> None:
     added = read_entries(staged)
     if not (batch / LEDGER).is_file() and not added:
         return
-    lines = [(entry.model_dump_json() + "\n").encode() for entry in (*kept, *added)]
+    lines = [jsonl.model_line(entry).encode() for entry in (*kept, *added)]
     confined.write_bytes(batch, LEDGER, b"".join(lines))
 
 
@@ -114,7 +114,7 @@ class Ledger:
         )
 
     def append(self, entry: LedgerEntry) -> None:
-        confined.append_bytes(self.out, LEDGER, (entry.model_dump_json() + "\n").encode())
+        confined.append_bytes(self.out, LEDGER, jsonl.model_line(entry).encode())
 
 
 def _end_torn_line(out: Path) -> None:
