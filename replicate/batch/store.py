@@ -11,7 +11,10 @@
 
 A reader takes only `specs/` folders that hold a `task.json`.  A batch is untrusted input: every
 name and path it gives is checked when a task is loaded (`replicate.batch.checks`), and its
-files against the manifest `replicate gen` wrote (`replicate.batch.manifest`).
+files against the manifest `replicate gen` wrote (`replicate.batch.manifest`).  Its files are
+read through `replicate.confined`, so no symlink is followed, and a task is refused when its
+folders hold a symlink, or its repository's folder one that is not a link of the snapshot
+leading to another of its files (those `gen` keeps), with or without the manifest.
 """
 
 from __future__ import annotations
@@ -135,6 +138,7 @@ class Batch:
         self._manifest = manifest
         self._verified: set[str] = set()
         self._verify_lock = threading.Lock()
+        self._unlinked: set[str] = set()  # folders found without a symlink that leads anywhere
 
     @classmethod
     def open(cls, path: str | Path, *, verify: bool = True) -> Batch:
@@ -215,18 +219,20 @@ class Batch:
         raise ReplicateError(f"unknown task id {shown!r} ({len(self._ids)} tasks in {self.root})")
 
     def spec(self, task_id: str) -> TaskSpec:
-        return _load_model(TaskSpec, self.root / SPECS / task_id / "task.json", task_id)
+        return _load_model(TaskSpec, self.root, f"{SPECS}/{task_id}/task.json", task_id)
 
     def load(self, task_id: str) -> LoadedTask:
         task_id = self.resolve(task_id)
         self.verify(f"{SPECS}/{task_id}/", task_id)
         self.verify(f"{HIDDEN}/{task_id}/", task_id)
+        for folder in (f"{SPECS}/{task_id}", f"{HIDDEN}/{task_id}"):
+            self._refuse_links(folder, task_id)
         spec = self.spec(task_id)
-        secret = self.root / HIDDEN / task_id
-        hidden = _load_model(HiddenTask, secret / "task.json", task_id)
+        secret = f"{HIDDEN}/{task_id}"
+        hidden = _load_model(HiddenTask, self.root, f"{secret}/task.json", task_id)
         checks.check_task(task_id, spec, hidden)
-        inputs = tuple(_load_inputs(secret / "inputs.jsonl", task_id))
-        expected = _load_expected(secret / "expected.jsonl", task_id)
+        inputs = tuple(_load_inputs(self.root, f"{secret}/inputs.jsonl", task_id))
+        expected = _load_expected(self.root, f"{secret}/expected.jsonl", task_id)
         missing = [item.index for item in inputs if item.index not in expected]
         if missing:
             raise ReplicateError(
@@ -240,18 +246,38 @@ class Batch:
             inputs=inputs,
             expected=expected,
             repo=repo,
-            prompt=_read(self.root / SPECS / task_id / "TASK.md", task_id),
+            prompt=_read(self.root, f"{SPECS}/{task_id}/TASK.md", task_id),
         )
 
     def repo(self, repo_dir: str, task_id: str = "") -> RepoSnapshot:
         checks.check_name(task_id or repo_dir, repo_dir, "repo_dir")
-        self.verify(f"{HIDDEN}/{REPOS}/{repo_dir}/", task_id or repo_dir)
-        root = self.root / HIDDEN / REPOS / repo_dir
-        record = _load_model(RepoRecord, root / "repo.json", task_id or repo_dir)
+        folder = f"{HIDDEN}/{REPOS}/{repo_dir}"
+        self.verify(f"{folder}/", task_id or repo_dir)
+        self._refuse_links(folder, task_id or repo_dir, tree=f"{folder}/tree")
+        root = self.root / folder
+        record = _load_model(RepoRecord, self.root, f"{folder}/repo.json", task_id or repo_dir)
         checks.check_repo(task_id or repo_dir, record)
         if not (root / "tree").is_dir() or (root / "tree").is_symlink():
             raise ReplicateError(f"task {task_id}: broken batch: {root}/tree is missing")
         return RepoSnapshot(record=record, root=root)
+
+    def _refuse_links(self, folder: str, task_id: str, tree: str | None = None) -> None:
+        """A one-line error naming the first symlink under `folder`; inside `tree`, a link
+        whose target stays in the tree is the snapshot's own (`gen` keeps those)."""
+        if folder in self._unlinked:
+            return
+        path = self.root / folder
+        if path.is_symlink():
+            raise ReplicateError(f"task {task_id}: unsafe batch: {folder} is a symlink")
+        for rel in confined.symlinks(path):
+            found = f"{folder}/{rel}"
+            if tree is None or not _stays_in(self.root / tree, self.root / found):
+                raise ReplicateError(
+                    f"task {task_id}: unsafe batch: {found} is a symlink"
+                    + (" that leads out of the snapshot" if tree and found.startswith(tree) else "")
+                )
+        with self._verify_lock:
+            self._unlinked.add(folder)
 
     def repos(self) -> tuple[RepoSnapshot, ...]:
         folder = self.root / HIDDEN / REPOS
@@ -271,9 +297,21 @@ def _check_target_file(repo: RepoSnapshot, hidden: HiddenTask, task_id: str) -> 
         ) from None
 
 
-def _read(path: Path, task_id: str) -> str:
+def _stays_in(tree: Path, link: Path) -> bool:
+    """True when the symlink `link`, under `tree` (itself no link), leads into `tree` through
+    any chain of links."""
+    if link == tree or not link.is_relative_to(tree):
+        return False
+    return Path(os.path.realpath(link)).is_relative_to(os.path.realpath(tree))
+
+
+def _read(root: Path, relpath: str, task_id: str) -> str:
+    """A batch file's text, read under `root` without following a symlink."""
+    path = root / relpath
     try:
-        return path.read_text(encoding="utf-8")
+        return confined.read_bytes(root, relpath).decode("utf-8")
+    except confined.ConfinementError as exc:
+        raise ReplicateError(f"task {task_id}: unsafe batch: {exc}") from None
     except OSError as exc:
         raise ReplicateError(
             f"task {task_id}: broken batch: cannot read {path}: {exc.strerror}"
@@ -282,8 +320,9 @@ def _read(path: Path, task_id: str) -> str:
         raise ReplicateError(f"task {task_id}: broken batch: {path} is not UTF-8") from None
 
 
-def _load_model(model: Any, path: Path, task_id: str) -> Any:
-    text = _read(path, task_id)
+def _load_model(model: Any, root: Path, relpath: str, task_id: str) -> Any:
+    text = _read(root, relpath, task_id)
+    path = root / relpath
     try:
         return model.model_validate_json(text)
     except ValidationError as exc:
@@ -294,9 +333,10 @@ def _load_model(model: Any, path: Path, task_id: str) -> Any:
         ) from None
 
 
-def _load_inputs(path: Path, task_id: str) -> list[CallInput]:
+def _load_inputs(root: Path, relpath: str, task_id: str) -> list[CallInput]:
     out = []
-    for number, line in enumerate(jsonl.split(_read(path, task_id)), 1):
+    path = root / relpath
+    for number, line in enumerate(jsonl.split(_read(root, relpath, task_id)), 1):
         try:
             item = jsonl.parse_model(CallInput, line)
         except ValidationError:
@@ -306,9 +346,10 @@ def _load_inputs(path: Path, task_id: str) -> list[CallInput]:
     return out
 
 
-def _load_expected(path: Path, task_id: str) -> dict[int, Outcome]:
+def _load_expected(root: Path, relpath: str, task_id: str) -> dict[int, Outcome]:
     out: dict[int, Outcome] = {}
-    for number, line in enumerate(jsonl.split(_read(path, task_id)), 1):
+    path = root / relpath
+    for number, line in enumerate(jsonl.split(_read(root, relpath, task_id)), 1):
         try:
             row = json.loads(line)
             out[int(row["i"])] = row["outcome"]

@@ -18,7 +18,7 @@ from pydantic import ValidationError
 
 from replicate import confined, jsonl
 from replicate.batch import SPECS
-from replicate.core import LedgerEntry
+from replicate.core import LedgerEntry, name_problem
 
 LEDGER = "funnel.jsonl"
 
@@ -66,9 +66,13 @@ def decided(out: Path, key: LedgerKey) -> dict[str, LedgerEntry]:
     return {
         symbol: entry
         for symbol, entry in found.items()
-        if not entry.kept
-        or (entry.task_id and (out / SPECS / entry.task_id / "task.json").is_file())
+        if not entry.kept or (entry.task_id and _task_written(out, entry.task_id))
     }
+
+
+def _task_written(out: Path, task_id: str) -> bool:
+    """The task's public `task.json` is there (an id that is no plain name never is)."""
+    return not name_problem(task_id) and (out / SPECS / task_id / "task.json").is_file()
 
 
 def carry_over(batch: Path, staged: Path, repo: str) -> None:
