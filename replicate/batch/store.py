@@ -227,26 +227,16 @@ class Batch:
         self.verify(f"{HIDDEN}/{task_id}/", task_id)
         for folder in (f"{SPECS}/{task_id}", f"{HIDDEN}/{task_id}"):
             self._refuse_links(folder, task_id)
-        spec = self.spec(task_id)
-        secret = f"{HIDDEN}/{task_id}"
-        hidden = _load_model(HiddenTask, self.root, f"{secret}/task.json", task_id)
-        checks.check_task(task_id, spec, hidden)
-        inputs = tuple(_load_inputs(self.root, f"{secret}/inputs.jsonl", task_id))
-        expected = _load_expected(self.root, f"{secret}/expected.jsonl", task_id)
-        missing = [item.index for item in inputs if item.index not in expected]
-        if missing:
-            raise ReplicateError(
-                f"task {task_id}: broken batch: input {missing[0]} has no expected outcome"
-            )
-        repo = self.repo(hidden.repo_dir, task_id)
-        _check_target_file(repo, hidden, task_id)
+        files = read_task_files(self.root, task_id)
+        repo = self.repo(files.hidden.repo_dir, task_id)
+        _check_target_file(repo, files.hidden, task_id)
         return LoadedTask(
-            spec=spec,
-            hidden=hidden,
-            inputs=inputs,
-            expected=expected,
+            spec=files.spec,
+            hidden=files.hidden,
+            inputs=files.inputs,
+            expected=files.expected,
             repo=repo,
-            prompt=_read(self.root, f"{SPECS}/{task_id}/TASK.md", task_id),
+            prompt=files.prompt,
         )
 
     def repo(self, repo_dir: str, task_id: str = "") -> RepoSnapshot:
@@ -283,6 +273,36 @@ class Batch:
         folder = self.root / HIDDEN / REPOS
         names = sorted(p.parent.name for p in folder.glob("*/repo.json")) if folder.is_dir() else []
         return tuple(self.repo(name) for name in names)
+
+
+@dataclass(frozen=True)
+class TaskFiles:
+    """What a task's own files hold, read and checked (its repository aside)."""
+
+    spec: TaskSpec
+    hidden: HiddenTask
+    inputs: tuple[CallInput, ...]
+    expected: Mapping[int, Outcome]
+    prompt: str
+
+
+def read_task_files(root: Path, task_id: str) -> TaskFiles:
+    """Read the public and hidden files of task `task_id` of the batch at `root` (no symlink
+    followed) and check them; ReplicateError (one line) when one cannot be read or is broken.
+    `gen` reads each task back so, as soon as it is written."""
+    spec = _load_model(TaskSpec, root, f"{SPECS}/{task_id}/task.json", task_id)
+    secret = f"{HIDDEN}/{task_id}"
+    hidden = _load_model(HiddenTask, root, f"{secret}/task.json", task_id)
+    checks.check_task(task_id, spec, hidden)
+    inputs = tuple(_load_inputs(root, f"{secret}/inputs.jsonl", task_id))
+    expected = _load_expected(root, f"{secret}/expected.jsonl", task_id)
+    missing = [item.index for item in inputs if item.index not in expected]
+    if missing:
+        raise ReplicateError(
+            f"task {task_id}: broken batch: input {missing[0]} has no expected outcome"
+        )
+    prompt = _read(root, f"{SPECS}/{task_id}/TASK.md", task_id)
+    return TaskFiles(spec, hidden, inputs, expected, prompt)
 
 
 def _check_target_file(repo: RepoSnapshot, hidden: HiddenTask, task_id: str) -> None:
