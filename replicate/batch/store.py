@@ -59,13 +59,19 @@ class RepoSnapshot:
 
 
 @dataclass(frozen=True)
-class LoadedTask:
+class TaskFiles:
+    """What a task's own files hold, read and checked (its repository aside)."""
+
     spec: TaskSpec
     hidden: HiddenTask
     inputs: tuple[CallInput, ...]
     expected: Mapping[int, Outcome]
-    repo: RepoSnapshot
     prompt: str
+
+
+@dataclass(frozen=True)
+class LoadedTask(TaskFiles):
+    repo: RepoSnapshot
 
     @property
     def id(self) -> str:
@@ -273,17 +279,6 @@ class Batch:
         folder = self.root / HIDDEN / REPOS
         names = sorted(p.parent.name for p in folder.glob("*/repo.json")) if folder.is_dir() else []
         return tuple(self.repo(name) for name in names)
-
-
-@dataclass(frozen=True)
-class TaskFiles:
-    """What a task's own files hold, read and checked (its repository aside)."""
-
-    spec: TaskSpec
-    hidden: HiddenTask
-    inputs: tuple[CallInput, ...]
-    expected: Mapping[int, Outcome]
-    prompt: str
 
 
 def read_task_files(root: Path, task_id: str) -> TaskFiles:
