@@ -1,15 +1,16 @@
 """JSON Lines, read and written one way everywhere.
 
-A JSONL file is JSON texts each followed by "\\n", and only "\\n" separates them: JSON escapes
-every control character inside a string, but not U+0085, U+2028, U+2029 or the other characters
-`str.splitlines` also breaks at, which a JSON writer may leave raw in a string (pydantic does).
+A JSONL file is JSON texts each followed by "\\n", and only "\\n" separates them. A JSON string
+holds no raw character below U+0020, but may hold U+0085, U+2028 and U+2029 raw (pydantic writes
+them so, as `json.dumps` does without `ensure_ascii`), and `str.splitlines` breaks at those too.
 Reading a file by `splitlines` cut such a line in two; every JSONL file of the project (a
 batch's inputs and expected outcomes, results.jsonl, the gen ledgers, the exported rows, the
 harvest's records) is split here instead.
 
 pydantic can neither write nor read a lone surrogate (JSON allows one as an escape, `"\\ud800"`):
 `model_line` then falls back on `json.dumps`, which escapes it, and `parse_model` reads such a
-line through `json.loads`.
+line through `json.loads`; `text` escapes one where non-ASCII is otherwise written raw (also
+for the JSON documents beside the JSONL files, a built-in agent's transcripts).
 """
 
 from __future__ import annotations
@@ -41,9 +42,21 @@ def line(text: str) -> str:
     return text + "\n"
 
 
+def text(value: Any, **options: Any) -> str:
+    """`json.dumps(value, **options)`; with `ensure_ascii=False`, a text UTF-8 cannot carry (a
+    lone surrogate) is written with every non-ASCII character escaped instead."""
+    found = json.dumps(value, **options)
+    if not options.get("ensure_ascii", True):
+        try:
+            found.encode("utf-8")
+        except UnicodeEncodeError:
+            found = json.dumps(value, **{**options, "ensure_ascii": True})
+    return found
+
+
 def dumps(value: Any, **options: Any) -> str:
-    """`value` as one line of JSONL (`json.dumps` with `options`, and the newline)."""
-    return line(json.dumps(value, **options))
+    """`value` as one line of JSONL (`text` with `options`, and the newline)."""
+    return line(text(value, **options))
 
 
 def model_line(model: BaseModel) -> str:
