@@ -127,8 +127,13 @@ def write_task(
 
 
 def remove_task(batch: Path, task_id: str) -> None:
+    """Remove the task's two folders; a task id that is no plain name is refused (it would lead
+    out of the batch), and a folder that is a symlink is unlinked, never followed."""
+    checks.check_name(task_id, task_id, "task id")
     for folder in (batch / SPECS / task_id, batch / HIDDEN / task_id):
-        if folder.is_dir():
+        if folder.is_symlink():
+            folder.unlink()
+        elif folder.is_dir():
             shutil.rmtree(folder)
 
 
