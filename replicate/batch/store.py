@@ -272,10 +272,11 @@ class Batch:
             raise ReplicateError(f"task {task_id}: unsafe batch: {folder} is a symlink")
         for rel in confined.symlinks(path):
             found = f"{folder}/{rel}"
-            if tree is None or not _stays_in(self.root / tree, self.root / found):
+            in_tree = tree is not None and (found == tree or found.startswith(f"{tree}/"))
+            if not (in_tree and tree and _stays_in(self.root / tree, self.root / found)):
                 raise ReplicateError(
                     f"task {task_id}: unsafe batch: {found} is a symlink"
-                    + (" that leads out of the snapshot" if tree and found.startswith(tree) else "")
+                    + (" that leads out of the snapshot" if in_tree else "")
                 )
         with self._verify_lock:
             self._unlinked.add(folder)
