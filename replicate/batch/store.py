@@ -12,9 +12,8 @@
 A reader takes only `specs/` folders that hold a `task.json`.  A batch is untrusted input: every
 name and path it gives is checked when a task is loaded (`replicate.batch.checks`), and its
 files against the manifest `replicate gen` wrote (`replicate.batch.manifest`).  Its files are
-read through `replicate.confined`, so no symlink is followed, and a task is refused when its
-folders hold a symlink, or its repository's folder one that is not a link of the snapshot
-leading to another of its files (those `gen` keeps), with or without the manifest.
+read through `replicate.confined`, so no symlink is followed, and the symlinks it holds are
+refused (`replicate.batch.links`), with or without the manifest.
 """
 
 from __future__ import annotations
@@ -31,7 +30,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from replicate import confined, jsonl
-from replicate.batch import checks, minting
+from replicate.batch import checks, links, minting
 from replicate.batch.manifest import Manifest, differences, read_manifest
 from replicate.core import MAX_PART, CallInput, HiddenTask, RepoRecord, TaskSpec, slug
 from replicate.errors import ReplicateError
@@ -159,6 +158,7 @@ class Batch:
         if not root.is_dir():
             raise ReplicateError(f"not a directory: {path}")
         root = root.resolve()
+        links.refuse_top_links(root)
         batch = cls(root)
         if verify:
             minting.check_finished(root, len(batch.ids))
@@ -263,21 +263,12 @@ class Batch:
         return RepoSnapshot(record=record, root=root)
 
     def _refuse_links(self, folder: str, task_id: str, tree: str | None = None) -> None:
-        """A one-line error naming the first symlink under `folder`; inside `tree`, a link
-        whose target stays in the tree is the snapshot's own (`gen` keeps those)."""
+        """A one-line error naming the first symlink under `folder` (`links.first_link`)."""
         if folder in self._unlinked:
             return
-        path = self.root / folder
-        if path.is_symlink():
-            raise ReplicateError(f"task {task_id}: unsafe batch: {folder} is a symlink")
-        for rel in confined.symlinks(path):
-            found = f"{folder}/{rel}"
-            in_tree = tree is not None and (found == tree or found.startswith(f"{tree}/"))
-            if not (in_tree and tree and _stays_in(self.root / tree, self.root / found)):
-                raise ReplicateError(
-                    f"task {task_id}: unsafe batch: {found} is a symlink"
-                    + (" that leads out of the snapshot" if in_tree else "")
-                )
+        found = links.first_link(self.root, folder, tree)
+        if found:
+            raise ReplicateError(f"task {task_id}: unsafe batch: {found}")
         with self._verify_lock:
             self._unlinked.add(folder)
 
@@ -316,14 +307,6 @@ def _check_target_file(repo: RepoSnapshot, hidden: HiddenTask, task_id: str) -> 
         raise ReplicateError(
             f"task {task_id}: broken batch: target file {hidden.target.path}: {exc.strerror}"
         ) from None
-
-
-def _stays_in(tree: Path, link: Path) -> bool:
-    """True when the symlink `link`, under `tree` (itself no link), leads into `tree` through
-    any chain of links."""
-    if link == tree or not link.is_relative_to(tree):
-        return False
-    return Path(os.path.realpath(link)).is_relative_to(os.path.realpath(tree))
 
 
 def _read(root: Path, relpath: str, task_id: str) -> str:

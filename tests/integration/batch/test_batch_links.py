@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 
 from replicate import confined
-from replicate.batch import store
+from replicate.batch import links, store
 from replicate.batch.store import HIDDEN, REPOS, SPECS
 from replicate.cli.main import main
 from tests.integration.minted import Tiny, run_cli, write_files
@@ -35,6 +35,7 @@ def _naive_read(root: Path, relpath: str, task_id: str) -> str:
 def _checks_off(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(store, "_read", _naive_read)
     monkeypatch.setattr(store.Batch, "_refuse_links", lambda self, *args, **kwargs: None)
+    monkeypatch.setattr(links, "refuse_top_links", lambda root: None)
 
 
 @pytest.fixture
@@ -167,9 +168,22 @@ def test_harbor_refuses_a_linked_schema(
     schema.symlink_to(victim)
     args = ["export", "--tasks", str(batch), "--format", "harbor", "--task", CLAMP, "--no-verify"]
     with monkeypatch.context() as patch:  # the control: a plain copy follows the link
+        patch.setattr(links, "refuse_top_links", lambda root: None)
         patch.setattr(
             confined, "read_bytes", lambda root, rel, limit=None: (root / rel).read_bytes()
         )
         assert main([*args, "--out", str(tmp_path / "leaked")]) == 0
     assert SECRET.strip() in _export_text(tmp_path / "leaked", "harbor")
     _refused(run_cli(*args, "--out", str(tmp_path / "out")), f"{SPECS}/{schema.name}")
+
+
+@pytest.mark.parametrize("where", [f"{HIDDEN}/manifest.json", f"{HIDDEN}/{REPOS}", SPECS])
+def test_a_top_folder_or_the_manifest_as_a_link_refuses_the_batch(
+    tiny: Tiny, tmp_path: Path, victim: Path, where: str
+) -> None:
+    batch = tiny.copy_batch(tmp_path / "batch")
+    moved = tmp_path / "home" / "moved"
+    shutil.move(batch / where, moved)
+    (batch / where).symlink_to(moved)
+    for verify in ([], ["--no-verify"]):
+        _refused(run_cli("validate", "--tasks", str(batch), *verify), where)
