@@ -149,3 +149,17 @@ def regular_files(root: Path) -> list[str]:
             if not path.is_symlink() and path.is_file():
                 found.append(path.relative_to(root).as_posix())
     return sorted(found)
+
+
+def symlinks(root: Path) -> list[str]:
+    """The relative paths of every symlink under `root` (to a file, a folder or nowhere), sorted;
+    none is followed. `root` itself is walked only when it is a folder and not a link."""
+    if root.is_symlink() or not root.is_dir():
+        return []
+    found = []
+    for folder, dirs, files in os.walk(root):
+        base = Path(folder)
+        for name in (*dirs, *files):  # os.walk lists a linked folder in dirs, never enters it
+            if (base / name).is_symlink():
+                found.append((base / name).relative_to(root).as_posix())
+    return sorted(found)

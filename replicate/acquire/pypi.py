@@ -92,8 +92,11 @@ def _unpack(archive: Path, into: Path) -> Path:
                     raise ReplicateError(f"{archive.name}: unsafe path {member!r}")
             zipped.extractall(into)
     else:
-        with tarfile.open(archive) as tar:
-            tar.extractall(into, filter="data")
+        try:
+            with tarfile.open(archive) as tar:
+                tar.extractall(into, filter="data")  # no member lands outside `into`
+        except tarfile.TarError as exc:
+            raise ReplicateError(f"{archive.name}: unsafe or broken archive: {exc}") from None
     folders = [p for p in into.iterdir() if p.is_dir()]
     if len(folders) != 1 or any(p.is_file() for p in into.iterdir()):
         raise ReplicateError(f"{archive.name} does not unpack into one folder")

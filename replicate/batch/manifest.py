@@ -19,6 +19,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from replicate import confined
 from replicate.errors import ReplicateError
 
 MANIFEST = "reference_impls/manifest.json"
@@ -85,7 +86,7 @@ def write_manifest(root: Path) -> Path:
 def read_manifest(root: Path) -> Manifest:
     path = root / MANIFEST
     try:
-        return Manifest.model_validate_json(path.read_bytes())
+        return Manifest.model_validate_json(confined.read_bytes(root, MANIFEST))
     except FileNotFoundError:
         raise ReplicateError(
             f"{root} has no manifest ({MANIFEST}): it was not written by this version of "

@@ -11,7 +11,9 @@
 
 A reader takes only `specs/` folders that hold a `task.json`.  A batch is untrusted input: every
 name and path it gives is checked when a task is loaded (`replicate.batch.checks`), and its
-files against the manifest `replicate gen` wrote (`replicate.batch.manifest`).
+files against the manifest `replicate gen` wrote (`replicate.batch.manifest`).  Its files are
+read through `replicate.confined`, so no symlink is followed, and the symlinks it holds are
+refused (`replicate.batch.links`), with or without the manifest.
 """
 
 from __future__ import annotations
@@ -27,8 +29,8 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from replicate import confined
-from replicate.batch import checks, minting
+from replicate import confined, jsonl
+from replicate.batch import checks, links, minting
 from replicate.batch.manifest import Manifest, differences, read_manifest
 from replicate.core import MAX_PART, CallInput, HiddenTask, RepoRecord, TaskSpec, slug
 from replicate.errors import ReplicateError
@@ -56,13 +58,19 @@ class RepoSnapshot:
 
 
 @dataclass(frozen=True)
-class LoadedTask:
+class TaskFiles:
+    """What a task's own files hold, read and checked (its repository aside)."""
+
     spec: TaskSpec
     hidden: HiddenTask
     inputs: tuple[CallInput, ...]
     expected: Mapping[int, Outcome]
-    repo: RepoSnapshot
     prompt: str
+
+
+@dataclass(frozen=True)
+class LoadedTask(TaskFiles):
+    repo: RepoSnapshot
 
     @property
     def id(self) -> str:
@@ -109,17 +117,22 @@ def write_task(
 ) -> None:
     public = batch / SPECS / spec.id
     secret = batch / HIDDEN / spec.id
-    lines = [json.dumps({"i": i, "outcome": expected[i]}, sort_keys=True) for i in sorted(expected)]
-    _write_json(secret / "expected.jsonl", "".join(line + "\n" for line in lines))
-    _write_json(secret / "inputs.jsonl", "".join(i.model_dump_json() + "\n" for i in inputs))
+    rows = ({"i": i, "outcome": expected[i]} for i in sorted(expected))
+    _write_json(secret / "expected.jsonl", "".join(jsonl.dumps(r, sort_keys=True) for r in rows))
+    _write_json(secret / "inputs.jsonl", "".join(jsonl.model_line(i) for i in inputs))
     _write_json(secret / "task.json", _dump(hidden))
     _write_json(public / "TASK.md", prompt)
     _write_json(public / "task.json", _dump(spec))
 
 
 def remove_task(batch: Path, task_id: str) -> None:
+    """Remove the task's two folders; a task id that is no plain name is refused (it would lead
+    out of the batch), and a folder that is a symlink is unlinked, never followed."""
+    checks.check_name(task_id, task_id, "task id")
     for folder in (batch / SPECS / task_id, batch / HIDDEN / task_id):
-        if folder.is_dir():
+        if folder.is_symlink():
+            folder.unlink()
+        elif folder.is_dir():
             shutil.rmtree(folder)
 
 
@@ -150,6 +163,7 @@ class Batch:
         self._manifest = manifest
         self._verified: set[str] = set()
         self._verify_lock = threading.Lock()
+        self._unlinked: set[str] = set()  # folders found without a symlink that leads anywhere
 
     @classmethod
     def open(cls, path: str | Path, *, verify: bool = True) -> Batch:
@@ -159,6 +173,7 @@ class Batch:
         if not root.is_dir():
             raise ReplicateError(f"not a directory: {path}")
         root = root.resolve()
+        links.refuse_top_links(root)
         batch = cls(root)
         if verify:
             minting.check_finished(root, len(batch.ids))
@@ -243,48 +258,71 @@ class Batch:
         return found | {ident: ident for ident in self._ids}
 
     def spec(self, task_id: str) -> TaskSpec:
-        return _load_model(TaskSpec, self.root / SPECS / task_id / "task.json", task_id)
+        return _load_model(TaskSpec, self.root, f"{SPECS}/{task_id}/task.json", task_id)
 
     def load(self, task_id: str) -> LoadedTask:
         task_id = self.resolve(task_id)
         self.verify(f"{SPECS}/{task_id}/", task_id)
         self.verify(f"{HIDDEN}/{task_id}/", task_id)
-        spec = self.spec(task_id)
-        secret = self.root / HIDDEN / task_id
-        hidden = _load_model(HiddenTask, secret / "task.json", task_id)
-        checks.check_task(task_id, spec, hidden)
-        inputs = tuple(_load_inputs(secret / "inputs.jsonl", task_id))
-        expected = _load_expected(secret / "expected.jsonl", task_id)
-        missing = [item.index for item in inputs if item.index not in expected]
-        if missing:
-            raise ReplicateError(
-                f"task {task_id}: broken batch: input {missing[0]} has no expected outcome"
-            )
-        repo = self.repo(hidden.repo_dir, task_id)
-        _check_target_file(repo, hidden, task_id)
+        for folder in (f"{SPECS}/{task_id}", f"{HIDDEN}/{task_id}"):
+            self._refuse_links(folder, task_id)
+        files = read_task_files(self.root, task_id)
+        repo = self.repo(files.hidden.repo_dir, task_id)
+        _check_target_file(repo, files.hidden, task_id)
         return LoadedTask(
-            spec=spec,
-            hidden=hidden,
-            inputs=inputs,
-            expected=expected,
+            spec=files.spec,
+            hidden=files.hidden,
+            inputs=files.inputs,
+            expected=files.expected,
             repo=repo,
-            prompt=_read(self.root / SPECS / task_id / "TASK.md", task_id),
+            prompt=files.prompt,
         )
 
     def repo(self, repo_dir: str, task_id: str = "") -> RepoSnapshot:
         checks.check_name(task_id or repo_dir, repo_dir, "repo_dir")
-        self.verify(f"{HIDDEN}/{REPOS}/{repo_dir}/", task_id or repo_dir)
-        root = self.root / HIDDEN / REPOS / repo_dir
-        record = _load_model(RepoRecord, root / "repo.json", task_id or repo_dir)
+        folder = f"{HIDDEN}/{REPOS}/{repo_dir}"
+        self.verify(f"{folder}/", task_id or repo_dir)
+        self._refuse_links(folder, task_id or repo_dir, tree=f"{folder}/tree")
+        root = self.root / folder
+        record = _load_model(RepoRecord, self.root, f"{folder}/repo.json", task_id or repo_dir)
         checks.check_repo(task_id or repo_dir, record)
         if not (root / "tree").is_dir() or (root / "tree").is_symlink():
             raise ReplicateError(f"task {task_id}: broken batch: {root}/tree is missing")
         return RepoSnapshot(record=record, root=root)
 
+    def _refuse_links(self, folder: str, task_id: str, tree: str | None = None) -> None:
+        """A one-line error naming the first symlink under `folder` (`links.first_link`)."""
+        if folder in self._unlinked:
+            return
+        found = links.first_link(self.root, folder, tree)
+        if found:
+            raise ReplicateError(f"task {task_id}: unsafe batch: {found}")
+        with self._verify_lock:
+            self._unlinked.add(folder)
+
     def repos(self) -> tuple[RepoSnapshot, ...]:
         folder = self.root / HIDDEN / REPOS
         names = sorted(p.parent.name for p in folder.glob("*/repo.json")) if folder.is_dir() else []
         return tuple(self.repo(name) for name in names)
+
+
+def read_task_files(root: Path, task_id: str) -> TaskFiles:
+    """Read the public and hidden files of task `task_id` of the batch at `root` (no symlink
+    followed) and check them; ReplicateError (one line) when one cannot be read or is broken.
+    `gen` reads each task back so, as soon as it is written."""
+    spec = _load_model(TaskSpec, root, f"{SPECS}/{task_id}/task.json", task_id)
+    secret = f"{HIDDEN}/{task_id}"
+    hidden = _load_model(HiddenTask, root, f"{secret}/task.json", task_id)
+    checks.check_task(task_id, spec, hidden)
+    inputs = tuple(_load_inputs(root, f"{secret}/inputs.jsonl", task_id))
+    expected = _load_expected(root, f"{secret}/expected.jsonl", task_id)
+    missing = [item.index for item in inputs if item.index not in expected]
+    if missing:
+        raise ReplicateError(
+            f"task {task_id}: broken batch: input {missing[0]} has no expected outcome"
+        )
+    prompt = _read(root, f"{SPECS}/{task_id}/TASK.md", task_id)
+    return TaskFiles(spec, hidden, inputs, expected, prompt)
 
 
 def _check_target_file(repo: RepoSnapshot, hidden: HiddenTask, task_id: str) -> None:
@@ -299,9 +337,13 @@ def _check_target_file(repo: RepoSnapshot, hidden: HiddenTask, task_id: str) -> 
         ) from None
 
 
-def _read(path: Path, task_id: str) -> str:
+def _read(root: Path, relpath: str, task_id: str) -> str:
+    """A batch file's text, read under `root` without following a symlink."""
+    path = root / relpath
     try:
-        return path.read_text(encoding="utf-8")
+        return confined.read_bytes(root, relpath).decode("utf-8")
+    except confined.ConfinementError as exc:
+        raise ReplicateError(f"task {task_id}: unsafe batch: {exc}") from None
     except OSError as exc:
         raise ReplicateError(
             f"task {task_id}: broken batch: cannot read {path}: {exc.strerror}"
@@ -310,8 +352,9 @@ def _read(path: Path, task_id: str) -> str:
         raise ReplicateError(f"task {task_id}: broken batch: {path} is not UTF-8") from None
 
 
-def _load_model(model: Any, path: Path, task_id: str) -> Any:
-    text = _read(path, task_id)
+def _load_model(model: Any, root: Path, relpath: str, task_id: str) -> Any:
+    text = _read(root, relpath, task_id)
+    path = root / relpath
     try:
         return model.model_validate_json(text)
     except ValidationError as exc:
@@ -322,11 +365,12 @@ def _load_model(model: Any, path: Path, task_id: str) -> Any:
         ) from None
 
 
-def _load_inputs(path: Path, task_id: str) -> list[CallInput]:
+def _load_inputs(root: Path, relpath: str, task_id: str) -> list[CallInput]:
     out = []
-    for number, line in enumerate(_read(path, task_id).splitlines(), 1):
+    path = root / relpath
+    for number, line in enumerate(jsonl.split(_read(root, relpath, task_id)), 1):
         try:
-            item = CallInput.model_validate_json(line)
+            item = jsonl.parse_model(CallInput, line)
         except ValidationError:
             raise ReplicateError(f"task {task_id}: broken {path} at line {number}") from None
         checks.check_origin(task_id, item.origin)
@@ -334,9 +378,10 @@ def _load_inputs(path: Path, task_id: str) -> list[CallInput]:
     return out
 
 
-def _load_expected(path: Path, task_id: str) -> dict[int, Outcome]:
+def _load_expected(root: Path, relpath: str, task_id: str) -> dict[int, Outcome]:
     out: dict[int, Outcome] = {}
-    for number, line in enumerate(_read(path, task_id).splitlines(), 1):
+    path = root / relpath
+    for number, line in enumerate(jsonl.split(_read(root, relpath, task_id)), 1):
         try:
             row = json.loads(line)
             out[int(row["i"])] = row["outcome"]

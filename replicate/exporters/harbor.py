@@ -15,7 +15,6 @@ wheelhouse and builds every image locally (`replicate.exporters.harbor_images`).
 from __future__ import annotations
 
 import os
-import shutil
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -100,8 +99,9 @@ def one_task_batch(batch: Batch, task: LoadedTask, dest: Path) -> None:
         for rel in confined.regular_files(batch.root / part):
             data = confined.read_bytes(batch.root / part, rel)
             confined.write_bytes(dest, f"{part}/{rel}", data)
-    for schema in (batch.root / SPECS).glob("*.schema.json"):
-        shutil.copyfile(schema, dest / SPECS / schema.name)
+    for schema in sorted((batch.root / SPECS).glob("*.schema.json")):
+        rel = f"{SPECS}/{schema.name}"
+        confined.write_bytes(dest, rel, confined.read_bytes(batch.root, rel))
     write_manifest(dest)
 
 

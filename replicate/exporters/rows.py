@@ -18,12 +18,12 @@ reward functions (`replicate.integrations`) find them by `tasks_dir`.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from replicate import jsonl
 from replicate.batch import Batch
 from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.plan import ExportPlan, PlannedTask
@@ -93,7 +93,7 @@ def write_jsonl(rows: Sequence[dict[str, Any]], path: Path) -> None:
     tmp = path.with_name(path.name + ".tmp")
     with tmp.open("w", encoding="utf-8") as handle:
         for row in rows:
-            handle.write(json.dumps(row, ensure_ascii=False) + "\n")
+            handle.write(jsonl.dumps(row, ensure_ascii=False))
     os.replace(tmp, path)
 
 

@@ -16,9 +16,9 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from replicate import confined
+from replicate import confined, jsonl
 from replicate.batch import SPECS
-from replicate.core import LedgerEntry
+from replicate.core import LedgerEntry, name_problem
 
 LEDGER = "funnel.jsonl"
 
@@ -48,9 +48,9 @@ def read_entries(out: Path) -> list[LedgerEntry]:
     except FileNotFoundError:
         return []
     entries = []
-    for line in data.decode("utf-8", errors="replace").splitlines():
+    for line in jsonl.split(data.decode("utf-8", errors="replace")):
         try:
-            entries.append(LedgerEntry.model_validate_json(line))
+            entries.append(jsonl.parse_model(LedgerEntry, line))
         except ValidationError:
             continue
     return entries
@@ -66,9 +66,13 @@ def decided(out: Path, key: LedgerKey) -> dict[str, LedgerEntry]:
     return {
         symbol: entry
         for symbol, entry in found.items()
-        if not entry.kept
-        or (entry.task_id and (out / SPECS / entry.task_id / "task.json").is_file())
+        if not entry.kept or (entry.task_id and _task_written(out, entry.task_id))
     }
+
+
+def _task_written(out: Path, task_id: str) -> bool:
+    """The task's public `task.json` is there (an id that is no plain name never is)."""
+    return not name_problem(task_id) and (out / SPECS / task_id / "task.json").is_file()
 
 
 def carry_over(
@@ -85,7 +89,7 @@ def carry_over(
     added = read_entries(staged) if staged is not None else []
     if not (batch / LEDGER).is_file() and not added:
         return
-    lines = [(entry.model_dump_json() + "\n").encode() for entry in (*kept, *added)]
+    lines = [jsonl.model_line(entry).encode() for entry in (*kept, *added)]
     confined.write_bytes(batch, LEDGER, b"".join(lines))
 
 
@@ -121,7 +125,7 @@ class Ledger:
         )
 
     def append(self, entry: LedgerEntry) -> None:
-        confined.append_bytes(self.out, LEDGER, (entry.model_dump_json() + "\n").encode())
+        confined.append_bytes(self.out, LEDGER, jsonl.model_line(entry).encode())
 
 
 def _end_torn_line(out: Path) -> None:

@@ -15,6 +15,7 @@ from replicate.cache import cache_root
 from replicate.core import Progress, RepoRecord, repo_dir_name
 from replicate.envs import (
     Requirements,
+    check_metadata,
     discover_requirements,
     lock_without,
     metadata_dir,
@@ -100,6 +101,8 @@ def _environment(
     reqs = discover_requirements(tree, None)
     dist = reqs.dist_names[0] if reqs.dist_names else None
     version = static_version(tree) or "0.0.0"
+    for name in reqs.dist_names or (None,):  # each names files (`.dist-info`) or goes into them
+        check_metadata(name, version)
     notes = [*reqs.notes, *prepare_tree(tree, dist, version)]
     if dist:
         metadata_dir(tree, dist, version, root / "meta")

@@ -1,14 +1,17 @@
 """Where each target's outcome goes as soon as it is known, in target order: the leak audit and
 the task's files (a minted task), the ledger line (`replicate.gen.ledger`), the funnel count and
-the progress. A `gen` killed mid-mint leaves every task it announced complete on disk."""
+the progress. A `gen` killed mid-mint leaves every task it announced complete on disk. A task
+whose files cannot be written, or read back as `run` reads them, is that target's drop (its
+files removed, the reason in the ledger); the gen goes on."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate.batch import write_task
+from replicate.batch import read_task_files, remove_task, write_task
 from replicate.core import LedgerEntry, Progress
+from replicate.errors import ReplicateError
 from replicate.gen.audit import LeakAudit
 from replicate.gen.funnel import STAGES, FunnelCounter, stage_before
 from replicate.gen.ledger import Ledger
@@ -51,9 +54,23 @@ class Publisher:
             reason = f"reference body visible to the agent in {leak.what}"
             entry = self.ledger.entry(symbol, STAGES[-2], reason=reason, detail=str(leak.path))
         else:
-            write_task(self.out, task.spec, task.hidden, task.prompt, task.inputs, task.expected)
-            entry = self.ledger.entry(symbol, STAGES[-1], task_id=task.id)
+            entry = self._written(symbol, result)
         self._record(entry)
+
+    def _written(self, symbol: str, result: Minted) -> LedgerEntry:
+        """Write the task and read it back; a failure of either drops it (files removed)."""
+        task = result.task
+        doing = "written"
+        try:
+            write_task(self.out, task.spec, task.hidden, task.prompt, task.inputs, task.expected)
+            doing = "read back"
+            read_task_files(self.out, task.id)
+        except (OSError, ValueError, ReplicateError) as exc:
+            remove_task(self.out, task.id)
+            detail = " ".join(str(exc).split()) or type(exc).__name__
+            reason = f"task files could not be {doing}"
+            return self.ledger.entry(symbol, STAGES[-2], reason=reason, detail=detail[:500])
+        return self.ledger.entry(symbol, STAGES[-1], task_id=task.id)
 
     def skipped(self, reason: str, n: int) -> None:
         """Targets traced but not minted by this run (--limit, the time budget): not decided."""

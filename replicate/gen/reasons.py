@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replicate.batch import HIDDEN, SPECS
-from replicate.core import LedgerEntry
+from replicate.core import LedgerEntry, name_problem
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.ledger import LEDGER, read_entries
 
@@ -106,6 +106,8 @@ def explain(batch: Path, entry: LedgerEntry) -> Explanation:
     if not entry.kept or not entry.task_id:
         dropped_at = STAGES[min(STAGES.index(entry.stage) + 1, len(STAGES) - 1)]
         return Explanation(entry, dropped_at, None, None)
+    if name_problem(entry.task_id):  # the ledger is the batch's: no folder by such a name
+        return Explanation(entry, None, None, None)
     spec, hidden = batch / SPECS / entry.task_id, batch / HIDDEN / entry.task_id
     return Explanation(
         entry, None, spec if spec.is_dir() else None, hidden if hidden.is_dir() else None

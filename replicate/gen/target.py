@@ -184,7 +184,9 @@ def _task(
     )
     expected = {i.index: g.expected[i.index] for i in hidden_inputs}
     prompt = render_prompt(target, examples, len(hidden_inputs))
-    return LoadedTask(spec, hidden, hidden_inputs, expected, repo, prompt)
+    return LoadedTask(
+        spec=spec, hidden=hidden, inputs=hidden_inputs, expected=expected, prompt=prompt, repo=repo
+    )
 
 
 def _too_few(g: Golden, recorded: int, sparse: bool = False) -> Dropped | None:

@@ -15,6 +15,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from replicate import jsonl
 from replicate.core import Target
 from replicate.harvest import budget as harvest_budget
 from replicate.harvest import byvalue as harvest_byvalue
@@ -300,7 +301,7 @@ def _parse(out: Path, work: Path) -> HarvestResult:
     notes: list[str] = []
     configured = False
     text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
-    for line in text.splitlines():
+    for line in jsonl.split(text):
         try:
             rec = json.loads(line)
         except ValueError:

@@ -14,6 +14,7 @@ from pathlib import Path
 from filelock import FileLock, Timeout
 from pydantic import ValidationError
 
+from replicate import jsonl
 from replicate.core import ResultRow
 from replicate.errors import ReplicateError
 
@@ -93,25 +94,30 @@ def repair_results(out: Path) -> int:
     if not path.exists():
         return 0
     data = path.read_bytes()
-    kept: list[bytes] = []
-    torn: list[bytes] = []
-    for line in data.splitlines():
+    kept: list[str] = []
+    torn: list[str] = []
+    for line in jsonl.split(data.decode("utf-8", errors="surrogateescape")):
         if not line.strip():
             continue
         try:
-            ResultRow.model_validate_json(line)
-        except ValidationError:
+            jsonl.parse_model(ResultRow, line)
+        except (ValidationError, UnicodeEncodeError):
             torn.append(line)
             continue
         kept.append(line)
     if not torn and (not data or data.endswith(b"\n")):
         return 0
     with (out / TORN_FILE).open("ab") as aside:
-        aside.write(b"".join(line + b"\n" for line in torn))
+        aside.write(_encoded(torn))
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(b"".join(line + b"\n" for line in kept))
+    tmp.write_bytes(_encoded(kept))
     tmp.replace(path)
     return len(torn)
+
+
+def _encoded(lines: list[str]) -> bytes:
+    """Lines read back to their bytes (an undecodable byte of a torn line kept as it was)."""
+    return "".join(line + "\n" for line in lines).encode("utf-8", errors="surrogateescape")
 
 
 def load_rows(out: Path) -> dict[tuple[str, int], ResultRow]:
@@ -120,8 +126,8 @@ def load_rows(out: Path) -> dict[tuple[str, int], ResultRow]:
     path = out / RESULTS_FILE
     if not path.exists():
         return rows
-    for line in path.read_text(encoding="utf-8").splitlines():
-        row = ResultRow.model_validate_json(line)
+    for line in jsonl.split(path.read_text(encoding="utf-8")):
+        row = jsonl.parse_model(ResultRow, line)
         rows[(row.task_id, row.sample)] = row
     return rows
 
@@ -135,7 +141,7 @@ class ResultLog:
 
     def append(self, rows: Iterable[ResultRow]) -> None:
         """Whole lines only (the file was repaired when the run took RUN_DIR)."""
-        text = "".join(row.model_dump_json() + "\n" for row in rows)
+        text = "".join(jsonl.model_line(row) for row in rows)
         with self._lock, self._path.open("ab") as handle:
             handle.write(text.encode("utf-8"))
             handle.flush()

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from pydantic import ValidationError
 
-from replicate import confined
+from replicate import confined, jsonl
 from replicate.batch import Batch, difficulties
 from replicate.core import Difficulty, ResultRow
 from replicate.errors import ReplicateError
@@ -85,11 +85,11 @@ def _rows(path: Path) -> tuple[tuple[ResultRow, ...], int]:
         raise ReplicateError(f"cannot read {path}: {exc.strerror}") from None
     rows: dict[tuple[str, int], ResultRow] = {}
     torn = 0
-    for line in text.splitlines():
+    for line in jsonl.split(text):
         if not line.strip():
             continue
         try:
-            row = ResultRow.model_validate_json(line)
+            row = jsonl.parse_model(ResultRow, line)
         except ValidationError:
             torn += 1
             continue

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-import json
 import shutil
 import threading
 import time
@@ -12,7 +11,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from replicate import GRADER_VERSION, confined
+from replicate import GRADER_VERSION, confined, jsonl
 from replicate.agents import (
     EXCEEDED,
     Agent,
@@ -335,7 +334,7 @@ def _attempt(
 def _save_transcript(out: Path, job: tuple[str, int], outcome: AgentOutcome) -> None:
     """A built-in agent's whole conversation: RUN_DIR/transcripts/<task>/<sample>.json."""
     if outcome.transcript is not None:
-        text = json.dumps(outcome.transcript, indent=1, ensure_ascii=False) + "\n"
+        text = jsonl.text(outcome.transcript, indent=1, ensure_ascii=False) + "\n"
         confined.write_bytes(out, f"transcripts/{job[0]}/{job[1]}.json", text.encode("utf-8"))
 
 

@@ -94,3 +94,17 @@ def test_append_adds_to_the_end_and_refuses_a_symlinked_leaf(tmp_path: Path) -> 
     with pytest.raises(confined.ConfinementError, match="symlink"):
         confined.append_bytes(tmp_path, "a/link", b"three\n")
     assert outside.read_bytes() == b"kept\n"
+
+
+def test_symlinks_lists_every_link_without_entering_one(tmp_path: Path) -> None:
+    outside = tmp_path / "outside"
+    (outside / "deep").mkdir(parents=True)
+    (outside / "deep" / "inner").symlink_to("/etc")  # behind a linked folder: not listed
+    root = tmp_path / "root"
+    (root / "pkg").mkdir(parents=True)
+    (root / "pkg" / "mod.py").write_text("x")
+    (root / "pkg" / "file").symlink_to(outside / "deep")
+    (root / "dangling").symlink_to(tmp_path / "nowhere")
+    (root / "folder").symlink_to(outside, target_is_directory=True)
+    assert confined.symlinks(root) == ["dangling", "folder", "pkg/file"]
+    assert confined.symlinks(root / "folder") == []  # a linked root is not walked

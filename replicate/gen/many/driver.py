@@ -14,7 +14,7 @@ from pathlib import Path
 
 from replicate.batch import SPECS, write_difficulty
 from replicate.cache import file_lock
-from replicate.core import NullProgress, Progress, slug
+from replicate.core import NullProgress, Progress, name_problem, slug
 from replicate.errors import ReplicateError
 from replicate.executors import Executor
 from replicate.gen.many.card import BatchCard, build_card, write_card
@@ -143,7 +143,11 @@ def _job(placed: Placed, options: ManyOptions) -> RepoJob:
 
 
 def _present(out: Path, outcome: RepoOutcome) -> bool:
-    return all((out / SPECS / ident / "task.json").is_file() for ident in outcome.tasks)
+    """Every task the ledger line lists is in the batch (an id that is no plain name never)."""
+    return all(
+        not name_problem(ident) and (out / SPECS / ident / "task.json").is_file()
+        for ident in outcome.tasks
+    )
 
 
 def _take(out: Path, result: JobResult, drop: tuple[str, ...] | None) -> None:

@@ -11,7 +11,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from replicate import GRADER_VERSION
+from replicate import GRADER_VERSION, jsonl
 
 LEDGER = "repos.jsonl"
 Stage = Literal["set-up", "gen", "budget"]
@@ -65,9 +65,9 @@ def read_ledger(batch: Path) -> dict[str, RepoOutcome]:
     if not path.is_file():
         return {}
     latest: dict[str, RepoOutcome] = {}
-    for line in path.read_text(encoding="utf-8").splitlines():
+    for line in jsonl.split(path.read_text(encoding="utf-8", errors="replace")):
         try:
-            outcome = RepoOutcome.model_validate_json(line)
+            outcome = jsonl.parse_model(RepoOutcome, line)
         except ValidationError:
             continue
         latest[outcome.source] = outcome
@@ -79,6 +79,6 @@ def append_ledger(batch: Path, outcomes: Iterable[RepoOutcome]) -> None:
     batch.mkdir(parents=True, exist_ok=True)
     with (batch / LEDGER).open("a", encoding="utf-8") as handle:
         for outcome in outcomes:
-            handle.write(outcome.model_dump_json() + "\n")
+            handle.write(jsonl.model_line(outcome))
         handle.flush()
         os.fsync(handle.fileno())

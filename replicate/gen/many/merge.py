@@ -80,7 +80,7 @@ def drop_repo(batch: Path, key: str, commits: tuple[str, ...] | None = None) -> 
         except (OSError, ValidationError):
             continue
         if hidden.repo_dir in dirs:
-            remove_task(batch, hidden.id)
+            remove_task(batch, path.parent.name)  # the folder read, whatever id it claims
     for name in dirs:
         shutil.rmtree(repos / name)
 

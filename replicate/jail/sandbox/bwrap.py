@@ -17,6 +17,7 @@ import shutil
 import subprocess
 from collections.abc import Sequence
 
+from replicate import jsonl
 from replicate.errors import InfraError
 from replicate.jail.sandbox.base import (
     Limits,
@@ -195,7 +196,7 @@ def check_mounts(mounts: Sequence[Mount]) -> None:
 
 def _command_ran(status: bytes) -> bool:
     """bwrap writes an `exit-code` document only when the command itself ran and exited."""
-    for line in status.decode("utf-8", "replace").splitlines():
+    for line in jsonl.split(status.decode("utf-8", "replace")):
         try:
             document = json.loads(line)
         except ValueError:

@@ -113,3 +113,18 @@ def test_every_reason_is_counted_at_the_stage_that_dropped(tmp_path: Path) -> No
     assert stages["deterministic"].drops == ((TOO_FEW, 2),)
     assert stages["validated"].drops == (("mutant kill rate below 0.50", 1),)
     assert stages["extracted"].drops == ()
+
+
+def test_a_task_id_that_climbs_out_names_no_folder(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ledger is the batch's: a minted entry's task id never shows a folder outside it."""
+    out = tmp_path / "batch"
+    (out / "specs").mkdir(parents=True)
+    (tmp_path / "elsewhere").mkdir()  # out/specs/../../elsewhere
+    entry = Ledger(out, KEY).entry("pkg.f", "validated", task_id="../../elsewhere")
+    with monkeypatch.context() as patch:  # the control: a plain join names the outside folder
+        patch.setattr("replicate.gen.reasons.name_problem", lambda name: None)
+        assert explain(out, entry).spec_dir == out / "specs" / "../../elsewhere"
+    found = explain(out, entry)
+    assert found.spec_dir is None and found.hidden_dir is None and found.dropped_at is None

@@ -84,3 +84,19 @@ def test_replayed_outcomes_count_as_the_stages_that_decided_them() -> None:
     assert counter.drops["traced"]["not called by the tests"] == 1
     assert counter.drops["encodable"]["unencodable"] == 1
     assert counter.drops["validated"]["reference body visible"] == 1
+
+
+def test_a_task_id_that_climbs_out_of_the_batch_is_never_minted(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The ledger is the batch's: its task ids name no folder outside `specs/`."""
+    out = tmp_path / "batch"
+    (out / "specs").mkdir(parents=True)
+    ledger = Ledger(out, KEY)
+    ledger.append(ledger.entry("m.f", "validated", task_id="../../elsewhere"))
+    (tmp_path / "elsewhere").mkdir()  # out/specs/../../elsewhere: outside the batch
+    (tmp_path / "elsewhere" / "task.json").write_text("{}")
+    with monkeypatch.context() as patch:  # the control: a plain join finds those files
+        patch.setattr("replicate.gen.ledger.name_problem", lambda name: None)
+        assert list(decided(out, KEY)) == ["m.f"]
+    assert decided(out, KEY) == {}

@@ -98,6 +98,7 @@ def _mint_all(
     fake.fail, fake.sleep = fail, sleep
     monkeypatch.setattr(pipeline, "mint_target", fake)
     monkeypatch.setattr(publish, "write_task", _write_task)
+    monkeypatch.setattr(publish, "read_task_files", lambda out, task_id: None)  # files stood for
     options = pipeline.GenOptions(repo="r", out=out, workers=2, limit=limit, budget_s=budget_s)
     harvest: Any = SimpleNamespace(calls={s: () for s in symbols})
     prepared: Any = SimpleNamespace(context=None, snapshot=None, repo_dir=None)
