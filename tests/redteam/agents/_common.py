@@ -53,9 +53,13 @@ def module_name() -> str:
 
 
 def target_kind(source: str | None = None) -> tuple[str, str | None]:
-    """("function" | "method" | "staticmethod" | "classmethod", class name or None)."""
+    """("function" | "method" | "staticmethod" | "classmethod", class name or None); the class
+    name dotted for a class nested in another (boltons' `FilePerms._FilePermProperty`)."""
     tree = ast.parse(source if source is not None else target_file().read_text("utf-8"))
     name = target_name()
+    nested = _nested_kind(tree)
+    if nested is not None:
+        return nested
     for node in tree.body:
         if isinstance(node, ast.FunctionDef) and node.name == name:
             return "function", None
@@ -68,6 +72,30 @@ def target_kind(source: str | None = None) -> tuple[str, str | None]:
                             return kind, node.name
                     return "method", node.name
     raise SystemExit(f"target {name} not found in {target_file()}")
+
+
+def _nested_kind(tree: ast.Module) -> tuple[str, str] | None:
+    """The kind and dotted class of a method of a class nested in another, found by its
+    qualified name; None for any other target."""
+    module = module_name()
+    symbol = os.environ["REPLICATE_TARGET"]
+    if not symbol.startswith(module + "."):
+        return None
+    *classes, name = symbol[len(module) + 1 :].split(".")
+    body: list[ast.stmt] = tree.body
+    for cls in classes:
+        found = [n for n in body if isinstance(n, ast.ClassDef) and n.name == cls]
+        if not found:
+            return None
+        body = found[0].body
+    if len(classes) < 2:
+        return None
+    for item in body:
+        if isinstance(item, ast.FunctionDef) and item.name == name:
+            decorators = {getattr(d, "id", "") for d in item.decorator_list}
+            kind = next((k for k in ("staticmethod", "classmethod") if k in decorators), "method")
+            return kind, ".".join(classes)
+    return None
 
 
 def prelude(mark: str) -> str:
