@@ -6,7 +6,8 @@ from __future__ import annotations
 import textwrap
 
 from replicate.batch import LoadedTask
-from replicate.exporters.rows import prompt_text
+from replicate.core.prompt import Context
+from replicate.exporters.plan import row_prompt
 from replicate.grading.grader import original_source
 
 
@@ -58,6 +59,11 @@ def openrlhf_query(template: str, task: LoadedTask, response: str, *, cut: bool)
     response's, its end-of-turn tokens kept."""
     before, after, end = TEMPLATES[template]
     prompt = before + prompt_text(task) + after
-    start = prompt.index("## The file as it is now") if cut else 0
+    start = prompt.index("## The file") if cut else 0
     head = "\ufffd" + prompt[start + 1 :] if cut else prompt
     return head + response + end, prompt
+
+
+def prompt_text(task: LoadedTask) -> str:
+    """The row prompt `replicate export` writes for `task` by default (`--context signatures`)."""
+    return row_prompt(task, Context.SIGNATURES, [task])

@@ -19,10 +19,14 @@ from typing import Any
 import pytest
 
 from replicate.batch import Batch, LoadedTask
-from replicate.exporters.rows import prompt_text
 from replicate.integrations import openrlhf, trl, verl
 from replicate.integrations.grading import TASKS_ENV
-from tests.integration.integrations.completions import TEMPLATES, definition, openrlhf_query
+from tests.integration.integrations.completions import (
+    TEMPLATES,
+    definition,
+    openrlhf_query,
+    prompt_text,
+)
 
 ROOT = Path(__file__).resolve().parents[3]  # the bundled batch
 INFO = {"tasks_dir": str(ROOT)}
