@@ -1,0 +1,123 @@
+"""Stubbing a JavaScript/TypeScript target's body and splicing a candidate back in.
+
+`stub_source` replaces the target's body span (its `{ ... }` block, or a concise arrow's
+expression) by `STUB_BODY`, byte-exact elsewhere; the file still parses.
+
+`splice(stubbed, candidate, target)`:
+1. the code is the candidate as it stands, or its largest fenced block (``` ... ```);
+2. whole file: the candidate parses and binds every top-level name of the stubbed file other than
+   the target's (there being at least one) -> it is the file;
+3. definition: the candidate's definition of the target (the function, `const f = ...` or
+   `f = ...`, the class holding the method, or the bare method) gives its body, which replaces
+   the stub; the target's own signature is kept. An expression body where a block is needed
+   becomes `{ return expr; }`.
+The result must parse with the file's grammar, else `SpliceError` with a one-line reason.
+"""
+
+from __future__ import annotations
+
+from replicate.core import SpliceError, Target
+from replicate.languages.javascript_extract import (
+    extract_targets,
+    first_error_line,
+    parse_source,
+    top_level_names,
+)
+from replicate.languages.python_splice_text import strip_fences
+
+STUB_BODY = b'{ throw new Error("not implemented"); }'
+_METHOD_WRAPPER = ("class __Candidate__ {\n", "\n}\n")
+
+
+def stub_source(source: bytes, target: Target) -> bytes:
+    """`source` with exactly the bytes of the target's body span replaced by the stub."""
+    span = target.body_span
+    if not 0 <= span.start_byte <= span.end_byte <= len(source):
+        raise ValueError(f"body span {span.start_byte}..{span.end_byte} outside the source")
+    return source[: span.start_byte] + STUB_BODY + source[span.end_byte :]
+
+
+def stub_bodies(source: bytes, target: Target, others: tuple[Target, ...]) -> bytes:
+    """`source` with the bodies of `target` and `others` (same file) stubbed, last first."""
+    result = source
+    for each in sorted({target, *others}, key=lambda t: t.body_span.start_byte, reverse=True):
+        result = stub_source(result, each)
+    return result
+
+
+def splice(stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True) -> bytes:
+    """The target file after putting `candidate_text` into the stubbed file."""
+    start = target.body_span.start_byte
+    end = start + len(STUB_BODY)
+    if stubbed[start:end] != STUB_BODY:
+        raise SpliceError("the stubbed file does not hold the target's stub")
+    code = _code(candidate_text).encode("utf-8")
+    if _is_whole_file(stubbed, code, target):
+        result = code
+    else:
+        result = _place(stubbed[:start], _candidate_body(code, target), stubbed[end:], target)
+    if check:
+        line = first_error_line(parse_source(result, target.path))
+        if line is not None:
+            raise SpliceError(f"the spliced file does not parse: line {line}")
+    return result
+
+
+def replace_definition(source: bytes, definition: str, target: Target) -> bytes | None:
+    """`source` (the original file) with the target's body taken from `definition`; None where
+    the definition does not give one."""
+    span = target.body_span
+    try:
+        body = _candidate_body(_code(definition).encode("utf-8"), target)
+    except SpliceError:
+        return None
+    return _place(source[: span.start_byte], body, source[span.end_byte :], target)
+
+
+def _code(candidate_text: str) -> str:
+    text = candidate_text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
+    return strip_fences(text) if "```" in text else text
+
+
+def _is_whole_file(stubbed: bytes, code: bytes, target: Target) -> bool:
+    tree = parse_source(code, target.path)
+    if first_error_line(tree) is not None:
+        return False
+    own = target.class_name or target.name
+    others = top_level_names(parse_source(stubbed, target.path)) - {own}
+    return bool(others) and others <= top_level_names(tree)
+
+
+def _candidate_body(code: bytes, target: Target) -> bytes:
+    """The body of the candidate's definition of the target, read as it stands, then (a bare
+    method) inside a class, then (`name = function ...`) after `const `; `SpliceError` when no
+    reading parses and defines it."""
+    readings = [code, b"const " + code]
+    if target.class_name is not None:
+        readings.insert(1, _METHOD_WRAPPER[0].encode() + code + _METHOD_WRAPPER[1].encode())
+    first_error = first_error_line(parse_source(code, target.path))
+    for reading in readings:
+        tree = parse_source(reading, target.path)
+        if first_error_line(tree) is not None:
+            continue
+        found = extract_targets(reading, tree, target.path)
+        exact = [t for t in found if t.qualname == target.qualname]
+        named = exact or [t for t in found if t.name == target.name]
+        if named:
+            span = named[0].body_span
+            return reading[span.start_byte : span.end_byte]
+    if first_error is not None:
+        raise SpliceError(f"the candidate does not parse: line {first_error}")
+    raise SpliceError(f"the candidate does not define {target.qualname}")
+
+
+def _place(before: bytes, body: bytes, after: bytes, target: Target) -> bytes:
+    """`body` between `before` and `after`; an expression body that does not parse there (the
+    target needs a block) is put as `{ return body; }`."""
+    result = before + body + after
+    if body.startswith(b"{") or first_error_line(parse_source(result, target.path)) is None:
+        return result
+    return before + b"{ return " + body + b"; }" + after
+
+
+__all__ = ["STUB_BODY", "replace_definition", "splice", "stub_bodies", "stub_source"]
