@@ -9,7 +9,8 @@ abstract methods), empty bodies, nested definitions and names bound more than on
 
 A target's `body_span` is the whole body: the `{ ... }` block with its braces, or the expression
 of a concise arrow (`=> expr`). Its `module` is the file's repo-relative path without its
-extension (`classes/semver`); its `docstring` is the `/** ... */` comment right before it.
+extension (`classes/semver`); its `docstring` is the `/** ... */` comment right before it (one
+blank line between them allowed).
 """
 
 from __future__ import annotations
@@ -258,7 +259,7 @@ def _doc_comment(start: Node) -> str | None:
     if previous is None or previous.type != "comment":
         return None
     text = _text(previous)
-    if not text.startswith("/**") or start.start_point[0] - previous.end_point[0] > 1:
+    if not text.startswith("/**") or start.start_point[0] - previous.end_point[0] > 2:
         return None
     return text
 
