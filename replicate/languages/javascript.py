@@ -13,7 +13,7 @@ from pathlib import Path
 from replicate.core import SkippedFile, Target, Token
 from replicate.errors import ReplicateError
 from replicate.languages.base import Extraction
-from replicate.languages.javascript_extract import extract_targets, first_error_line, parse_source
+from replicate.languages.javascript_extract import extract_targets, parse_source
 from replicate.languages.javascript_layout import iter_source_files, library_literals
 from replicate.languages.javascript_splice import (
     replace_definition,
@@ -21,6 +21,7 @@ from replicate.languages.javascript_splice import (
     stub_bodies,
     stub_source,
 )
+from replicate.languages.syntax import first_error_line
 
 MAX_FILE_BYTES = 2_000_000
 _LATER = "not supported for JavaScript/TypeScript yet (a later slice of issue 48: {})"

@@ -59,7 +59,7 @@ def detect_language(root: Path) -> Detection | None:
         return None
     if any((root / marker).is_file() for marker in _PYTHON_MARKERS):
         return None
-    return Detection(language=_language(root), runner=test_runner(root / "package.json"))
+    return Detection(language=_language(root), runner=read_runner(root / "package.json"))
 
 
 def _language(root: Path) -> str:
@@ -74,7 +74,7 @@ def _language(root: Path) -> str:
     return "typescript" if typescript > javascript else "javascript"
 
 
-def test_runner(package_json: Path) -> TestRunner:
+def read_runner(package_json: Path) -> TestRunner:
     """The runner `package_json` names; `UNKNOWN` when it names none or cannot be read."""
     try:
         manifest = json.loads(package_json.read_text(encoding="utf-8"))
@@ -97,9 +97,6 @@ def test_runner(package_json: Path) -> TestRunner:
         if names & set(words):
             return runner
     return TestRunner.UNKNOWN
-
-
-test_runner.__test__ = False  # type: ignore[attr-defined]  # not a pytest test
 
 
 def _runner_of_script(script: str) -> TestRunner:

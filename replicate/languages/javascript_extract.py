@@ -24,7 +24,6 @@ from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Tree
 
 from replicate.core import CallKind, Span, Target
-from replicate.languages.syntax import first_error_line
 
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx")
 TS_SUFFIXES = (".ts", ".mts", ".cts", ".tsx")
@@ -57,9 +56,6 @@ def grammar_for(path: str) -> str:
     if path.endswith(".tsx"):
         return "tsx"
     return "typescript" if path.endswith(TS_SUFFIXES) else "javascript"
-
-
-__all__ = ["first_error_line"]  # re-exported for the splicer and the adapter
 
 
 def parse_source(data: bytes, path: str) -> Tree:

@@ -17,13 +17,9 @@ The result must parse with the file's grammar, else `SpliceError` with a one-lin
 from __future__ import annotations
 
 from replicate.core import SpliceError, Target
-from replicate.languages.javascript_extract import (
-    extract_targets,
-    first_error_line,
-    parse_source,
-    top_level_names,
-)
+from replicate.languages.javascript_extract import extract_targets, parse_source, top_level_names
 from replicate.languages.python_splice_text import strip_fences
+from replicate.languages.syntax import first_error_line
 
 STUB_BODY = b'{ throw new Error("not implemented"); }'
 _METHOD_WRAPPER = ("class __Candidate__ {\n", "\n}\n")

@@ -10,8 +10,9 @@ import pytest
 from replicate.core import SpliceError, Target
 from replicate.languages import detect_language, get_language
 from replicate.languages.javascript_detect import Detection, TestRunner
-from replicate.languages.javascript_extract import first_error_line, parse_source
+from replicate.languages.javascript_extract import parse_source
 from replicate.languages.javascript_splice import STUB_BODY
+from replicate.languages.syntax import first_error_line
 
 JS = get_language("javascript")
 

@@ -3,11 +3,7 @@ from __future__ import annotations
 import pytest
 
 from replicate.core import SpliceError, Target
-from replicate.languages.javascript_extract import (
-    extract_targets,
-    first_error_line,
-    parse_source,
-)
+from replicate.languages.javascript_extract import extract_targets, parse_source
 from replicate.languages.javascript_splice import (
     STUB_BODY,
     replace_definition,
@@ -15,6 +11,7 @@ from replicate.languages.javascript_splice import (
     stub_bodies,
     stub_source,
 )
+from replicate.languages.syntax import first_error_line
 from tests.unit.languages.script_sources import JS, JS_TARGETS, TS, TS_TARGETS
 
 CASES = [("lib/shapes.js", JS, name) for name in JS_TARGETS]
