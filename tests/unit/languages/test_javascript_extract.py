@@ -128,3 +128,16 @@ def test_methods_of_later_slices_say_so() -> None:
         adapter.outline(TS.encode(), target)
     with pytest.raises(NotImplementedError, match="later slice of issue 48"):
         adapter.body_tokens(TS.encode(), target)
+
+
+def test_a_doc_comment_is_the_jsdoc_block_just_above() -> None:
+    source = (
+        "/** one blank line below */\n\nfunction near() { return 1; }\n"
+        "/** two blank lines below */\n\n\nfunction far() { return 2; }\n"
+        "// a line comment\nfunction plain() { return 3; }\n"
+        "/** on the export */\nexport default class Box { open() { return 4; } }\n"
+    )
+    found = targets_of(source, "a.js")
+    assert found["near"].docstring == "/** one blank line below */"
+    assert found["far"].docstring is None and found["plain"].docstring is None
+    assert found["Box.open"].docstring is None  # a method's own comment, not its class's
