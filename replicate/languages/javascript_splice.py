@@ -4,7 +4,8 @@
 expression) by `STUB_BODY`, byte-exact elsewhere; the file still parses.
 
 `splice(stubbed, candidate, target)`:
-1. the code is the candidate as it stands, or its largest fenced block (``` ... ```);
+1. the code is the candidate as it stands, or its largest fenced block (``` ... ```), with the
+   line ends of the stubbed file (LF, or CRLF where most of its lines end so);
 2. whole file: the candidate parses and binds every top-level name of the stubbed file other than
    the target's (there being at least one) -> it is the file;
 3. definition: the candidate's definition of the target (the function, `const f = ...` or
@@ -47,7 +48,7 @@ def splice(stubbed: bytes, candidate_text: str, target: Target, *, check: bool =
     end = start + len(STUB_BODY)
     if stubbed[start:end] != STUB_BODY:
         raise SpliceError("the stubbed file does not hold the target's stub")
-    code = _code(candidate_text).encode("utf-8")
+    code = _code(candidate_text, stubbed)
     if _is_whole_file(stubbed, code, target):
         result = code
     else:
@@ -64,15 +65,18 @@ def replace_definition(source: bytes, definition: str, target: Target) -> bytes 
     the definition does not give one."""
     span = target.body_span
     try:
-        body = _candidate_body(_code(definition).encode("utf-8"), target)
+        body = _candidate_body(_code(definition, source), target)
     except SpliceError:
         return None
     return _place(source[: span.start_byte], body, source[span.end_byte :], target)
 
 
-def _code(candidate_text: str) -> str:
+def _code(candidate_text: str, file: bytes) -> bytes:
+    """The candidate's code, its line ends those of the file it goes into (LF or CRLF)."""
     text = candidate_text.replace("\r\n", "\n").replace("\r", "\n").removeprefix("\ufeff")
-    return strip_fences(text) if "```" in text else text
+    code = (strip_fences(text) if "```" in text else text).encode("utf-8")
+    crlf = file.count(b"\r\n") * 2 > file.count(b"\n")
+    return code.replace(b"\n", b"\r\n") if crlf else code
 
 
 def _is_whole_file(stubbed: bytes, code: bytes, target: Target) -> bool:

@@ -116,3 +116,12 @@ def test_stub_bodies_stubs_every_given_target() -> None:
     )
     result = stub_bodies(source, area, others)
     assert result.count(STUB_BODY) == 3 and parses(result, "lib/shapes.js")
+
+
+def test_a_crlf_file_gets_the_candidate_with_crlf_line_ends() -> None:
+    source = JS.replace("\n", "\r\n").encode()
+    target = target_of(source, "lib/shapes.js", "add")
+    stubbed = stub_source(source, target)
+    definition = source[target.def_span.start_byte : target.def_span.end_byte].decode()
+    assert splice(stubbed, definition.replace("\r\n", "\n"), target) == source
+    assert splice(stubbed, JS, target) == source  # the whole file, written with LF
