@@ -15,7 +15,8 @@ class Extraction:
     """What discovery found in one source tree.
 
     `source_roots` are repo-relative POSIX dirs to put on `sys.path` ("." or "src");
-    `python_files` counts the importable source files considered (skipped ones included).
+    `python_files` counts the source files considered (skipped ones included): importable Python
+    modules, or a JavaScript/TypeScript tree's source files (the name predates other languages).
     """
 
     targets: tuple[Target, ...]
