@@ -81,16 +81,22 @@ class Found:
 
 def extract_targets(data: bytes, tree: Tree, path: str) -> list[Target]:
     """Every target of one parsed file, in source order."""
+    return [target for target, _ in located_targets(data, tree, path)]
+
+
+def located_targets(data: bytes, tree: Tree, path: str) -> list[tuple[Target, Node]]:
+    """Every target of one parsed file with its function node (the function declaration, the
+    arrow or function expression, or the method definition), in source order."""
     found = list(_top_level(tree.root_node))
     counts = Counter((item.class_name, item.name) for item in found)
-    targets = []
+    located = []
     for item in found:
         if counts[(item.class_name, item.name)] != 1:
             continue
         target = _target(data, item, path)
         if target is not None:
-            targets.append(target)
-    return targets
+            located.append((target, item.function))
+    return located
 
 
 def top_level_names(tree: Tree) -> frozenset[str]:
@@ -199,6 +205,7 @@ def _target(data: bytes, item: Found, path: str) -> Target | None:
     start = item.outer
     words = {child.type for child in function.children}
     signature = data[start.start_byte : body.start_byte].decode("utf-8").rstrip()
+    close = _closing(body)
     return Target(
         path=path,
         module=module_name(path),
@@ -210,11 +217,21 @@ def _target(data: bytes, item: Found, path: str) -> Target | None:
         decorators=tuple(_text(child) for child in _decorators(start, function)),
         is_async="async" in words,
         is_generator="*" in words or "generator" in function.type,
-        def_span=_span(start.start_byte, body.end_byte, start.start_point[0], body.end_point[0]),
-        body_span=_span(body.start_byte, body.end_byte, body.start_point[0], body.end_point[0]),
+        def_span=_span(start.start_byte, close.end_byte, start.start_point[0], close.end_point[0]),
+        body_span=_span(body.start_byte, close.end_byte, body.start_point[0], close.end_point[0]),
         body_indent=_line_indent(data, start.start_byte),
         body_statements=statements,
     )
+
+
+def _closing(body: Node) -> Node:
+    """The body's last node: a block's `}` (the block may hold a comment after it, when it ends
+    its statement without `;`), or the expression."""
+    if body.type == "statement_block":
+        braces = [child for child in body.children if child.type == "}"]
+        if braces:
+            return braces[-1]
+    return body
 
 
 def _is_candidate(item: Found) -> bool:

@@ -141,3 +141,9 @@ def test_a_doc_comment_is_the_jsdoc_block_just_above() -> None:
     assert found["near"].docstring == "/** one blank line below */"
     assert found["far"].docstring is None and found["plain"].docstring is None
     assert found["Box.open"].docstring is None  # a method's own comment, not its class's
+
+
+def test_a_comment_after_a_block_without_semicolon_is_not_in_the_body() -> None:
+    source = "const f = (a) => { return a } // trailing\nconst g = 1\n"
+    body = targets_of(source, "a.js")["f"].body_span
+    assert source[body.start_byte : body.end_byte] == "{ return a }"

@@ -125,3 +125,15 @@ def test_a_crlf_file_gets_the_candidate_with_crlf_line_ends() -> None:
     definition = source[target.def_span.start_byte : target.def_span.end_byte].decode()
     assert splice(stubbed, definition.replace("\r\n", "\n"), target) == source
     assert splice(stubbed, JS, target) == source  # the whole file, written with LF
+
+
+def test_a_definition_of_the_same_kind_brings_its_parameters() -> None:
+    source = TS.encode()
+    target = target_of(source, "src/store.ts", "clamp")
+    stubbed = stub_source(source, target)
+    result = splice(stubbed, "const clamp = (v: number, lo = 0, hi = 1) => v;", target)
+    assert b"export const clamp = (v: number, lo = 0, hi = 1) => v;\n" in result
+    put = target_of(source, "src/store.ts", "Store.put")
+    stubbed = stub_source(source, put)
+    result = splice(stubbed, "async put(key: string) { return 1; }", put)
+    assert b"  @logged\n  async put(key: string) { return 1; }\n" in result  # decorator kept
