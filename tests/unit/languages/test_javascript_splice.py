@@ -23,6 +23,13 @@ def target_of(source: bytes, path: str, qualname: str) -> Target:
     return next(t for t in found if t.qualname == qualname)
 
 
+def prepared(text: str, path: str, qualname: str) -> tuple[bytes, Target, bytes]:
+    """The file's bytes, the target and the file with the target stubbed."""
+    source = text.encode()
+    target = target_of(source, path, qualname)
+    return source, target, stub_source(source, target)
+
+
 def parses(source: bytes, path: str) -> bool:
     return first_error_line(parse_source(source, path)) is None
 
@@ -51,9 +58,7 @@ def test_splicing_the_original_back_is_byte_identical(path: str, text: str, qual
 
 
 def test_a_bare_method_is_placed_in_its_class() -> None:
-    source = JS.encode()
-    target = target_of(source, "lib/shapes.js", "Shape.area")
-    stubbed = stub_source(source, target)
+    _, target, stubbed = prepared(JS, "lib/shapes.js", "Shape.area")
     result = splice(stubbed, "area() {\n  return 42;\n}", target)
     assert result == stubbed.replace(STUB_BODY, b"{\n  return 42;\n}")
     fenced = "Here:\n```js\nclass Shape {\n  area() { return 7; }\n}\n```\n"
@@ -61,26 +66,20 @@ def test_a_bare_method_is_placed_in_its_class() -> None:
 
 
 def test_an_expression_body_where_a_block_is_needed_is_returned() -> None:
-    source = JS.encode()
-    target = target_of(source, "lib/shapes.js", "add")
-    stubbed = stub_source(source, target)
+    _, target, stubbed = prepared(JS, "lib/shapes.js", "add")
     result = splice(stubbed, "const add = (a, b) => b + a;", target)
     assert b"export function add(a, b) { return b + a; }" in result
     assert parses(result, "lib/shapes.js")
 
 
 def test_a_whole_file_candidate_is_the_file() -> None:
-    source = TS.encode()
-    target = target_of(source, "src/store.ts", "pick")
-    stubbed = stub_source(source, target)
+    _, target, stubbed = prepared(TS, "src/store.ts", "pick")
     rewritten = TS.replace("return a;\n}", "return [a][0];\n}") + "// mine\n"
     assert splice(stubbed, rewritten, target) == rewritten.encode()
 
 
 def test_a_broken_candidate_is_refused_with_one_line() -> None:
-    source = JS.encode()
-    target = target_of(source, "lib/shapes.js", "add")
-    stubbed = stub_source(source, target)
+    _, target, stubbed = prepared(JS, "lib/shapes.js", "add")
     with pytest.raises(SpliceError) as caught:
         splice(stubbed, "export function add(a, b) { return a + ; }", target)
     assert caught.value.reason == "the candidate does not parse: line 1"
@@ -89,9 +88,7 @@ def test_a_broken_candidate_is_refused_with_one_line() -> None:
 
 
 def test_the_result_is_checked_unless_told_not_to() -> None:
-    source = TS.encode()
-    target = target_of(source, "src/store.ts", "clamp")
-    stubbed = stub_source(source, target)
+    source, target, stubbed = prepared(TS, "src/store.ts", "clamp")
     # a TypeScript-only body is fine in a .ts file ...
     assert parses(splice(stubbed, "const clamp = (v) => v as number;", target), "src/store.ts")
     # ... and placing the stub of another file's target is refused before anything
@@ -128,12 +125,9 @@ def test_a_crlf_file_gets_the_candidate_with_crlf_line_ends() -> None:
 
 
 def test_a_definition_of_the_same_kind_brings_its_parameters() -> None:
-    source = TS.encode()
-    target = target_of(source, "src/store.ts", "clamp")
-    stubbed = stub_source(source, target)
+    _, target, stubbed = prepared(TS, "src/store.ts", "clamp")
     result = splice(stubbed, "const clamp = (v: number, lo = 0, hi = 1) => v;", target)
     assert b"export const clamp = (v: number, lo = 0, hi = 1) => v;\n" in result
-    put = target_of(source, "src/store.ts", "Store.put")
-    stubbed = stub_source(source, put)
+    _, put, stubbed = prepared(TS, "src/store.ts", "Store.put")
     result = splice(stubbed, "async put(key: string) { return 1; }", put)
     assert b"  @logged\n  async put(key: string) { return 1; }\n" in result  # decorator kept
