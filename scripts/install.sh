@@ -13,6 +13,7 @@ ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || need_apt+=(libfaketim
 # chromium (--dev only): the end-to-end test opens `replicate report`'s page in a headless browser
 if [ "${1:-}" = "--dev" ]; then
   [ -x /usr/bin/chromium ] || need_apt+=(chromium)
+  command -v npm >/dev/null 2>&1 || need_apt+=(npm)  # npm pack: the JS/TS language tests
 fi
 if [ ${#need_apt[@]} -gt 0 ]; then
   SUDO=""; [ "$(id -u)" -eq 0 ] || SUDO="sudo"

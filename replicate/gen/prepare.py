@@ -25,7 +25,7 @@ from replicate.envs import (
 )
 from replicate.errors import ReplicateError
 from replicate.jail import RepoContext, context_for
-from replicate.languages import Extraction, get_language
+from replicate.languages import Extraction, detect_language, get_language
 
 
 @dataclass(frozen=True)
@@ -81,6 +81,7 @@ def prepare_repo(
     export_tree(repo, tree)
     if not any(tree.iterdir()):
         raise ReplicateError(f"{spec} is empty at commit {repo.commit[:12]}")
+    _refuse_scripts(tree)
     show.stage("extracting functions and methods")
     extraction = get_language("python").discover(tree)
     if extraction.python_files == 0:
@@ -93,6 +94,16 @@ def prepare_repo(
     record, notes = _environment(repo, tree, root, extraction, cache)
     snapshot = RepoSnapshot(record=record, root=root)
     return PreparedRepo(snapshot, repo_dir, extraction, context_for(snapshot, cache), notes)
+
+
+def _refuse_scripts(tree: Path) -> None:
+    """A JavaScript/TypeScript repository is recognised, but minting one is a later slice."""
+    detection = detect_language(tree)
+    if detection is not None:
+        raise ReplicateError(
+            "JavaScript/TypeScript repositories are detected "
+            f"(runner: {detection.runner.value}) but not minted yet"
+        )
 
 
 def _environment(

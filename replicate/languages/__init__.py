@@ -3,16 +3,23 @@
 from __future__ import annotations
 
 import importlib
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from replicate.errors import ReplicateError
 from replicate.languages.base import Extraction, Language
 
-# name -> "module:attribute" of a zero-argument factory (a class) building the adapter.
+if TYPE_CHECKING:
+    from replicate.languages.javascript_detect import Detection
+
+# name -> "module:attribute" of a zero-argument factory (a class or function) building the adapter.
 _REGISTRY: dict[str, str] = {
+    "javascript": "replicate.languages.javascript:javascript_language",
     "python": "replicate.languages.python:PythonLanguage",
+    "typescript": "replicate.languages.javascript:typescript_language",
 }
 
-__all__ = ["Extraction", "Language", "available_languages", "get_language"]
+__all__ = ["Extraction", "Language", "available_languages", "detect_language", "get_language"]
 
 
 def available_languages() -> tuple[str, ...]:
@@ -30,3 +37,11 @@ def get_language(name: str) -> Language:
     factory = getattr(importlib.import_module(module_name), attribute)
     adapter: Language = factory()
     return adapter
+
+
+def detect_language(root: Path) -> Detection | None:
+    """The JavaScript/TypeScript language and test runner of the tree at `root`, read statically;
+    None for any other tree (Python is the default: `replicate.languages.javascript_detect`)."""
+    from replicate.languages.javascript_detect import detect_language as detect
+
+    return detect(root)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol, runtime_checkable
@@ -14,13 +15,30 @@ class Extraction:
     """What discovery found in one source tree.
 
     `source_roots` are repo-relative POSIX dirs to put on `sys.path` ("." or "src");
-    `python_files` counts the importable source files considered (skipped ones included).
+    `python_files` counts the source files considered (skipped ones included): importable Python
+    modules, or a JavaScript/TypeScript tree's source files (the name predates other languages).
     """
 
     targets: tuple[Target, ...]
     skipped_files: tuple[SkippedFile, ...]
     source_roots: tuple[str, ...]
     python_files: int
+
+    @classmethod
+    def of(
+        cls, outcomes: Iterable[list[Target] | SkippedFile], source_roots: tuple[str, ...]
+    ) -> Extraction:
+        """The extraction of one outcome per source file: its targets, or why it was skipped."""
+        targets: list[Target] = []
+        skipped: list[SkippedFile] = []
+        files = 0
+        for outcome in outcomes:
+            files += 1
+            if isinstance(outcome, SkippedFile):
+                skipped.append(outcome)
+            else:
+                targets.extend(outcome)
+        return cls(tuple(targets), tuple(skipped), source_roots, files)
 
 
 @runtime_checkable

@@ -67,23 +67,12 @@ def discover_python(root: Path) -> Extraction:
     if not root.is_dir():
         raise ReplicateError(f"not a directory: {root}")
     source_roots = find_source_roots(root)
-    targets: list[Target] = []
-    skipped: list[SkippedFile] = []
-    files = 0
-    for source_root in source_roots:
-        for module_file in iter_module_files(root, source_root):
-            files += 1
-            outcome = extract_file(module_file)
-            if isinstance(outcome, SkippedFile):
-                skipped.append(outcome)
-            else:
-                targets.extend(outcome)
-    return Extraction(
-        targets=tuple(targets),
-        skipped_files=tuple(skipped),
-        source_roots=source_roots,
-        python_files=files,
+    outcomes = (
+        extract_file(module_file)
+        for source_root in source_roots
+        for module_file in iter_module_files(root, source_root)
     )
+    return Extraction.of(outcomes, source_roots)
 
 
 def extract_file(module_file: ModuleFile) -> list[Target] | SkippedFile:

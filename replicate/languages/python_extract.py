@@ -16,6 +16,7 @@ from tree_sitter import Node, Parser, Tree
 from replicate.core import CallKind, Span, Target
 from replicate.languages.python_body import read_body
 from replicate.languages.python_defs import Definition, collect_definitions, decorator_name
+from replicate.languages.syntax import first_error_line
 
 # Decorators (last dotted part of the decorator, call arguments ignored) that make a def no target.
 _EXCLUDED_DECORATORS = frozenset(
@@ -44,19 +45,6 @@ def python_parser() -> Parser:
 
 def parse_tree(data: bytes) -> Tree:
     return python_parser().parse(data)
-
-
-def first_error_line(tree: Tree) -> int | None:
-    """1-based line of the first ERROR or MISSING node, or None when the tree is clean."""
-    if not tree.root_node.has_error:
-        return None
-    stack = [tree.root_node]
-    while stack:
-        node = stack.pop()
-        if node.is_error or node.is_missing:
-            return node.start_point[0] + 1
-        stack.extend(reversed([child for child in node.children if child.has_error]))
-    return tree.root_node.start_point[0] + 1
 
 
 def extract_targets(data: bytes, tree: Tree, path: str, module: str) -> list[Target]:

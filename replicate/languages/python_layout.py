@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from replicate.languages.literals import literals_of
+
 TEST_DIRS = frozenset({"tests", "test", "testing"})
 # Directories never entered (besides hidden ones): tests, docs, build output, vendored copies.
 SKIP_DIRS = TEST_DIRS | frozenset(
@@ -197,14 +199,9 @@ def library_literals(tree: Path) -> frozenset[str]:
     """The short string literals the library's own source spells (its tests' files left out):
     a key the library itself writes (`opts["hookwrapper"]`) is part of its protocol, not a name
     a user chose, and renaming it makes a state the library never reaches."""
-    found: set[str] = set()
-    for path in tree.rglob("*.py"):
-        rel = path.relative_to(tree)
-        if is_test_file(rel.name) or set(rel.parts[:-1]) & TEST_DIRS or path.is_symlink():
-            continue
-        try:
-            text = path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            continue
-        found.update(m.group(2) for m in _LITERAL.finditer(text))
-    return frozenset(found)
+    return literals_of((path for path in tree.rglob("*.py") if _library_file(tree, path)), _LITERAL)
+
+
+def _library_file(tree: Path, path: Path) -> bool:
+    rel = path.relative_to(tree)
+    return not (is_test_file(rel.name) or set(rel.parts[:-1]) & TEST_DIRS or path.is_symlink())

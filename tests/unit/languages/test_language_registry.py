@@ -7,8 +7,8 @@ from replicate.languages import Language, available_languages, get_language
 from replicate.languages.python import PythonLanguage
 
 
-def test_python_is_the_only_language() -> None:
-    assert available_languages() == ("python",)
+def test_the_languages() -> None:
+    assert available_languages() == ("javascript", "python", "typescript")
 
 
 def test_get_language_builds_the_python_adapter() -> None:
@@ -21,4 +21,7 @@ def test_get_language_builds_the_python_adapter() -> None:
 def test_unknown_language_names_the_choices() -> None:
     with pytest.raises(ReplicateError) as caught:
         get_language("cobol")
-    assert str(caught.value) == "unknown language 'cobol'; choose one of: python"
+    assert (
+        str(caught.value)
+        == "unknown language 'cobol'; choose one of: javascript, python, typescript"
+    )

@@ -1,0 +1,64 @@
+"""Real npm packages, pinned: each tarball fetched once with `npm pack` into the project's cache
+(beside the PyPI sdists), unpacked and committed as a git repository, shared by the session."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+import tarfile
+from pathlib import Path
+
+import pytest
+
+from replicate.cache import cache_root, file_lock, staging_beside
+from tests.integration.minted import git
+
+PACK_TIMEOUT_S = 300
+
+
+def npm_repo(name: str, version: str) -> Path:
+    """The git repository of the npm tarball of `name@version` (made once, then reused)."""
+    dest = cache_root() / "npm" / f"{name.replace('/', '+')}-{version}"
+    with file_lock(dest.with_name(dest.name + ".lock")):
+        if not dest.is_dir():
+            staging = staging_beside(dest)
+            try:
+                _pack(name, version, staging)
+                shutil.rmtree(staging / "tarball")
+                staging.rename(dest)
+            finally:
+                shutil.rmtree(staging, ignore_errors=True)
+    return dest / "package"
+
+
+def _pack(name: str, version: str, staging: Path) -> None:
+    (staging / "tarball").mkdir(parents=True)
+    if shutil.which("npm") is None:
+        pytest.fail("npm is missing: scripts/install.sh --dev installs it")
+    done = subprocess.run(
+        ["npm", "pack", f"{name}@{version}", "--silent", "--pack-destination", "tarball"],
+        cwd=staging,
+        capture_output=True,
+        text=True,
+        timeout=PACK_TIMEOUT_S,
+        check=False,
+    )
+    assert done.returncode == 0, f"npm pack {name}@{version}: {done.stderr.strip()[-500:]}"
+    (archive,) = (staging / "tarball").glob("*.tgz")
+    with tarfile.open(archive) as tar:
+        tar.extractall(staging, filter="data")
+    package = staging / "package"
+    git(package, "init", "-q")
+    git(package, "add", "-A")
+    git(package, "commit", "-q", "-m", f"{name} {version}")
+
+
+# The packages: ms (CommonJS functions), camelcase (ESM), semver (CommonJS with classes) and
+# tiny-invariant, the one whose tarball ships a TypeScript source (src/tiny-invariant.ts).
+PACKAGES = {"ms": "2.1.3", "camelcase": "8.0.0", "semver": "7.6.3", "tiny-invariant": "1.3.3"}
+
+
+@pytest.fixture(scope="session")
+def npm_repos() -> dict[str, Path]:
+    """Each of `PACKAGES` as a git repository, by name."""
+    return {name: npm_repo(name, version) for name, version in PACKAGES.items()}

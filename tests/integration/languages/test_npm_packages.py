@@ -1,0 +1,95 @@
+"""The JavaScript/TypeScript adapter on real, pinned npm packages: ms (CommonJS functions),
+camelcase (ESM), semver (CommonJS with classes), tiny-invariant (a TypeScript source)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replicate.core import SpliceError, Target
+from replicate.languages import detect_language, get_language
+from replicate.languages.javascript_detect import Detection, TestRunner
+from replicate.languages.javascript_extract import parse_source
+from replicate.languages.javascript_splice import STUB_BODY
+from replicate.languages.syntax import first_error_line
+
+JS = get_language("javascript")
+
+
+def targets(root: Path) -> dict[str, Target]:
+    return {f"{t.path}:{t.qualname}": t for t in JS.discover(root).targets}
+
+
+def test_ms(npm_repos: dict[str, Path]) -> None:
+    found = targets(npm_repos["ms"])
+    assert sorted(found) == [f"index.js:{n}" for n in ("fmtLong", "fmtShort", "parse", "plural")]
+    assert found["index.js:parse"].docstring is not None
+    assert found["index.js:parse"].docstring.startswith("/**\n * Parse the given `str`")
+    assert detect_language(npm_repos["ms"]) == Detection("javascript", TestRunner.MOCHA)
+
+
+def test_camelcase(npm_repos: dict[str, Path]) -> None:
+    found = targets(npm_repos["camelcase"])
+    names = ("camelCase", "postProcess", "preserveCamelCase", "preserveConsecutiveUppercase")
+    assert sorted(found) == [f"index.js:{n}" for n in names]
+    assert (
+        found["index.js:camelCase"].signature == "export default function camelCase(input, options)"
+    )
+    assert detect_language(npm_repos["camelcase"]) == Detection("javascript", TestRunner.AVA)
+
+
+def test_semver(npm_repos: dict[str, Path]) -> None:
+    extraction = JS.discover(npm_repos["semver"])
+    assert (extraction.python_files, len(extraction.targets), extraction.skipped_files) == (
+        48,
+        80,
+        (),
+    )
+    found = targets(npm_repos["semver"])
+    compare = found["classes/semver.js:SemVer.compare"]
+    assert (compare.kind, compare.class_name, compare.module) == (
+        "method",
+        "SemVer",
+        "classes/semver",
+    )
+    assert "functions/satisfies.js:satisfies" in found
+    # constructors and getters are no targets
+    assert not any(key.endswith((".constructor", "Comparator.ANY")) for key in found)
+    assert detect_language(npm_repos["semver"]) == Detection("javascript", TestRunner.TAP)
+
+
+def test_tiny_invariant_typescript_source(npm_repos: dict[str, Path]) -> None:
+    extraction = get_language("typescript").discover(npm_repos["tiny-invariant"])
+    (target,) = extraction.targets  # dist/ is build output; the flow file does not parse
+    assert (target.path, target.qualname) == ("src/tiny-invariant.ts", "invariant")
+    assert [s.path for s in extraction.skipped_files] == ["src/tiny-invariant.flow.js"]
+
+
+@pytest.mark.parametrize("package", ["ms", "camelcase", "semver", "tiny-invariant"])
+def test_stub_and_splice_every_target(package: str, npm_repos: dict[str, Path]) -> None:
+    root = npm_repos[package]
+    adapter = get_language("typescript")
+    for target in adapter.discover(root).targets:
+        source = (root / target.path).read_bytes()
+        stubbed = adapter.stub(source, target)
+        assert first_error_line(parse_source(stubbed, target.path)) is None, target.qualname
+        start, end = target.body_span.start_byte, target.body_span.end_byte
+        assert stubbed == source[:start] + STUB_BODY + source[end:]
+        definition = source[target.def_span.start_byte : target.def_span.end_byte].decode()
+        assert adapter.splice(stubbed, definition, target) == source, target.qualname
+        assert adapter.splice(stubbed, source.decode(), target) == source, target.qualname
+        with pytest.raises(SpliceError):
+            adapter.splice(stubbed, definition + "\n)", target)
+
+
+def test_a_bare_definition_and_a_whole_file_on_semver(npm_repos: dict[str, Path]) -> None:
+    found = targets(npm_repos["semver"])
+    target = found["classes/semver.js:SemVer.compareMain"]
+    source = (npm_repos["semver"] / target.path).read_bytes()
+    stubbed = JS.stub(source, target)
+    bare = "compareMain (other) {\n    return 0\n  }"
+    result = JS.splice(stubbed, bare, target)
+    assert result == stubbed.replace(STUB_BODY, b"{\n    return 0\n  }")
+    whole = source.decode().replace("compareMain (other) {", "compareMain (other) {\n    // mine")
+    assert JS.splice(stubbed, whole, target) == whole.encode()
