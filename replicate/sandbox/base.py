@@ -9,7 +9,7 @@ same path on both sides.
 The optional results channel is a pipe whose write end is fd 3 in the sandboxed process; whatever
 is written there comes back as `SandboxResult.channel`, apart from stdout and stderr, with
 `channel_arrivals`: when each part of it reached the host, by the host's clock
-(`replicate.jail.sandbox.arrivals`, `replicate.jail.calltime`).
+(`replicate.sandbox.arrivals`, `replicate.jail.calltime`).
 """
 
 from __future__ import annotations
@@ -70,7 +70,7 @@ class SandboxRequest:
 @dataclass(frozen=True)
 class SandboxResult:
     """What one sandboxed (or plain) process did: the one result type of every backend and of
-    `replicate.jail.sandbox.process`.  `exit_code` is None on timeout; death by signal N is
+    `replicate.sandbox.process`.  `exit_code` is None on timeout; death by signal N is
     128 + N, as a shell reports it.  `channel_arrivals` is () for a backend that notes none;
     `side` (a backend's own status pipe) and `stopped` (ended by the caller's `stop` while the
     command ran) are the process layer's, read by the backend that asked for them."""
