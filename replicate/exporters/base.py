@@ -43,8 +43,8 @@ class Exporter(Protocol):
 
     `workdir` is where a folder format's model finds the repository (its workspace); None for a
     format whose model is shown a prompt only (rows). A format is registered by name in
-    `replicate.exporters.registry.EXPORTERS` and built with no arguments when `replicate export --format` names
-    it."""
+    `replicate.exporters.registry.EXPORTERS`, built with no arguments when `replicate export
+    --format` names it."""
 
     workdir: str | None
 
