@@ -3,7 +3,8 @@ request) or not at all (`plain`).
 
 Backends are looked up by name and constructed lazily, on first use: importing this package
 neither imports a backend nor touches the machine. The package knows nothing of jails, runners
-or tasks (it imports only `replicate.errors`); `base` holds the contract every backend keeps.
+or tasks (it imports only `replicate.errors` and `replicate.scratch`: a contract of
+`lint-imports`); `base` holds the contract every backend keeps.
 """
 
 from __future__ import annotations

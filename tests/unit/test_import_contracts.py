@@ -1,4 +1,5 @@
-"""The import contracts of the files that run inside the sandbox (pyproject.toml, import-linter).
+"""The import contracts of the files that run inside the sandbox, and of the sandboxes themselves
+(pyproject.toml, import-linter).
 
 The runner, the wire it loads, the harvest's shipped files and the egress relay run with the
 repository's interpreter, where neither ``replicate`` nor any of its dependencies is installed.
@@ -24,6 +25,7 @@ THIRD_PARTY = "the files shipped into the sandbox import no third-party package"
 RUNNER = "the in-jail runner imports nothing of replicate but the wire"
 HARVEST = "the harvest's shipped files import only each other"
 RELAY = "the egress relay imports nothing of replicate"
+SANDBOX = "the sandboxes know nothing of jails, runners or tasks"
 
 # one planted import per contract: (file in the copy, line, the import the contract names)
 PLANTED = {
@@ -39,6 +41,11 @@ PLANTED = {
         "replicate.harvest.detail",
     ),
     RELAY: ("replicate/agents/egress_relay.py", "import replicate.errors", "replicate.errors"),
+    SANDBOX: (
+        "replicate/sandbox/plain.py",
+        "from replicate.core import records",
+        "replicate.core.records",
+    ),
 }
 
 
@@ -103,7 +110,7 @@ def _lint(tree: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFix
 
 
 def _verdicts(output: str) -> dict[str, str]:
-    names = (THIRD_PARTY, RUNNER, HARVEST, RELAY)
+    names = tuple(PLANTED)
     found = {}
     for line in output.splitlines():
         for name in names:
