@@ -97,8 +97,8 @@ def _instrument(tally: Tally) -> None:
     """Count every jail the local sandbox starts and time every program run (cold, a warm
     slot's, or a session's child)."""
     from replicate.jail import Slot
-    from replicate.jail.sandbox.bwrap import BwrapSandbox  # a backend: loaded when chosen
     from replicate.jail.session import Session
+    from replicate.sandbox.bwrap import BwrapSandbox  # a backend: loaded when chosen
 
     run, start, slot_run = BwrapSandbox.run, BwrapSandbox.start, Slot.run
     run_all = Session.run_all

@@ -3,7 +3,7 @@
 #   1. install the engine (docker.io) and debootstrap when missing;
 #   2. start dockerd (no bridge, no iptables: containers run with network "none" or "host") when
 #      no engine answers, and wait for it;
-#   3. build the base image when missing (python -m replicate.jail.sandbox.docker_image:
+#   3. build the base image when missing (python -m replicate.sandbox.docker_image:
 #      `python:3.X-slim` if a registry answers, else debootstrap from apt's Debian mirror).
 # Needs root (or sudo) and the replicate package installed (scripts/install.sh).
 set -euo pipefail
@@ -38,4 +38,4 @@ if ! engine_answers; then
   fi
 fi
 
-$SUDO python3 -m replicate.jail.sandbox.docker_image
+$SUDO python3 -m replicate.sandbox.docker_image

@@ -23,12 +23,32 @@ BUILTIN_PREFIX = "builtin:"
 
 
 class Agent(Protocol):
-    """One attempt at one task; `identity` is what a resumed run must agree on (run.json)."""
+    """One attempt at one task; `identity` is what a resumed run must agree on (run.json).
+
+    Made once per run by `make_agent` (a new kind is a `BUILTINS` factory, or a command); its
+    `attempt` is called from several worker threads at once, one task and workspace each, so an
+    agent keeps no per-attempt state on itself."""
 
     @property
-    def identity(self) -> str: ...
+    def identity(self) -> str:
+        """A stable text naming this agent and its settings (the command, the model): the same
+        for the same choice in every process, different when a resumed run would differ."""
+        ...
 
-    def attempt(self, task: LoadedTask, workspace: Path, ctx: RepoContext) -> AgentOutcome: ...
+    def attempt(self, task: LoadedTask, workspace: Path, ctx: RepoContext) -> AgentOutcome:
+        """Work on `task` in `workspace` (the stubbed tree and TASK.md, already written) and
+        say how it went; the run then reads the target file back from `workspace` and grades
+        it, whatever the outcome says. `ctx` is the repository's context (its environment,
+        for running code in `ctx`'s sandbox).
+
+        Returns an `AgentOutcome`: a failure of the agent (non-zero exit, timeout) is a
+        status, our side's failure (a model endpoint unreachable) is `infra_error` (the task
+        is then not graded). An exception is recorded as the run's infra_error for this task.
+        Never runs the agent's code (its commands, a model's tool calls) outside the sandbox,
+        never writes outside `workspace`, and never reads the task's hidden part
+        (`task.hidden`, the inputs, the expected outcomes): the agent sees what the workspace
+        shows."""
+        ...
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,14 @@ class Executor(ABC):
 
     @abstractmethod
     def map(self, work: Callable[[T], R], items: Sequence[T]) -> Iterator[R]:
-        """`work(item)` for every item; each result yielded as soon as it is ready."""
+        """`work(item)` for every item; each result yielded as soon as it is ready.
+
+        Called by gen (a target or a repository per item) and `run` (a task's attempt per
+        item). Each item is worked on once; results come in any order, so `work` puts in its
+        result whatever names the item. The first exception `work` raises is re-raised here;
+        when the caller closes the iterator (that, or stopping early), work not yet started is
+        cancelled. The caller's thread never blocks longer than a short slice at a time
+        (`replicate.executors.waiting`), so a SIGINT/SIGTERM handler runs promptly."""
 
     def close(self) -> None:  # noqa: B027 - an executor with nothing to release keeps this
         """Release what the executor holds (workers, a cluster connection)."""

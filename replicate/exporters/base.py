@@ -42,10 +42,20 @@ class Exporter(Protocol):
     """Writes the planned tasks of `batch` to `out` (a file or a folder, as the format says).
 
     `workdir` is where a folder format's model finds the repository (its workspace); None for a
-    format whose model is shown a prompt only (rows)."""
+    format whose model is shown a prompt only (rows). A format is registered by name in
+    `replicate.exporters.registry.EXPORTERS`, built with no arguments when `replicate export
+    --format` names it."""
 
     workdir: str | None
 
-    def export(
-        self, batch: Batch, plan: ExportPlan, out: Path, options: ExportOptions
-    ) -> Written: ...
+    def export(self, batch: Batch, plan: ExportPlan, out: Path, options: ExportOptions) -> Written:
+        """Write every task of `plan` (in its order: which tasks, each one's shown code and
+        split) and return what was written.
+
+        Called once per `replicate export`. The same batch, plan and options give the same
+        bytes (no clock, no random order). Raises `ReplicateError` (one line) for an `out` it
+        cannot write or an option the format does not take. Never writes outside `out`, and
+        never puts a task's hidden part (its body, inputs or expected outcomes) in what the
+        model is shown: only the plan's prompt and workspace; a format that grades (a reward
+        function, a verifier) reaches the hidden part through the grader at grading time."""
+        ...

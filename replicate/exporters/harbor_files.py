@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from replicate import __version__
-from replicate.jail.sandbox.docker_image import BASE_IMAGE
+from replicate.sandbox.docker_image import BASE_IMAGE
 
 HARBOR_SCHEMA_VERSION = "1.4"  # harbor.models.task.config.TaskConfig.schema_version
 VERIFIER_IMAGE = f"replicate-verifier:{__version__}"

@@ -17,20 +17,21 @@ from replicate.jail.context import context_for
 from replicate.jail.frames import is_result
 from replicate.jail.jail import Jail
 from replicate.jail.known_outcomes import KNOWN as KNOWN_OUTCOMES
-from replicate.jail.sandbox import get_sandbox, sandbox_names
-from replicate.jail.sandbox.base import (
+from replicate.jail.series import WorkerSessions
+from replicate.jail.warm import Slot, WarmPool
+from replicate.jail.wire import CTOR_RECIPE_TAG, PROBE, PROBED, READ, RECIPE_TAG
+from replicate.sandbox import (
     Limits,
     Mount,
     Sandbox,
     SandboxRequest,
     SandboxUnavailable,
     WarmStart,
+    get_sandbox,
+    sandbox_names,
+    sweep_cgroups,
+    system_view,
 )
-from replicate.jail.sandbox.cgroup import sweep_cgroups
-from replicate.jail.sandbox.system import system_view
-from replicate.jail.series import WorkerSessions
-from replicate.jail.warm import Slot, WarmPool
-from replicate.jail.wire import CTOR_RECIPE_TAG, PROBE, PROBED, READ, RECIPE_TAG
 
 __all__ = [
     "CTOR_RECIPE_TAG",

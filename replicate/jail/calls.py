@@ -31,7 +31,8 @@ from replicate.jail.byvalue import module_file, module_folder, needs_module
 from replicate.jail.calltime import CallClock, LiveFrames, timed_frames
 from replicate.jail.frames import ParsedRun, collect_frames
 from replicate.jail.runner.base import wire_beside
-from replicate.jail.sandbox.base import (
+from replicate.jail.warm import RequestFor, WarmPool
+from replicate.sandbox import (
     Limits,
     Mount,
     Sandbox,
@@ -39,7 +40,6 @@ from replicate.jail.sandbox.base import (
     SandboxResult,
     StopWhen,
 )
-from replicate.jail.warm import RequestFor, WarmPool
 from replicate.scratch import temporary_dir
 
 RUNNER_PATH = Path(runner_module.__file__).resolve().parent / "__main__.py"  # the jail starts it

@@ -5,7 +5,7 @@ Inside the jail the runner arms SIGALRM around each call, but the candidate shar
 it can ignore the signal, rebind the runner's timer functions or patch its clock, then return a
 right answer long after the limit.  The host's clock is out of its reach.  The runner writes a
 ``call`` frame just before each call and a ``result`` frame just after; the backends note when
-each part of the channel reached the host (`replicate.jail.sandbox.arrivals`).  Before the
+each part of the channel reached the host (`replicate.sandbox.arrivals`).  Before the
 channel is parsed, every ``result`` frame that reached the host too late is replaced by a
 ``timeout`` outcome for the same input:
 
@@ -28,7 +28,7 @@ from dataclasses import dataclass
 
 from replicate.jail import wire
 from replicate.jail.frames import read_frame
-from replicate.jail.sandbox.arrivals import Arrival
+from replicate.sandbox import Arrival
 
 SLACK_S = 0.5  # pipe, scheduling and read latency on a busy host
 LOAD_ALLOWANCE_S = 30.0  # what the runner allows for unpickling one input (twice at gen time)

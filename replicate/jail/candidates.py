@@ -40,9 +40,9 @@ from collections.abc import Hashable, Sequence
 from replicate.core import CallInput, GradingSettings, Target
 from replicate.errors import InfraError
 from replicate.jail.calls import JailRun, RepoContext, RunPlan
-from replicate.jail.sandbox.base import Sandbox, WarmStart
 from replicate.jail.series import forks_series
 from replicate.jail.session import Session, unsealed
+from replicate.sandbox import Sandbox, WarmStart
 
 SESSION_MB = 16  # what an idle session holds: bubblewrap, its init and the runner (~12-15 MB)
 IDLE_CEILING = 64  # its host descriptors and processes stay far from the usual limits

@@ -18,9 +18,9 @@ from replicate.errors import InfraError
 from replicate.jail.byvalue import needs_module
 from replicate.jail.calls import JailRun, RepoContext, Until, prewarm, run_calls
 from replicate.jail.candidates import CandidateSessions
-from replicate.jail.sandbox.base import Sandbox, WarmStart
 from replicate.jail.series import FileSessions, WorkerSessions, forks_series, run_series
 from replicate.jail.warm import WarmPool
+from replicate.sandbox import Sandbox, WarmStart
 from replicate.scratch import stopping
 
 

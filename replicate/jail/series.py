@@ -25,8 +25,8 @@ from replicate.core import CallInput, GradingSettings, Target
 from replicate.errors import InfraError
 from replicate.executors import map_in_order
 from replicate.jail.calls import JailRun, RepoContext, RunPlan, Until
-from replicate.jail.sandbox.base import Sandbox, WarmStart
 from replicate.jail.session import Session
+from replicate.sandbox import Sandbox, WarmStart
 
 
 def forks_series(sandbox: Sandbox, ctx: RepoContext) -> bool:

@@ -66,7 +66,7 @@ from replicate.jail.calls import (
 from replicate.jail.calltime import CallClock, LiveFrames
 from replicate.jail.frames import read_frame
 from replicate.jail.preload import ancestors, preload_plan
-from replicate.jail.sandbox.base import (
+from replicate.sandbox import (
     Arrival,
     Mount,
     SandboxResult,
@@ -111,7 +111,7 @@ class Session:
         self.plan = plan
         self.scratch = make_dir("replicate-session-")
         self.candidates = candidates
-        from replicate.jail.sandbox.process import Pipe  # a backend's: loaded when used
+        from replicate.sandbox.process import Pipe  # a backend's: loaded when used
 
         pipe = Pipe()  # the requests: its read end is inherited, it has no name in the jail
         self.writer = pipe.write_fd

@@ -18,7 +18,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate.jail.sandbox.base import (
+from replicate.sandbox import (
     SandboxRequest,
     SandboxResult,
     Started,

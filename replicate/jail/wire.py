@@ -16,6 +16,29 @@ module holds its names and shapes:
 
 The channel is untrusted (the candidate shares the runner's process): a frame read back is only
 these shapes once `replicate.jail.frames` has checked it.
+
+What any runner keeps (a second language's runner would speak this same wire):
+
+- It is started with a `Setup` as its one argument, then reads one `Job` line (and the nonce)
+  from stdin; it writes only on the channel fd (``channel_fd``), one ``<nonce> <json>`` line
+  per `Frame`, each line in one write, never the nonce anywhere else. Its stdout and stderr are
+  the candidate's and are never parsed.
+- Frames come in this order: ``started`` (before any of the repository's code runs); then
+  ``import_error`` (type, msg), after which the runner exits, or ``ready``; ``loaded`` once
+  every input is decoded; for each input in the job's order, ``call`` (i) just before its call
+  (none for an input that failed to load) and ``result`` (i, outcome), a result written with
+  the next ``call`` frame; ``done``. Every input gets exactly one ``result`` with one of
+  `STATUSES` (``until_timeout`` ends the run after the first timeout); an outcome that cannot
+  be written is reported as ``runner_error``, never left out. A run whose frames stop early is
+  judged by the host from what arrived (the host's clock decides timeouts:
+  `replicate.jail.calltime`).
+- Values are `Tagged`, encoded by exact type without running the value's own methods; the
+  comparison on the host (`replicate.grading.compare`) knows the tags, so a new tag is a change
+  of both sides and of the grader's version.
+- It is given inputs, never an expected outcome, and must never be: nothing a candidate forges
+  in the runner's process is worth more than computing the answer.
+- It imports (or loads) nothing of ``replicate`` but this file, and no third-party package: it
+  runs with the repository's interpreter (pyproject's import contracts hold this).
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from typing import Any
 import pytest
 
 from replicate.errors import InfraError
-from replicate.jail.sandbox import (
+from replicate.sandbox import (
     Limits,
     Mount,
     Sandbox,
@@ -33,8 +33,8 @@ from replicate.jail.sandbox import (
     get_sandbox,
     sandbox_names,
 )
-from replicate.jail.sandbox.cgroup import cgroup_parent
-from replicate.jail.sandbox.system import system_view
+from replicate.sandbox.cgroup import cgroup_parent
+from replicate.sandbox.system import system_view
 
 PYTHON = system_view().python
 ENV = {"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"}

@@ -20,7 +20,7 @@ from replicate.cache import cache_root
 from replicate.grading.grader import grade_text
 from replicate.jail import Jail
 from replicate.jail.context import context_for
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from tests.e2e.alternatives import more_itertools as more_itertools_alternatives
 from tests.e2e.alternatives import samplelib as samplelib_alternatives
 from tests.e2e.conftest import REPO_ROOT

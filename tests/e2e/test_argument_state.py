@@ -30,7 +30,7 @@ from replicate.grading.grader import grade_text
 from replicate.jail import Jail
 from replicate.jail.context import context_for
 from replicate.jail.runner.calling import _unpack
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from tests.e2e.conftest import Minted
 
 WINDOWS = """

@@ -25,7 +25,7 @@ from replicate.grading.grader import grade_text
 from replicate.grading.reward import MAX_DEGENERATE_REWARD, normalise
 from replicate.jail import Jail
 from replicate.jail.context import context_for
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from tests.e2e.conftest import REPO_ROOT, Minted, replicate
 
 AGENT = Path(__file__).with_name("degenerate_agent.py")

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.jail.sandbox import SandboxUnavailable, get_sandbox
+from replicate.sandbox import SandboxUnavailable, get_sandbox
 from tests.e2e.conftest import REPO_ROOT, replicate
 
 

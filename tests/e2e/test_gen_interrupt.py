@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.jail.sandbox.cgroup import CONTROLLERS, cgroup_parent
+from replicate.sandbox.cgroup import CONTROLLERS, cgroup_parent
 
 ROOT = Path(__file__).resolve().parents[2]
 GEN = (sys.executable, "-m", "replicate", "gen", "--repo")

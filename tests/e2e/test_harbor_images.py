@@ -20,7 +20,7 @@ import pytest
 
 from replicate.batch.store import Batch, LoadedTask
 from replicate.exporters.harbor_images import task_tags
-from replicate.jail.sandbox import SandboxUnavailable, get_sandbox
+from replicate.sandbox import SandboxUnavailable, get_sandbox
 from tests.e2e.conftest import REPO_ROOT, replicate
 
 BATCH = "/opt/replicate/batch"

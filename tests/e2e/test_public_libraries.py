@@ -16,7 +16,7 @@ from replicate.jail import Jail
 from replicate.jail.byvalue import needs_module
 from replicate.jail.calls import RepoContext
 from replicate.jail.context import context_for
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from tests.e2e.conftest import Minted, minimum_breaches, replicate, sparse_tasks
 
 # Validated-task floors per library (the Minted.name of each fixture).

@@ -25,8 +25,8 @@ from replicate.cache import cache_root
 from replicate.core.records import Funnel
 from replicate.jail.calls import RepoContext
 from replicate.jail.context import context_for
-from replicate.jail.sandbox import get_sandbox
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox import get_sandbox
+from replicate.sandbox.base import Sandbox
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GIT_IDENTITY = {

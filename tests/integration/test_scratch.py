@@ -27,7 +27,7 @@ from replicate.cache import cache_root
 from replicate import scratch
 from replicate.jail.context import context_for
 from replicate.jail import Jail
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from replicate.grading.grader import grade_text, original_source
 
 scratch.install_signal_cleanup()
@@ -114,7 +114,7 @@ from pathlib import Path
 from replicate import scratch
 from replicate.agents.protocol import AgentConfig
 from replicate.jail import Jail
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from replicate.scoring.session import RunOptions, run_batch
 
 # as a shell would start it: SIGTERM neither ignored nor blocked (both are inherited through exec,

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import pytest
 
-from replicate.jail.sandbox import SandboxUnavailable, get_sandbox
+from replicate.sandbox import SandboxUnavailable, get_sandbox
 from tests.redteam.scenario import GroupRun
 
 BACKENDS = ("local", "docker")  # `plain` does not isolate: nothing to attack

@@ -36,7 +36,7 @@ from replicate.grading.reward import normalise, score_matches
 from replicate.jail.calls import RepoContext
 from replicate.jail.calltime import SLACK_S
 from replicate.jail.context import context_for
-from replicate.jail.sandbox.docker import LABEL
+from replicate.sandbox.docker import LABEL
 from tests.redteam.naive import (
     NaiveOptions,
     NaiveResult,

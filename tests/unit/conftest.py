@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-import replicate.jail.sandbox as sandboxes
+import replicate.sandbox as sandboxes
 
 _POPEN_INIT = subprocess.Popen.__init__
 ALLOWED = ("git",)  # small repositories for the acquire and snapshot tests

@@ -16,7 +16,8 @@ LOADED_WHEN_CHOSEN = {
     "replicate.integrations.inspect_task",  # imports inspect_ai; a trainer imports it by path
     "replicate.agents.llm_agent",  # imports openai
     # also a script (`python -m ...`): the face importing it first would make runpy warn
-    "replicate.jail.sandbox.docker_image",
+    "replicate.sandbox.docker_image",
+    "replicate.sandbox.process",  # a backend's part: a session loads it when it starts one
     "replicate.executors.local",
     "replicate.executors.ray_cluster",  # imports ray
 }

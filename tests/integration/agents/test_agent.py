@@ -11,7 +11,7 @@ import pytest
 from replicate.agents.protocol import AgentConfig, agent_env, run_agent
 from replicate.agents.workspace import make_workspace
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.minted import CORE_PATH, Tiny
 
 PROTOCOL = {
@@ -62,7 +62,7 @@ def probe(
     tiny: Tiny, tiny_ctx: RepoContext, tmp_path_factory: pytest.TempPathFactory
 ) -> dict[str, Any]:
     """What an agent sees, as reported by `python` inside the sandbox."""
-    from replicate.jail.sandbox import get_sandbox
+    from replicate.sandbox import get_sandbox
 
     task = tiny.task("tinypkg.core.clamp")
     ws = make_workspace(task, tmp_path_factory.mktemp("agent") / "ws")
@@ -92,7 +92,7 @@ def test_python_is_the_repo_environment_and_imports_from_the_workspace(
 
 
 def test_agent_status_from_exit_code(tiny: Tiny, tiny_ctx: RepoContext, tmp_path: Path) -> None:
-    from replicate.jail.sandbox import get_sandbox
+    from replicate.sandbox import get_sandbox
 
     task = tiny.task("tinypkg.core.clamp")
     ws = make_workspace(task, tmp_path / "ws")

@@ -36,7 +36,7 @@ from replicate.agents.egress import (
 from replicate.agents.protocol import AgentConfig, agent_env, proxy_env, relay_path, run_agent
 from replicate.agents.workspace import make_workspace
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
 
 # --- host rules --------------------------------------------------------------------------------
@@ -529,7 +529,7 @@ def test_run_agent_reaches_only_the_allowed_server(
 def test_run_agent_refuses_allow_hosts_without_isolation(
     tiny: Tiny, tiny_ctx: RepoContext, tmp_path: Path
 ) -> None:
-    from replicate.jail.sandbox import get_sandbox
+    from replicate.sandbox import get_sandbox
 
     config = AgentConfig("true", get_sandbox("plain"), allow_hosts=("example.com",))
     with pytest.raises(ValueError, match="isolating sandbox"):

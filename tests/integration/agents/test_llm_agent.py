@@ -15,7 +15,7 @@ import pytest
 from replicate.agents.llm_client import ChatClient, ModelConfig, ModelInfraError, ModelRefused
 from replicate.agents.protocol import AgentConfig
 from replicate.grading.grader import original_source
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from replicate.scoring.results import RUN_FILE
 from replicate.scoring.session import RunOptions, RunSummary, run_batch
 from tests.integration.agents.fake_chat import (

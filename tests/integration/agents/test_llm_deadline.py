@@ -21,7 +21,7 @@ import pytest
 from replicate.agents import llm_deadline
 from replicate.agents.llm_client import ModelConfig
 from replicate.agents.protocol import AgentConfig
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from replicate.scoring.session import RunOptions, run_batch
 from tests.integration.agents.fake_chat import Stalling, dripping, silent
 from tests.integration.minted import REPO_ROOT, Tiny

@@ -16,7 +16,7 @@ from replicate.agents.registry import make_agent
 from replicate.agents.workspace import make_workspace
 from replicate.errors import ReplicateError
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.minted import CORE_PATH, Tiny
 
 CLAMP = "tinypkg.core.clamp"

@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from replicate.agents.quota import workspace_quota
-from replicate.jail.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxUnavailable
-from replicate.jail.sandbox.docker import DockerSandbox
+from replicate.sandbox.base import Mount, Sandbox, SandboxRequest, SandboxUnavailable
+from replicate.sandbox.docker import DockerSandbox
 
 QUOTA_MB = 8
 WRITE = "dd if=/dev/zero of=big bs=1M count=20 2>&1"  # 20 MiB: past the quota

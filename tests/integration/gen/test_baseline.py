@@ -22,7 +22,7 @@ from replicate.grading.grader import grade_text, original_source, stubbed_source
 from replicate.grading.reward import normalise, score
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
 from tests.targets import made_target
 

@@ -29,7 +29,7 @@ from replicate.gen.golden import (
 from replicate.gen.settings import GOLDEN_SETTINGS, WIDEN_SETTINGS, leashed, timing_settings
 from replicate.jail.calls import JailRun
 from replicate.jail.frames import ParsedRun
-from replicate.jail.sandbox.base import SandboxResult
+from replicate.sandbox.base import SandboxResult
 from tests.integration.minted import Tiny
 from tests.targets import made_target
 

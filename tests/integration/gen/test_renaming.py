@@ -25,7 +25,7 @@ from replicate.harvest.byvalue import ByValue
 from replicate.inputs.renaming import BY_VALUE_CLASS, own_classes, renamed, strings_and_globals
 from replicate.jail import Jail, byvalue
 from replicate.jail.context import context_for
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from replicate.values import plain
 from tests.integration.minted import make_git_repo, run_cli
 

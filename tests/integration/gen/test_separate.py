@@ -12,7 +12,7 @@ from replicate.gen.target import SEARCH_ROUNDS
 from replicate.grading.grader import grade_text
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
 
 

@@ -26,7 +26,7 @@ from replicate.gen.survivors import Search
 from replicate.inputs.widening import Budget
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
 
 NO_SEARCH = Budget(widened=0, edge=0)

@@ -6,7 +6,7 @@ from replicate.gen.survivors import pick_killers, reference_run, search
 from replicate.inputs.widening import Budget
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.minted import Tiny
 
 

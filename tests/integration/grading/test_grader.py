@@ -19,7 +19,7 @@ from replicate.grading.grader import (
 from replicate.grading.reward import DEFAULT_WEIGHTS, normalise, raw_reward, score
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox, SandboxRequest, SandboxResult
+from replicate.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from tests.integration.minted import SYMBOLS, Tiny
 
 CLAMP = "tinypkg.core.clamp"

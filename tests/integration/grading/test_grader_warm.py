@@ -5,8 +5,8 @@ from __future__ import annotations
 from replicate.grading.grader import grade_text, original_source, stubbed_source
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox, WarmStart
 from replicate.jail.warm import WarmPool
+from replicate.sandbox.base import Sandbox, WarmStart
 from tests.integration.minted import Tiny
 
 WRONG = "def clamp(value, low, high):\n    return max(low, value)\n"

@@ -9,7 +9,7 @@ from replicate.grading.grader import original_source, stubbed_source
 from replicate.grading.repo_tests import node_ids, run_repo_tests, with_repo_tests
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.minted import Tiny, run_cli
 
 

@@ -10,7 +10,7 @@ from replicate.grading.grader import grade_text
 from replicate.grading.shrink import proposals, simpler
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from replicate.values import plain
 from replicate.values.plain import Items
 from tests.integration.minted import Tiny

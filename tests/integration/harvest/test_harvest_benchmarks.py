@@ -17,7 +17,7 @@ from replicate.gen.prepare import PreparedRepo, prepare_repo
 from replicate.harvest.collect import HarvestBudget, HarvestResult, run_harvest
 from replicate.harvest.detail import harvest_detail
 from replicate.jail import Jail
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.minted import make_git_repo
 
 pytestmark = pytest.mark.e2e  # builds an environment and runs the suite three times: ~1 min

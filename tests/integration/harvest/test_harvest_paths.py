@@ -18,8 +18,8 @@ import pytest
 from replicate.batch import LoadedTask
 from replicate.harvest.collect import HARVEST_ROOT, run_harvest
 from replicate.jail import Jail, RepoContext, get_sandbox
-from replicate.jail.sandbox import SandboxUnavailable
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox import SandboxUnavailable
+from replicate.sandbox.base import Sandbox
 
 PATH_TEST = """
 import os

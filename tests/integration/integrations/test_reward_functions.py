@@ -15,7 +15,7 @@ from replicate.integrations import openrlhf, trl, verl
 from replicate.integrations.grading import TASKS_ENV, Grader, completion_text, grader_for
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.integrations.rows import candidates, export_rows
 from tests.integration.minted import Tiny
 

@@ -11,7 +11,7 @@ import pytest
 from replicate.grading.grader import grade_text
 from replicate.jail import Jail
 from replicate.jail.calls import RepoContext
-from replicate.jail.sandbox.base import Sandbox
+from replicate.sandbox.base import Sandbox
 from tests.integration.integrations.load import rss_mb, storm
 from tests.integration.integrations.rows import candidates
 from tests.integration.integrations.server import Server, serving

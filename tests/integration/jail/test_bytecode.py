@@ -12,7 +12,7 @@ from replicate.grading.grader import original_source
 from replicate.jail import calls as jail
 from replicate.jail.bytecode import SHARDS, _fingerprint, bytecode_table, shard_of
 from replicate.jail.calls import RepoContext, run_calls
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from tests.integration.minted import CORE_PATH, Tiny
 
 # A candidate that looks for the reference's code where the runner keeps the compiled table and

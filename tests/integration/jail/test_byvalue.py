@@ -182,7 +182,7 @@ def test_the_module_s_bytecode_lies_beside_it_and_is_loaded_without_compiling(
 def test_a_jail_sees_the_module_s_bytecode_beside_it(tiny: Tiny, tiny_ctx: RepoContext) -> None:
     from replicate.grading.grader import original_source
     from replicate.jail import Jail
-    from replicate.jail.sandbox import get_sandbox
+    from replicate.sandbox import get_sandbox
 
     pyc = Path(importlib.util.cache_from_source(str(byvalue.module_file())))
     task = tiny.task("tinypkg.core.clamp")

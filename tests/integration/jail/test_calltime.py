@@ -14,8 +14,8 @@ from replicate.jail.calltime import (
     timed_frames,
 )
 from replicate.jail.frames import ParsedRun, collect_frames
-from replicate.jail.sandbox import get_sandbox
-from replicate.jail.sandbox.arrivals import ArrivalLog
+from replicate.sandbox import get_sandbox
+from replicate.sandbox.arrivals import ArrivalLog
 from tests.integration.minted import Tiny
 
 NONCE = "n0"

@@ -24,8 +24,8 @@ from replicate.jail import CandidateSessions, Jail, JailRun, RepoContext, get_sa
 from replicate.jail import calls as calls_module
 from replicate.jail.calls import RunPlan
 from replicate.jail.runner.base import wire_beside
-from replicate.jail.sandbox.base import WarmStart
 from replicate.jail.session import Session
+from replicate.sandbox.base import WarmStart
 from tests.integration.minted import Tiny
 
 CLAMP = "tinypkg.core.clamp"

@@ -19,8 +19,8 @@ from replicate.jail.calls import (
 )
 from replicate.jail.calltime import CallClock, timed_frames
 from replicate.jail.frames import ParsedRun, collect_frames
-from replicate.jail.sandbox import get_sandbox
-from replicate.jail.sandbox.base import Sandbox, SandboxRequest, SandboxResult
+from replicate.sandbox import get_sandbox
+from replicate.sandbox.base import Sandbox, SandboxRequest, SandboxResult
 from tests.integration.minted import CORE_PATH, Tiny
 
 WRONG_CLAMP = b"\n\ndef clamp(value, low, high):\n    return 42\n"  # appended: redefines it

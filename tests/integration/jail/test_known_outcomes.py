@@ -10,7 +10,7 @@ import pytest
 from replicate.jail import known_outcomes
 from replicate.jail.calls import RepoContext, run_calls
 from replicate.jail.known_outcomes import KNOWN
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from tests.integration.minted import Tiny
 
 

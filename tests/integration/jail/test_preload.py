@@ -16,9 +16,9 @@ import pytest
 
 from replicate.core import CallInput
 from replicate.jail.calls import RepoContext, RunPlan, run_calls
-from replicate.jail.sandbox import get_sandbox
-from replicate.jail.sandbox.base import WarmStart
 from replicate.jail.session import Session
+from replicate.sandbox import get_sandbox
+from replicate.sandbox.base import WarmStart
 from tests.integration.minted import REPO_ROOT, Tiny, write_files
 
 PACKAGE = {

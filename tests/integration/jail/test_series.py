@@ -11,9 +11,9 @@ import pytest
 from replicate.batch.store import LoadedTask
 from replicate.grading.grader import original_source
 from replicate.jail.calls import JailRun, RepoContext, run_calls
-from replicate.jail.sandbox import get_sandbox
 from replicate.jail.series import forks_series, run_series
 from replicate.jail.warm import WarmPool
+from replicate.sandbox import get_sandbox
 from tests.integration.minted import Tiny
 
 # Appended to the original file: a later `def clamp` replaces the original.

@@ -12,10 +12,10 @@ from replicate.gen.strength import wrong_answer
 from replicate.grading.grader import original_source
 from replicate.jail import session as session_module
 from replicate.jail.calls import JailRun, RepoContext, RunPlan, run_calls
-from replicate.jail.sandbox import get_sandbox
-from replicate.jail.sandbox.base import WarmStart
 from replicate.jail.series import FileSessions, WorkerSessions
 from replicate.jail.session import Session
+from replicate.sandbox import get_sandbox
+from replicate.sandbox.base import WarmStart
 from replicate.scratch import owner_token
 from tests.integration.minted import Tiny
 

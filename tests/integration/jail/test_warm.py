@@ -10,9 +10,9 @@ import pytest
 from replicate.batch.store import LoadedTask
 from replicate.grading.grader import original_source
 from replicate.jail.calls import RepoContext, run_calls
-from replicate.jail.sandbox import get_sandbox
-from replicate.jail.sandbox.base import Sandbox, SandboxResult, WarmStart
 from replicate.jail.warm import WarmPool
+from replicate.sandbox import get_sandbox
+from replicate.sandbox.base import Sandbox, SandboxResult, WarmStart
 from replicate.scratch import owner_token
 from tests.integration.minted import Tiny
 

@@ -13,7 +13,7 @@ import pytest
 from replicate.agents.protocol import AgentConfig
 from replicate.batch import Batch
 from replicate.jail import CandidateSessions
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from replicate.scoring import session
 from replicate.scoring.session import RunOptions, run_batch
 

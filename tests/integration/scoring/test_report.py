@@ -17,7 +17,7 @@ from replicate.batch.store import Batch
 from replicate.cli.main import main
 from replicate.errors import ReplicateError
 from replicate.grading.grader import original_source
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from replicate.scoring.report import build_page, render, write_report
 from replicate.scoring.results import RESULTS_FILE
 from replicate.scoring.session import RunOptions, run_batch

@@ -15,7 +15,7 @@ import pytest
 from replicate.agents.protocol import AgentConfig
 from replicate.errors import ReplicateError
 from replicate.grading.grader import original_source
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from replicate.scoring.results import RESULTS_FILE, load_rows
 from replicate.scoring.session import RunOptions, RunSummary, run_batch
 from tests.integration.minted import CORE_PATH, SYMBOLS, Tiny

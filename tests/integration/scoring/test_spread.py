@@ -12,7 +12,7 @@ import pytest
 from replicate.agents.protocol import AgentConfig
 from replicate.executors import EXECUTORS
 from replicate.grading.grader import original_source
-from replicate.jail.sandbox import get_sandbox
+from replicate.sandbox import get_sandbox
 from replicate.scoring.results import load_rows
 from replicate.scoring.session import RunOptions, RunSummary, _Attempts, run_batch
 from tests.integration.minted import Tiny

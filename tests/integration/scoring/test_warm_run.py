@@ -14,8 +14,8 @@ from replicate.agents.protocol import AgentConfig
 from replicate.core.records import ResultRow
 from replicate.grading.grader import original_source
 from replicate.jail import CandidateSessions
-from replicate.jail.sandbox import get_sandbox
 from replicate.jail.warm import WarmPool
+from replicate.sandbox import get_sandbox
 from replicate.scoring.session import RunOptions, run_batch
 from tests.integration.minted import Tiny
 

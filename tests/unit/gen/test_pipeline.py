@@ -18,7 +18,7 @@ from replicate.gen.funnel import FunnelCounter
 from replicate.gen.ledger import LEDGER, Ledger, LedgerKey, decided, read_entries
 from replicate.gen.target import Dropped, Minted
 from replicate.harvest.collect import HarvestedCall, HarvestResult, TargetStats
-from replicate.jail.sandbox.plain import PlainSandbox
+from replicate.sandbox.plain import PlainSandbox
 
 LEAK_REASON = "reference body visible to the agent in the standard library"
 

@@ -4,8 +4,8 @@ from pathlib import Path
 
 import pytest
 
-from replicate.jail.sandbox import Mount, SandboxRequest
-from replicate.jail.sandbox.plain import PlainSandbox
+from replicate.sandbox import Mount, SandboxRequest
+from replicate.sandbox.plain import PlainSandbox
 
 
 def request(*mounts: Mount, cwd: str = "/") -> SandboxRequest:

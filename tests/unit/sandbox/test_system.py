@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.jail.sandbox.system import (
+from replicate.sandbox.system import (
     Symlink,
     SystemView,
     build_system_view,

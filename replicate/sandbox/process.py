@@ -25,10 +25,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from replicate.errors import InfraError
-from replicate.jail.sandbox.arrivals import ArrivalLog
-from replicate.jail.sandbox.base import WAIT_SLICE_S, Limits, SandboxResult, StopWhen
-from replicate.jail.sandbox.cgroup import Cgroup
-from replicate.jail.sandbox.spawn import spawn
+from replicate.sandbox.arrivals import ArrivalLog
+from replicate.sandbox.base import WAIT_SLICE_S, Limits, SandboxResult, StopWhen
+from replicate.sandbox.cgroup import Cgroup
+from replicate.sandbox.spawn import spawn
 
 CHUNK = 1 << 16
 GRACE_S = 2.0

@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from replicate.jail.sandbox import spawn
-from replicate.jail.sandbox.base import Limits
+from replicate.sandbox import spawn
+from replicate.sandbox.base import Limits
 
 LIMITS = Limits(address_space_mb=None, file_size_mb=5)
 
@@ -58,8 +58,8 @@ def test_a_failed_setup_exits_125_with_a_message() -> None:
 
 JOIN_AT_3 = """
 import os, subprocess
-from replicate.jail.sandbox import spawn
-from replicate.jail.sandbox.base import Limits
+from replicate.sandbox import spawn
+from replicate.sandbox.base import Limits
 os.open(os.devnull, os.O_RDONLY)  # holds fd 3 until the next line takes it over
 join_r, join_w = os.pipe()
 os.dup2(join_w, 3)  # a cgroup's join fd is opened at the lowest free number: 3, say

@@ -6,8 +6,8 @@ from pathlib import Path
 import pytest
 
 from replicate.errors import InfraError
-from replicate.jail.sandbox.base import Limits, Mount, SandboxRequest
-from replicate.jail.sandbox.bwrap import (
+from replicate.sandbox.base import Limits, Mount, SandboxRequest
+from replicate.sandbox.bwrap import (
     ENV_BINARY,
     BwrapSandbox,
     _command_ran,
@@ -17,7 +17,7 @@ from replicate.jail.sandbox.bwrap import (
     mount_args,
     scratch_args,
 )
-from replicate.jail.sandbox.system import Symlink, SystemView
+from replicate.sandbox.system import Symlink, SystemView
 
 needs_bwrap = pytest.mark.skipif(shutil.which("bwrap") is None, reason="bubblewrap not installed")
 

@@ -29,17 +29,17 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.errors import InfraError
-from replicate.jail.sandbox.base import (
+from replicate.sandbox.base import (
     Limits,
     Mount,
     SandboxRequest,
     SandboxResult,
     SandboxUnavailable,
 )
-from replicate.jail.sandbox.bwrap import DEFAULT_TMPFS_MB, check_mounts
-from replicate.jail.sandbox.docker_image import BASE_IMAGE
-from replicate.jail.sandbox.docker_io import IO_DIR, Captured, IoDir, Owner, lend
-from replicate.jail.sandbox.system import SystemView, system_view
+from replicate.sandbox.bwrap import DEFAULT_TMPFS_MB, check_mounts
+from replicate.sandbox.docker_image import BASE_IMAGE
+from replicate.sandbox.docker_io import IO_DIR, Captured, IoDir, Owner, lend
+from replicate.sandbox.system import SystemView, system_view
 
 SETUP_HINT = "run scripts/docker-setup.sh"
 NOBODY: Owner = (65534, 65534)

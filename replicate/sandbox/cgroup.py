@@ -15,7 +15,7 @@ import time
 import uuid
 from pathlib import Path
 
-from replicate.jail.sandbox.base import Limits
+from replicate.sandbox.base import Limits
 
 _MB = 1 << 20
 

@@ -7,11 +7,11 @@ from collections.abc import Iterator
 
 import pytest
 
-import replicate.jail.sandbox as registry
+import replicate.sandbox as registry
 from replicate.errors import ReplicateError
-from replicate.jail.sandbox import SandboxUnavailable, get_sandbox
-from replicate.jail.sandbox.bwrap import BwrapSandbox
-from replicate.jail.sandbox.plain import PlainSandbox
+from replicate.sandbox import SandboxUnavailable, get_sandbox
+from replicate.sandbox.bwrap import BwrapSandbox
+from replicate.sandbox.plain import PlainSandbox
 
 
 @pytest.fixture
@@ -54,27 +54,33 @@ def test_missing_bwrap_is_unavailable_with_a_hint(
 
 def test_import_builds_and_imports_no_backend() -> None:
     code = (
-        "import sys, replicate.jail.sandbox as s\n"
-        "print(sorted(m for m in sys.modules if m.startswith('replicate.jail.sandbox.')))\n"
+        "import sys, replicate.sandbox as s\n"
+        "print(sorted(m for m in sys.modules if m.startswith('replicate.sandbox.')))\n"
         "print('docker' in sys.modules)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     modules, docker = out.stdout.splitlines()
-    assert "replicate.jail.sandbox.base" in modules
+    assert "replicate.sandbox.base" in modules
     backends = ("bwrap", "docker", "plain", "process", "spawn")
-    assert not [name for name in backends if f"'replicate.jail.sandbox.{name}'" in modules]
+    assert not [name for name in backends if f"'replicate.sandbox.{name}'" in modules]
     assert docker == "False"  # the docker SDK: only when the docker backend is built
 
 
 def test_public_api() -> None:
     assert set(registry.__all__) == {
         "CHANNEL_FD",
+        "Arrival",
         "Limits",
         "Mount",
         "Sandbox",
         "SandboxRequest",
         "SandboxResult",
         "SandboxUnavailable",
+        "Started",
+        "StopWhen",
+        "WarmStart",
         "get_sandbox",
         "sandbox_names",
+        "sweep_cgroups",
+        "system_view",
     }

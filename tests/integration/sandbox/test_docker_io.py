@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.jail.sandbox.docker_io import STREAMS, IoDir, lend
+from replicate.sandbox.docker_io import STREAMS, IoDir, lend
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="chown needs root")
 

@@ -9,7 +9,7 @@ view; it holds no Python packages.  Two recipes, tried in order:
 
 Either root file system is trimmed (`/usr/local`, which holds the slim image's pip and setuptools,
 and `/root`, which would hide mounts below it from an unprivileged user) and imported as
-`BASE_IMAGE`.  Nothing here runs at import time; `python -m replicate.jail.sandbox.docker_image`
+`BASE_IMAGE`.  Nothing here runs at import time; `python -m replicate.sandbox.docker_image`
 (or scripts/docker-setup.sh) builds the image when it is missing.
 """
 
@@ -217,7 +217,7 @@ def _first_line(text: str) -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Build the base image when missing (`--check`: only say whether it is there)."""
-    parser = argparse.ArgumentParser(prog="python -m replicate.jail.sandbox.docker_image")
+    parser = argparse.ArgumentParser(prog="python -m replicate.sandbox.docker_image")
     parser.add_argument("--image", default=BASE_IMAGE)
     parser.add_argument("--check", action="store_true", help="exit 1 when the image is missing")
     args = parser.parse_args(argv)

@@ -2,7 +2,9 @@
 request) or not at all (`plain`).
 
 Backends are looked up by name and constructed lazily, on first use: importing this package
-neither imports a backend nor touches the machine.
+neither imports a backend nor touches the machine. The package knows nothing of jails, runners
+or tasks (it imports only `replicate.errors` and `replicate.scratch`: a contract of
+`lint-imports`); `base` holds the contract every backend keeps.
 """
 
 from __future__ import annotations
@@ -11,33 +13,45 @@ import functools
 import importlib
 
 from replicate.errors import ReplicateError
-from replicate.jail.sandbox.base import (
+from replicate.sandbox.base import (
     CHANNEL_FD,
+    Arrival,
     Limits,
     Mount,
     Sandbox,
     SandboxRequest,
     SandboxResult,
     SandboxUnavailable,
+    Started,
+    StopWhen,
+    WarmStart,
 )
+from replicate.sandbox.cgroup import sweep_cgroups
+from replicate.sandbox.system import system_view
 
 __all__ = [
     "CHANNEL_FD",
+    "Arrival",
     "Limits",
     "Mount",
     "Sandbox",
     "SandboxRequest",
     "SandboxResult",
     "SandboxUnavailable",
+    "Started",
+    "StopWhen",
+    "WarmStart",
     "get_sandbox",
     "sandbox_names",
+    "sweep_cgroups",
+    "system_view",
 ]
 
 # name -> "module:class"; the class is imported and built on first use.
 _BACKENDS: dict[str, str] = {
-    "local": "replicate.jail.sandbox.bwrap:BwrapSandbox",
-    "plain": "replicate.jail.sandbox.plain:PlainSandbox",
-    "docker": "replicate.jail.sandbox.docker:DockerSandbox",
+    "local": "replicate.sandbox.bwrap:BwrapSandbox",
+    "plain": "replicate.sandbox.plain:PlainSandbox",
+    "docker": "replicate.sandbox.docker:DockerSandbox",
 }
 
 

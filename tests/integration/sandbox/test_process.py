@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 
 from replicate.errors import InfraError
-from replicate.jail.sandbox import cgroup, spawn
-from replicate.jail.sandbox.base import Limits, SandboxResult
-from replicate.jail.sandbox.cgroup import Cgroup, cgroup_parent
-from replicate.jail.sandbox.process import (
+from replicate.sandbox import cgroup, spawn
+from replicate.sandbox.base import Limits, SandboxResult
+from replicate.sandbox.cgroup import Cgroup, cgroup_parent
+from replicate.sandbox.process import (
     Pipe,
     ProcessSpec,
     StartedProcess,
@@ -225,7 +225,7 @@ def test_a_started_process_gets_its_stdin_ahead_and_the_rest_at_finish() -> None
 
 FD_3_CLOSES = """
 import os, subprocess, sys
-from replicate.jail.sandbox.process import ProcessSpec, run_process
+from replicate.sandbox.process import ProcessSpec, run_process
 r, w = os.pipe()
 assert r == 3  # another thread's pipe holds fd 3 ...
 real = subprocess._fork_exec

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 
-import replicate.jail.sandbox.docker_image as recipe
-from replicate.jail.sandbox.docker_image import (
+import replicate.sandbox.docker_image as recipe
+from replicate.sandbox.docker_image import (
     SOURCE_LABEL,
     AptSource,
     apt_sources,

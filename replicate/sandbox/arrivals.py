@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import time
 
-from replicate.jail.sandbox.base import Arrival
+from replicate.sandbox.base import Arrival
 
 
 class ArrivalLog:

@@ -12,8 +12,8 @@ from typing import Any
 import pytest
 
 from replicate.errors import InfraError
-from replicate.jail.sandbox.base import Limits, Mount, SandboxRequest, SandboxUnavailable
-from replicate.jail.sandbox.docker import (
+from replicate.sandbox.base import Limits, Mount, SandboxRequest, SandboxUnavailable
+from replicate.sandbox.docker import (
     DROP_PWD,
     ENV_BINARY,
     IO_DIR,
@@ -33,7 +33,7 @@ from replicate.jail.sandbox.docker import (
     ulimits,
     view_mounts,
 )
-from replicate.jail.sandbox.system import Symlink, SystemView
+from replicate.sandbox.system import Symlink, SystemView
 
 VIEW = SystemView(
     read_only=("/usr/bin", "/usr/lib", "/etc/passwd"),

@@ -8,8 +8,8 @@ mount whose target differs from its source is refused; same-path mounts need not
 
 from __future__ import annotations
 
-from replicate.jail.sandbox.base import SandboxRequest, SandboxResult
-from replicate.jail.sandbox.process import ProcessSpec, run_process
+from replicate.sandbox.base import SandboxRequest, SandboxResult
+from replicate.sandbox.process import ProcessSpec, run_process
 
 
 class PlainSandbox:

@@ -19,7 +19,7 @@ from collections.abc import Sequence
 
 from replicate import jsonl
 from replicate.errors import InfraError
-from replicate.jail.sandbox.base import (
+from replicate.sandbox.base import (
     Limits,
     Mount,
     SandboxRequest,
@@ -27,13 +27,13 @@ from replicate.jail.sandbox.base import (
     SandboxUnavailable,
     StopWhen,
 )
-from replicate.jail.sandbox.process import (
+from replicate.sandbox.process import (
     Pipe,
     ProcessSpec,
     StartedProcess,
     start_process,
 )
-from replicate.jail.sandbox.system import SystemView, system_view
+from replicate.sandbox.system import SystemView, system_view
 
 MISSING_HINT = "bubblewrap (bwrap) not found; apt-get install bubblewrap"
 NAMESPACE_FLAGS = (

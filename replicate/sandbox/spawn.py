@@ -26,7 +26,7 @@ import resource
 import subprocess
 from collections.abc import Sequence
 
-from replicate.jail.sandbox.base import CHANNEL_FD, Limits
+from replicate.sandbox.base import CHANNEL_FD, Limits
 
 BASH = "/bin/bash"
 ENV = "/usr/bin/env"

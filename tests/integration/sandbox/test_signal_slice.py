@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.jail.sandbox import SandboxRequest, get_sandbox, process
+from replicate.sandbox import SandboxRequest, get_sandbox, process
 from tests.interrupts import Interrupted, signal_this_thread
 
 

@@ -22,8 +22,8 @@ from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 
 from replicate.errors import InfraError
-from replicate.jail.sandbox.arrivals import Arrival, ArrivalLog
-from replicate.jail.sandbox.base import WAIT_SLICE_S
+from replicate.sandbox.arrivals import Arrival, ArrivalLog
+from replicate.sandbox.base import WAIT_SLICE_S
 from replicate.scratch import make_dir, remove_dir
 
 IO_DIR = "/.sandbox-io"
