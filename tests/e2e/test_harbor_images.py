@@ -84,6 +84,7 @@ def verify(task: LoadedTask, candidate: str, scratch: Path, link: bool = False) 
         remove=True,
     )
     assert (logs / "verdict.json").is_file()
+    assert json.loads((logs / "infra.json").read_text(encoding="utf-8")) == {"infra_error": False}
     rewards: dict[str, float] = json.loads((logs / "reward.json").read_text(encoding="utf-8"))
     return rewards
 
@@ -96,11 +97,10 @@ def test_the_verifier_grades_the_artifact(task: LoadedTask, exported: Path, tmp_
         "            return True\n\n    return _Same()\n"
     )
     reading = stub + READ_HIDDEN.format(path=task.hidden.target.path)
-    assert verify(task, original, tmp_path / "original") == {"reward": 1.0, "infra_error": 0.0}
+    assert verify(task, original, tmp_path / "original") == {"reward": 1.0}
     for name, candidate in (("stub", stub), ("eq", always_equal), ("reads", reading)):
-        assert verify(task, candidate, tmp_path / name) == {"reward": 0.0, "infra_error": 0.0}
-    linked = verify(task, "", tmp_path / "link", link=True)
-    assert linked == {"reward": 0.0, "infra_error": 0.0}
+        assert verify(task, candidate, tmp_path / name) == {"reward": 0.0}
+    assert verify(task, "", tmp_path / "link", link=True) == {"reward": 0.0}
 
 
 def image_hits(tag: str, body: bytes) -> tuple[list[str], int]:
