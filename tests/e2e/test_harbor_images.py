@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import io
 import json
-import os
 import tarfile
 from pathlib import Path, PurePosixPath
 
@@ -20,7 +19,6 @@ import pytest
 
 from replicate.batch.store import Batch, LoadedTask
 from replicate.exporters.harbor_images import task_tags
-from replicate.jail.sandbox import SandboxUnavailable, get_sandbox
 from tests.e2e.conftest import REPO_ROOT, replicate
 
 BATCH = "/opt/replicate/batch"
@@ -33,14 +31,7 @@ for _path in _glob.glob("/opt/replicate/batch/reference_impls/_repos/*/tree/{pat
 """
 
 
-@pytest.fixture(scope="module", autouse=True)
-def docker_available() -> None:
-    try:
-        get_sandbox("docker")
-    except SandboxUnavailable as exc:
-        if "docker" in os.environ.get("REPLICATE_REQUIRE_SANDBOXES", "").split(","):
-            pytest.fail(f"required sandbox docker is unavailable: {exc}")
-        pytest.skip(f"docker unavailable: {exc}")
+pytestmark = pytest.mark.usefixtures("docker_engine")
 
 
 @pytest.fixture(scope="session")

@@ -7,7 +7,6 @@ default ~/.cache/replicate-harbor-venv).  Without it the Harbor read-back tests 
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -18,18 +17,12 @@ import pytest
 from replicate.batch.store import Batch
 from replicate.exporters import harbor_files
 from replicate.grading.grader import original_source, stubbed_source
+from tests.harbor_venv import harbor_python
 from tests.integration.integrations.rows import cli
 from tests.integration.minted import Tiny
 
 SYMBOLS = ("tinypkg.core.clamp", "tinypkg.core.parse_int")
 CHECK = Path(__file__).with_name("harbor_check.py")
-
-
-def harbor_python() -> Path | None:
-    venv = os.environ.get("REPLICATE_HARBOR_VENV", "").strip()
-    root = Path(venv) if venv else Path.home() / ".cache" / "replicate-harbor-venv"
-    python = root / "bin" / "python"
-    return python if python.is_file() else None
 
 
 @pytest.fixture(scope="module")
