@@ -79,9 +79,12 @@ def trials(harbor: Path, exported: tuple[Path, tuple[str, ...]]) -> Iterator[dic
             kept += compose_containers([p.name.lower().replace(".", "-") for p in folders])
         results["networks"] = [c.attrs["HostConfig"]["NetworkMode"] for c in kept]
         yield results
-    finally:
+    finally:  # what `harbor run --delete` would have removed: the containers, their images
+        images = {container.attrs["Image"] for container in kept}
         for container in kept:
             container.remove(force=True)
+        for image in images:  # content-addressed: two trials of one task may share one
+            subprocess.run(["docker", "rmi", "--force", image], capture_output=True, check=False)
 
 
 @pytest.mark.parametrize(("agent", "reward"), [("oracle", 1.0), ("nop", 0.0)])
