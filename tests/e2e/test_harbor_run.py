@@ -18,7 +18,7 @@ import pytest
 
 from replicate.batch.store import Batch
 from tests.e2e.conftest import REPO_ROOT, replicate
-from tests.harbor_venv import harbor_python
+from tests.harbor_venv import compose_missing, harbor_python
 
 pytestmark = pytest.mark.usefixtures("docker_engine")
 
@@ -31,8 +31,8 @@ def harbor() -> Path:
     python = harbor_python()
     if python is None:
         pytest.skip("no Harbor venv (Python 3.12): run scripts/install.sh --dev")
-    compose = subprocess.run(["docker", "compose", "version"], capture_output=True, check=False)
-    assert compose.returncode == 0, "no `docker compose` (v2): run scripts/docker-setup.sh"
+    missing = compose_missing()
+    assert missing is None, missing  # docker answers (docker_engine): compose must too
     return python.parent / "harbor"
 
 
