@@ -29,6 +29,7 @@ python3 -m pip install -q --disable-pip-version-check -e ".${extras}"
 # Harbor (the `harbor` export format's tests read the export back with it) needs Python >= 3.12:
 # a venv of its own, made once. REPLICATE_HARBOR_VENV moves it; no Python 3.12 here: skipped.
 if [ "${1:-}" = "--dev" ]; then
+  HARBOR_VERSION=0.26.0  # the Harbor the export is checked against (tests/e2e/test_harbor_run.py)
   HARBOR_VENV=${REPLICATE_HARBOR_VENV:-$HOME/.cache/replicate-harbor-venv}
   PY312=""
   for candidate in python3.12 python3.13 /root/.pyenv/versions/3.1[2-9]*/bin/python3; do
@@ -36,8 +37,10 @@ if [ "${1:-}" = "--dev" ]; then
       PY312=$candidate; break  # a pyenv shim of a version not selected does not run: skipped
     fi
   done
-  if [ ! -x "$HARBOR_VENV/bin/harbor" ] && [ -n "$PY312" ]; then
-    "$PY312" -m venv "$HARBOR_VENV"
-    "$HARBOR_VENV/bin/pip" install -q --disable-pip-version-check harbor
+  have=$("$HARBOR_VENV/bin/python" -c 'import importlib.metadata as m; print(m.version("harbor"))' \
+    2>/dev/null || true)
+  if [ "$have" != "$HARBOR_VERSION" ] && [ -n "$PY312" ]; then
+    [ -x "$HARBOR_VENV/bin/python" ] || "$PY312" -m venv "$HARBOR_VENV"
+    "$HARBOR_VENV/bin/pip" install -q --disable-pip-version-check "harbor==$HARBOR_VERSION"
   fi
 fi

@@ -2,8 +2,10 @@
 
     OUT/<id>/instruction.md          TASK.md and where the repository is (/app)
     OUT/<id>/task.toml               [task] [metadata] [verifier] [agent] [environment], artifacts
-    OUT/<id>/environment/            the agent's image: Dockerfile and the stubbed workspace
-    OUT/<id>/tests/                  the verifier's image: Dockerfile, test.sh, a one-task batch
+    OUT/<id>/environment/            the agent's image: Dockerfile and the stubbed workspace,
+                                     docker-compose.yaml (the container has no network)
+    OUT/<id>/tests/                  the verifier's image: Dockerfile, test.sh, a one-task batch,
+                                     docker-compose.yaml (likewise)
     OUT/<id>/solution/solve.sh       the oracle (the original file put back)
     OUT/_images/replicate-verifier/  the shared verifier base image: Dockerfile, wheels/
 
@@ -54,7 +56,9 @@ def task_metadata(task: LoadedTask) -> dict[str, Any]:
 def task_toml(item: PlannedTask) -> str:
     task, split = item.task, item.placement.split
     target = f"{files.WORKDIR}/{task.hidden.target.path}"
-    no_network = "no-network"
+    # Harbor's "no-network" needs its egress sidecar (images from a hub) under its docker
+    # environment; "public" runs anywhere, and each image's docker-compose.yaml closes the network.
+    network = files.HARBOR_NETWORK_MODE
     return files.toml_document(
         {"schema_version": files.HARBOR_SCHEMA_VERSION, "artifacts": [target]},
         {
@@ -72,14 +76,16 @@ def task_toml(item: PlannedTask) -> str:
             "verifier": {
                 "timeout_sec": VERIFIER_TIMEOUT_S,
                 "environment_mode": "separate",
-                "network_mode": no_network,
+                "network_mode": network,
             },
+            # The verifier's own environment: a working directory its image has (not /app).
+            "verifier.environment": {"network_mode": network, "workdir": files.VERIFIER_WORKDIR},
             "agent": {
                 "timeout_sec": AGENT_TIMEOUT_S,
-                "network_mode": no_network,
+                "network_mode": network,
                 "user": files.AGENT_USER,
             },
-            "environment": {"network_mode": no_network, "workdir": files.WORKDIR},
+            "environment": {"network_mode": network, "workdir": files.WORKDIR},
         },
     )
 
@@ -112,11 +118,13 @@ def write_task_dir(batch: Batch, item: PlannedTask, root: Path) -> None:
     write_text(root / "task.toml", task_toml(item))
     lock = task.repo.record.lock
     write_text(root / "environment" / "Dockerfile", files.agent_dockerfile(bool(lock)))
+    write_text(root / "environment" / files.COMPOSE_FILE, files.CLOSED_NETWORK_COMPOSE)
     if lock:  # the wheels come from --build-images (or `pip wheel --no-deps pip -r ...`)
         write_text(root / "environment" / "requirements.txt", "".join(f"{x}\n" for x in lock))
         (root / "environment" / "wheels").mkdir()
     write_workspace(task, root / "environment" / "workspace")
     write_text(root / "tests" / "Dockerfile", files.verifier_dockerfile())
+    write_text(root / "tests" / files.COMPOSE_FILE, files.CLOSED_NETWORK_COMPOSE)
     write_text(root / "tests" / "test.sh", files.test_script(task.id, target), 0o755)
     write_text(root / "tests" / "jail-python.sh", files.JAIL_PYTHON, 0o755)
     one_task_batch(batch, task, root / "tests" / "batch")

@@ -29,6 +29,19 @@ WHEELS_IN_IMAGE = "/opt/replicate/wheels"
 CACHE_IN_IMAGE = "/opt/replicate/cache"
 AGENT_USER = "agent"
 REWARD_DIR = "/logs/verifier"
+VERIFIER_WORKDIR = "/tests"  # the verifier image has no /app: Harbor's execs there would fail
+# "no-network" makes Harbor's docker environment start an egress-control sidecar whose images
+# come from a hub (refused where there is none); "public" with a compose override of the one
+# service, `main`, that Harbor leaves alone when the task sets its network itself.
+HARBOR_NETWORK_MODE = "public"
+COMPOSE_FILE = "docker-compose.yaml"
+CLOSED_NETWORK_COMPOSE = """\
+# Harbor's docker environment merges this over its own compose file: the container has no
+# network (task.toml says "public" only so that Harbor needs no egress sidecar to start).
+services:
+  main:
+    network_mode: none
+"""
 
 
 def toml_value(value: Any) -> str:
@@ -173,7 +186,8 @@ def verifier_dockerfile() -> str:
 
 
 def test_script(task_id: str, target_path: str) -> str:
-    """Grades the artifact; writes reward.json (finite numbers only) and verdict.json."""
+    """Grades the artifact; writes reward.json (the reward alone: Harbor reads each of its keys
+    as a reward), infra.json (whether grading failed) and verdict.json (the full verdict)."""
     candidate = shlex.quote(f"{WORKDIR}/{target_path}")
     return f"""#!/bin/sh
 # Grade the target file the agent left (the artifact that crossed over) against this image's
@@ -199,10 +213,10 @@ except (OSError, ValueError):
 reward = verdict.get("reward") if isinstance(verdict, dict) else None
 graded = isinstance(reward, (int, float)) and math.isfinite(reward)
 infra = not graded or verdict.get("status") == "infra_error"
-rewards = {{"reward": float(reward) if graded and not infra else 0.0,
-           "infra_error": 1.0 if infra else 0.0}}
 with open(out + "/reward.json", "w", encoding="utf-8") as handle:
-    json.dump(rewards, handle)
+    json.dump({{"reward": float(reward) if graded and not infra else 0.0}}, handle)
+with open(out + "/infra.json", "w", encoding="utf-8") as handle:
+    json.dump({{"infra_error": infra}}, handle)
 PY
 """
 

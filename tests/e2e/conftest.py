@@ -30,6 +30,19 @@ PACE_RUNS = 9  # processes of the fixed piece of work that sets the pace
 PACE_WORK = "import ast, json, pickle; sum(i * i for i in range(300_000))"
 
 
+@pytest.fixture(scope="module")
+def docker_engine() -> None:
+    """Skips without a docker engine, unless REPLICATE_REQUIRE_SANDBOXES names docker: fails."""
+    from replicate.sandbox import SandboxUnavailable, get_sandbox
+
+    try:
+        get_sandbox("docker")
+    except SandboxUnavailable as exc:
+        if "docker" in os.environ.get("REPLICATE_REQUIRE_SANDBOXES", "").split(","):
+            pytest.fail(f"required sandbox docker is unavailable: {exc}")
+        pytest.skip(f"docker unavailable: {exc}")
+
+
 @dataclass(frozen=True)
 class Minted:
     name: str

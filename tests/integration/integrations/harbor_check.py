@@ -37,6 +37,12 @@ def describe(folder: Path) -> dict[str, object]:
         ),
         "agent_user": config.agent.user,
         "workdir": config.environment.workdir,
+        "verifier_workdir": config.verifier.environment.workdir
+        if config.verifier.environment
+        else None,
+        "verifier_environment_network": config.verifier.environment.network_mode.value
+        if config.verifier.environment
+        else None,
         "lint": [finding.model_dump(mode="json") for finding in lint_task(folder)],
     }
 

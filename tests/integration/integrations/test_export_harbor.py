@@ -18,18 +18,12 @@ import pytest
 from replicate.batch.store import Batch
 from replicate.exporters import harbor_files
 from replicate.grading.grader import original_source, stubbed_source
+from tests.harbor_venv import compose_missing, harbor_python
 from tests.integration.integrations.rows import cli
 from tests.integration.minted import Tiny
 
 SYMBOLS = ("tinypkg.core.clamp", "tinypkg.core.parse_int")
 CHECK = Path(__file__).with_name("harbor_check.py")
-
-
-def harbor_python() -> Path | None:
-    venv = os.environ.get("REPLICATE_HARBOR_VENV", "").strip()
-    root = Path(venv) if venv else Path.home() / ".cache" / "replicate-harbor-venv"
-    python = root / "bin" / "python"
-    return python if python.is_file() else None
 
 
 @pytest.fixture(scope="module")
@@ -48,6 +42,11 @@ def harbor_view(tiny: Tiny, exported: Path) -> dict[str, dict[str, Any]]:
     python = harbor_python()
     if python is None:
         pytest.skip("no Harbor venv (Python 3.12): run scripts/install.sh --dev")
+    missing = compose_missing()  # Harbor's linter reads the tasks' compose files with it
+    if missing is not None:
+        if "docker" in os.environ.get("REPLICATE_REQUIRE_SANDBOXES", "").split(","):
+            pytest.fail(missing)
+        pytest.skip(missing)
     folders = [str(exported / tiny.id_of(symbol)) for symbol in SYMBOLS]
     done = subprocess.run(
         [str(python), str(CHECK), *folders], capture_output=True, text=True, timeout=120
@@ -58,7 +57,7 @@ def harbor_view(tiny: Tiny, exported: Path) -> dict[str, dict[str, Any]]:
 
 
 def test_harbor_reads_each_task_and_its_linter_passes_it(
-    tiny: Tiny, harbor_view: dict[str, dict[str, Any]]
+    tiny: Tiny, exported: Path, harbor_view: dict[str, dict[str, Any]]
 ) -> None:
     for symbol in SYMBOLS:
         task = tiny.task(symbol)
@@ -71,8 +70,13 @@ def test_harbor_reads_each_task_and_its_linter_passes_it(
         assert view["artifacts"] == [f"/app/{task.hidden.target.path}"]
         assert view["verifier_mode"] == "separate" and view["bundled_tests"] is True
         assert Path(view["verifier_dir"]).name == "tests"
-        assert view["agent_network"] == view["verifier_network"] == "no-network"
+        assert view["agent_network"] == view["verifier_network"] == "public"
+        assert view["verifier_environment_network"] == "public"
         assert view["agent_user"] == "agent" and view["workdir"] == "/app"
+        assert view["verifier_workdir"] == "/tests"  # what the verifier image has
+        for part in ("environment", "tests"):  # each container's network closed by compose
+            compose = (exported / task.id / part / "docker-compose.yaml").read_text()
+            assert "network_mode: none" in compose
         meta = view["metadata"]
         assert meta["symbol"] == symbol and meta["commit"] == task.spec.source.commit
         assert sum(meta["strata"].values()) == meta["hidden_inputs"] == len(task.inputs)
@@ -111,28 +115,31 @@ def test_a_non_empty_output_folder_is_refused(tiny: Tiny, tmp_path: Path) -> Non
     assert (tmp_path / "keep.txt").read_text() == "mine"
 
 
-def reward_json(verdict: str, tmp_path: Path) -> dict[str, float]:
-    """What test.sh's last step writes for a verdict.json holding `verdict`."""
+def reward_json(verdict: str, tmp_path: Path) -> dict[str, object]:
+    """What test.sh's last step writes for a verdict.json holding `verdict`: reward.json's
+    keys (all of them rewards to Harbor) and infra.json's beside it."""
     script = harbor_files.test_script("some-task", "src/pkg/mod.py")
     program = script.split("<<'PY'\n", 1)[1].rsplit("PY\n", 1)[0]
     (tmp_path / "verdict.json").write_text(verdict, encoding="utf-8")
     subprocess.run([sys.executable, "-I", "-", str(tmp_path)], input=program, text=True, check=True)
-    rewards: dict[str, float] = json.loads((tmp_path / "reward.json").read_text(encoding="utf-8"))
-    return rewards
+    rewards: dict[str, object] = json.loads((tmp_path / "reward.json").read_text(encoding="utf-8"))
+    assert list(rewards) == ["reward"]
+    infra = json.loads((tmp_path / "infra.json").read_text(encoding="utf-8"))
+    return {**rewards, **infra}
 
 
 @pytest.mark.parametrize(
     ("verdict", "expected"),
     [
-        ('{"status": "graded", "reward": 0.75}', {"reward": 0.75, "infra_error": 0.0}),
-        ('{"status": "infra_error", "reward": null}', {"reward": 0.0, "infra_error": 1.0}),
-        ('{"status": "graded", "reward": NaN}', {"reward": 0.0, "infra_error": 1.0}),
-        ("not json at all", {"reward": 0.0, "infra_error": 1.0}),
-        ("", {"reward": 0.0, "infra_error": 1.0}),
+        ('{"status": "graded", "reward": 0.75}', {"reward": 0.75, "infra_error": False}),
+        ('{"status": "infra_error", "reward": null}', {"reward": 0.0, "infra_error": True}),
+        ('{"status": "graded", "reward": NaN}', {"reward": 0.0, "infra_error": True}),
+        ("not json at all", {"reward": 0.0, "infra_error": True}),
+        ("", {"reward": 0.0, "infra_error": True}),
     ],
 )
 def test_reward_json_holds_finite_numbers_only(
-    verdict: str, expected: dict[str, float], tmp_path: Path
+    verdict: str, expected: dict[str, object], tmp_path: Path
 ) -> None:
     assert reward_json(verdict, tmp_path) == expected
 
