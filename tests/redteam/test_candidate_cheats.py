@@ -37,7 +37,16 @@ SLOW_NAIVE = NaiveOptions(call_timeout=0.3)  # the slow calls sleep 0.5 s outsid
 
 ATTACKS = [
     Attack("eq-object", 1, "samplelib.text.camel_to_snake", "eq_always_true.py", ("object",)),
-    Attack("eq-int-subclass", 1, "samplelib.text.levenshtein", "eq_always_true.py", ("int",)),
+    Attack(
+        "eq-int-subclass",
+        1,
+        "samplelib.text.levenshtein",
+        "eq_always_true.py",
+        ("int",),
+        # 6 of its 92 hidden inputs pass iterators, on which the original raises (no len()):
+        # an int that equals everything cannot fake a raise, even to the naive grader
+        naive_min=0.9,
+    ),
     Attack(
         "eq-str-subclass",
         1,

@@ -99,10 +99,11 @@ def test_health_answers_while_a_prompt_is_looked_for_in_a_hostile_query(
     url: str, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """The prompt's tail is looked for in the query from the front (`response_of_query`): the
-    search from its end that `serve` made before, `str.rfind`, is quadratic on such a pair (300
+    search from its end that `serve` made before, `str.rfind`, is quadratic on such a pair (600
     KB here); the control puts it back."""
-    half = "a" * 50_000
-    body = {"query": ["a" * 200_000], "prompts": [f"{half}b{half}"], "labels": [CLAMP]}
+    # ~6 s for `rfind` on a quiet machine (1.5 s at half the size: too close to the bound)
+    half = "a" * 100_000
+    body = {"query": ["a" * 400_000], "prompts": [f"{half}b{half}"], "labels": [CLAMP]}
 
     def reward() -> httpx.Response:
         return httpx.post(f"{url}/get_reward", json=body, timeout=300)
