@@ -12,7 +12,7 @@ from rich.markup import escape
 from rich.table import Table
 
 from replicate.cli.console import err_console
-from replicate.core import LedgerEntry
+from replicate.core import DropReason, LedgerEntry
 from replicate.errors import ReplicateError
 from replicate.gen import (
     LEDGER,
@@ -76,6 +76,7 @@ def _payload(found: Explanation) -> dict[str, Any]:
         "kept": entry.kept,
         "dropped_at": found.dropped_at,
         "reason": entry.reason,
+        "reason_code": None if entry.drop_reason is None else entry.drop_reason.name,
         "detail": entry.detail,
         "task_id": entry.task_id,
         "spec_dir": None if found.spec_dir is None else str(found.spec_dir),
@@ -123,7 +124,10 @@ def _summary(batch: Path, entries: list[LedgerEntry], as_json: bool) -> int:
                 {
                     "stage": s.stage,
                     "kept": s.kept,
-                    "drops": [{"reason": why, "count": n} for why, n in s.drops],
+                    "drops": [
+                        {"reason": why, "code": DropReason.of(why).name, "count": n}
+                        for why, n in s.drops
+                    ],
                 }
                 for s in stages
             ],

@@ -12,6 +12,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from replicate.core.drops import DropReason
+
 SCHEMA_VERSION = "1"
 
 CallKind = Literal["function", "method", "classmethod", "staticmethod"]
@@ -368,6 +370,12 @@ class LedgerEntry(Record):
         description="What happened to this target: the counts, types and an instance behind the "
         "reason (what the harvest saw, inputs lost per cause, the kill rate, where a leak was).",
     )
+
+    @property
+    def drop_reason(self) -> DropReason | None:
+        """The member `reason` was made from (`UNKNOWN` for a text no member names), None when
+        the target was kept."""
+        return None if self.kept else DropReason.of(self.reason)
 
 
 class Strength(Record):

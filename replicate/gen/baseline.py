@@ -13,7 +13,7 @@ so memorising the visible tests earns ~0 (catalogue 16) and the reward measures 
 them.  `too_weak` holds every program, tables included, under the floor of its kind; `overpaid`
 checks that none earns more than `MAX_DEGENERATE_REWARD` once normalised; `same_as_original`
 names a program that matches the reference on every input (the original is one: the task is
-dropped with `DEGENERATE_ORIGINAL`).
+dropped with `DropReason.DEGENERATE_ORIGINAL`).
 
 Most of them need no run of their own: where the stub raised NotImplementedError the body had
 started and done nothing, so ``return None``, ``return <constant>`` and ``raise T`` would have
@@ -33,7 +33,7 @@ from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from replicate.batch import LoadedTask
-from replicate.core import Baseline, CallInput, DegenerateScore, Target
+from replicate.core import Baseline, CallInput, DegenerateScore, DropReason, Target
 from replicate.gen.families import (
     CONSTANT,
     EMPTY,
@@ -63,7 +63,6 @@ Outcome = Mapping[str, Any]
 STUB_EXCEPTION = "builtins.NotImplementedError"
 STUB_BODY = "raise NotImplementedError"
 VISIBLE = "visible calls, else"  # a lookup table of the traced calls, then another program
-DEGENERATE_ORIGINAL = "the original is a degenerate program"  # a drop reason
 _PLAIN_DECORATORS = frozenset({"staticmethod", "classmethod"})
 _CALLED = frozenset({"returned", "raised"})  # statuses of an input that was loaded and called
 
@@ -251,7 +250,7 @@ def too_weak(found: Baseline) -> str | None:
     if not weak:
         return None
     program = weak[0].program
-    return f"a degenerate program ({_kind(program)}) scores {floor(program)} or more"
+    return DropReason.DEGENERATE_AT_FLOOR.says(_kind(program), floor(program))
 
 
 def reaching_floor(found: Baseline) -> list[DegenerateScore]:
@@ -272,10 +271,7 @@ def overpaid(found: Baseline) -> str | None:
     program = _overpaid(found)
     if program is None:
         return None
-    return (
-        f"a degenerate program ({_kind(program.program)}) earns more than "
-        f"{MAX_DEGENERATE_REWARD} normalised"
-    )
+    return DropReason.DEGENERATE_OVERPAID.says(_kind(program.program), MAX_DEGENERATE_REWARD)
 
 
 def _overpaid(found: Baseline) -> DegenerateScore | None:

@@ -21,9 +21,9 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from replicate.core import CallInput, GradingSettings, Target
+from replicate.core import CallInput, DropReason, GradingSettings, Target
 from replicate.gen.settings import GOLDEN_SETTINGS, leashed
-from replicate.gen.target_detail import NOT_COMPARABLE, example
+from replicate.gen.target_detail import example
 from replicate.grading import is_gradable, same_outcome
 from replicate.inputs import Budget, Seed, other_selves, render_call, widen
 from replicate.jail import Jail, JailRun
@@ -102,7 +102,8 @@ def run_resuming(
         if run.infra_problem():
             return outcomes, drops, run.infra_problem()
         if run.parsed.import_error is not None:
-            return outcomes, drops, f"reference does not import: {run.parsed.import_error}"
+            why = f"{DropReason.REFERENCE_DOES_NOT_IMPORT}: {run.parsed.import_error}"
+            return outcomes, drops, why
         outcomes.update(run.parsed.outcomes)
         progressed = any(item.index in outcomes for item in pending)
         pending = [item for item in pending if item.index not in outcomes]
@@ -110,42 +111,42 @@ def run_resuming(
             break
         if run.result.timed_out and progressed:
             continue
-        drops["reference hangs or crashes the process"] += 1
+        drops[DropReason.HANGS_OR_CRASHES] += 1
         pending = pending[1:]
     return outcomes, drops, None
 
 
-def _first_problem(first: Outcome | None) -> str | None:
+def _first_problem(first: Outcome | None) -> DropReason | None:
     """Why the first run's outcome cannot be golden, or None."""
     if first is None:
-        return "reference hangs or crashes the process"
+        return DropReason.HANGS_OR_CRASHES
     status = first.get("status")
     if status == "load_error":
-        return "input does not load in the jail"
+        return DropReason.INPUT_DOES_NOT_LOAD
     if status == "timeout":
-        return "reference hangs"
+        return DropReason.HANGS
     if not is_gradable(first, GOLDEN_SETTINGS):
-        return NOT_COMPARABLE  # opaque, too large or unverifiable: `mint_detail.example` says
+        return DropReason.NOT_COMPARABLE  # opaque, too large or unverifiable: `example` says
     return None
 
 
 def generated_problem(
     outcome: Outcome | None, slow_s: float, bulky: Callable[[Outcome], bool] | None = None
-) -> str | None:
+) -> DropReason | None:
     """Why a generated input's first outcome cannot be golden, or None (`bulky`: whether the
     outcome is too large, `_bulky` when not given)."""
     if outcome is not None and outcome.get("status") == "timeout":
-        return "reference too slow"  # it ran past the first run's limit (`leashed`)
+        return DropReason.TOO_SLOW  # it ran past the first run's limit (`leashed`)
     problem = _first_problem(outcome)
     if problem or outcome is None:
         return problem
     exc = outcome.get("exc")
     if isinstance(exc, Mapping) and exc.get("type") in BLOW_UPS:
-        return "reference blows up (recursion, memory)"
+        return DropReason.BLOWS_UP
     if float(outcome.get("t", 0.0)) > slow_s:
-        return "reference too slow"
+        return DropReason.TOO_SLOW
     if (bulky or _bulky)(outcome):
-        return "outcome too large for a generated input"
+        return DropReason.OUTCOME_TOO_LARGE
     return None
 
 
@@ -306,7 +307,7 @@ def _generate(
     try:
         widening = widen(target, seeds, start + len(others), budget)
     except Exception as exc:  # noqa: BLE001 - a generator bug costs the widening, not the task
-        drops[f"input generation failed: {type(exc).__name__}"] += 1
+        drops[f"{DropReason.GENERATION_FAILED}: {type(exc).__name__}"] += 1
         return _Generated(tuple(kept), outcomes, drops, bool(kept), len(others))
     made = widening.inputs
     found, _, infra = run_resuming(jail, target, made, seed=1, settings=leashed(slow_s))
@@ -355,15 +356,15 @@ def screen(
     return keep, drops
 
 
-def _second_problem(first: Outcome, second: Outcome | None) -> str | None:
+def _second_problem(first: Outcome, second: Outcome | None) -> DropReason | None:
     """Why the second run's outcome breaks an input whose first one could be golden, or None:
     an outcome equal to that first one is as gradable as it (checking it again walked every
     outcome a second time)."""
     if second is None:
-        return "reference hangs or crashes the process"
+        return DropReason.HANGS_OR_CRASHES
     if same_outcome(first, second):
         return None
-    return _first_problem(second) or "nondeterministic outcome"
+    return _first_problem(second) or DropReason.NONDETERMINISTIC
 
 
 def keep(
@@ -389,9 +390,9 @@ def keep(
         a, b = first[item.index], second.get(item.index)
         problem = _second_problem(a, b)
         if not problem and item.provenance != "traced" and _time(item, first, second) > slow_s:
-            problem = "reference too slow"
+            problem = DropReason.TOO_SLOW
         if not problem and measured.located(item.index, a):
-            problem = LOCATED
+            problem = DropReason.NAMES_BATCH_FOLDER
         if problem:
             (drops if item.provenance == "traced" else gen_drops)[problem] += 1
             if examples is not None and item.provenance == "traced":
@@ -404,19 +405,15 @@ def keep(
         expected[item.index] = strip_inputs(a)
     over = _over_budget({index: measured.of(index, first[index]) for index in expected})
     slow = _over_time({i.index: _time(i, first, second) for i in kept if i.index not in over})
+    large, late = DropReason.TOO_LARGE_FOR_TASK, DropReason.TOO_SLOW_FOR_TASK
     for item in kept:
-        reason = _TOO_LARGE if item.index in over else _TOO_SLOW if item.index in slow else None
+        reason = large if item.index in over else late if item.index in slow else None
         if reason:
             (drops if item.provenance == "traced" else gen_drops)[reason] += 1
     over |= slow
     times = [t for item, t in zip(kept, times, strict=True) if item.index not in over]
     kept = [item for item in kept if item.index not in over]
     return kept, {i: o for i, o in expected.items() if i not in over}, times
-
-
-LOCATED = "outcome names the folder the batch keeps the repository in"
-_TOO_LARGE = "outcome too large for the task"
-_TOO_SLOW = "reference too slow for the task"
 
 
 def _over_budget(sizes: Mapping[int, int]) -> set[int]:

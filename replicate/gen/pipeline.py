@@ -13,7 +13,7 @@ from typing import TypeVar
 from replicate import GRADER_VERSION
 from replicate.batch import minting, write_difficulty, write_manifest, write_repo, write_schemas
 from replicate.cache import cache_root
-from replicate.core import Funnel, LedgerEntry, NullProgress, Progress, Target
+from replicate.core import DropReason, Funnel, LedgerEntry, NullProgress, Progress, Target
 from replicate.errors import ReplicateError
 from replicate.executors import first_done, in_lanes
 from replicate.gen.audit import LeakAudit, visible_roots
@@ -22,7 +22,7 @@ from replicate.gen.ledger import Ledger, LedgerKey, decided
 from replicate.gen.prepare import PreparedRepo, prepare_repo
 from replicate.gen.publish import NotStarted, Publisher
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
-from replicate.gen.target import TOO_FEW, Dropped, Minted, mint_target
+from replicate.gen.target import Dropped, Minted, mint_target
 from replicate.harvest import HarvestResult, harvest_detail, run_harvest
 from replicate.jail import KNOWN_OUTCOMES, Jail, Sandbox, WorkerSessions, get_sandbox
 
@@ -180,13 +180,17 @@ def _traced(
     return traced
 
 
-def _not_called(harvest: HarvestResult) -> tuple[str, str]:
+# the drops whose detail is what the harvest saw
+_TOO_FEW = (DropReason.TOO_FEW_TRACED, DropReason.TOO_FEW_DETERMINISTIC)
+
+
+def _not_called(harvest: HarvestResult) -> tuple[DropReason, str]:
     """Why the tests did not call a target, and what more is known: they may not have run."""
     if not harvest.configured:
-        return "the repository's tests did not start", harvest.log_tail[-200:]
+        return DropReason.TESTS_DID_NOT_START, harvest.log_tail[-200:]
     if harvest.timed_out:
-        return "not called by the tests", "the test run hit its time limit before any call"
-    return "not called by the tests", ""
+        return DropReason.NOT_CALLED, "the test run hit its time limit before any call"
+    return DropReason.NOT_CALLED, ""
 
 
 @dataclass(frozen=True)
@@ -230,7 +234,7 @@ def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progr
         with closing(results):  # at --limit: the targets not started yet are cancelled
             for n, (target, result) in enumerate(zip(order, results, strict=False)):
                 if limit is not None and len(publish.task_ids) >= limit:
-                    publish.skipped("not processed (--limit reached)", len(traced) - n)
+                    publish.skipped(DropReason.LIMIT_REACHED, len(traced) - n)
                     break
                 show.advance()
                 if isinstance(result, LedgerEntry):
@@ -239,7 +243,7 @@ def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progr
                     not_started += 1
                 else:
                     publish.outcome(target.symbol, result)
-    publish.skipped("not started (time budget reached)", not_started)
+    publish.skipped(DropReason.TIME_BUDGET_REACHED, not_started)
     return not_started
 
 
@@ -294,7 +298,7 @@ def _mint_one(
         min_kill_rate=options.min_kill_rate,
         ctors=class_calls(harvest, target),
     )
-    if isinstance(result, Dropped) and result.reason.startswith(TOO_FEW):
+    if isinstance(result, Dropped) and DropReason.of(result.reason) in _TOO_FEW:
         seen = harvest_detail(harvest, target.symbol)
         return replace(result, detail="; ".join(d for d in (result.detail, seen) if d))
     return result

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replicate.batch import read_task_files, remove_task, write_task
-from replicate.core import LedgerEntry, Progress
+from replicate.core import DropReason, LedgerEntry, Progress
 from replicate.errors import ReplicateError
 from replicate.gen.audit import LeakAudit
 from replicate.gen.funnel import STAGES, FunnelCounter, stage_before
@@ -60,19 +60,18 @@ class Publisher:
     def _written(self, symbol: str, result: Minted) -> LedgerEntry:
         """Write the task and read it back; a failure of either drops it (files removed)."""
         task = result.task
-        doing = "written"
+        doing = DropReason.TASK_FILES_NOT_WRITTEN
         try:
             write_task(self.out, task.spec, task.hidden, task.prompt, task.inputs, task.expected)
-            doing = "read back"
+            doing = DropReason.TASK_FILES_NOT_READ_BACK
             read_task_files(self.out, task.id)
         except (OSError, ValueError, ReplicateError) as exc:
             remove_task(self.out, task.id)
             detail = " ".join(str(exc).split()) or type(exc).__name__
-            reason = f"task files could not be {doing}"
-            return self.ledger.entry(symbol, STAGES[-2], reason=reason, detail=detail[:500])
+            return self.ledger.entry(symbol, STAGES[-2], reason=doing, detail=detail[:500])
         return self.ledger.entry(symbol, STAGES[-1], task_id=task.id)
 
-    def skipped(self, reason: str, n: int) -> None:
+    def skipped(self, reason: DropReason, n: int) -> None:
         """Targets traced but not minted by this run (--limit, the time budget): not decided."""
         if n > 0:
             self.counter.keep(STAGES[1], n)

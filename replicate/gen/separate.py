@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.batch import LoadedTask
-from replicate.core import Baseline, CallInput
+from replicate.core import Baseline, CallInput, DropReason
 from replicate.gen.baseline import behind, program_outcomes, reaching_floor
 from replicate.gen.survivors import Search, confirmed, reference_run, search
 from replicate.grading import compare_outcome
@@ -56,7 +56,7 @@ def separating(task: LoadedTask, found: Baseline, jail: Jail, round_: int = 0) -
         return NONE
     reference = reference_run(task, jail)
     if isinstance(reference, str):
-        return f"baseline search: reference run failed: {reference}"
+        return f"{DropReason.SEARCH_FAILED}: reference run failed: {reference}"
     if not reference.seeds:
         return NONE
     spelled = task.language().literals(task.repo.tree)
@@ -67,7 +67,7 @@ def separating(task: LoadedTask, found: Baseline, jail: Jail, round_: int = 0) -
     probe = _probe(task, searched)
     outcomes = program_outcomes(probe, jail, common=list(task.expected.values()))
     if isinstance(outcomes, str):
-        return f"baseline search: {outcomes}"
+        return f"{DropReason.SEARCH_FAILED}: {outcomes}"
     names = [name for name in dict.fromkeys(weak) if name in outcomes]
     at_floor = len(names)
     names += [name for name in outcomes if name not in names]

@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.batch import LoadedTask
-from replicate.core import CallInput, GradingSettings, Span, SpliceError, Strength
+from replicate.core import CallInput, DropReason, GradingSettings, Span, SpliceError, Strength
 from replicate.executors import map_in_order
 from replicate.gen.golden import Golden
 from replicate.gen.lines import keep_line_count
@@ -327,7 +327,7 @@ def _for_searched(task: LoadedTask, settings: GradingSettings, searched: Search)
 def _seeded(task: LoadedTask, jail: Jail) -> Reference | str:
     """The reference's run that gives the survivor search its seeds, or why it failed."""
     found = reference_run(task, jail)
-    return f"strength: reference run failed: {found}" if isinstance(found, str) else found
+    return f"{DropReason.STRENGTH_RUN_FAILED}: {found}" if isinstance(found, str) else found
 
 
 def _hunt(
@@ -377,7 +377,7 @@ def rejected(strength: Strength, threshold: float | None = None) -> str | None:
     """Why the task is too weak to mint (its kill rate is below the threshold), or None."""
     limit = strength.threshold if threshold is None else threshold
     if strength.mutants and strength.kill_rate < limit:
-        return f"mutant kill rate below {limit:.2f}"  # the rate: `mint_detail.strength_detail`
+        return DropReason.KILL_RATE_BELOW.says(f"{limit:.2f}")  # the rate: `strength_detail`
     return None
 
 

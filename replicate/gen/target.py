@@ -39,6 +39,7 @@ from replicate.batch import LoadedTask, RepoSnapshot
 from replicate.core import (
     Baseline,
     CallInput,
+    DropReason,
     Example,
     HiddenTask,
     Source,
@@ -47,11 +48,11 @@ from replicate.core import (
     Target,
     TaskSpec,
     Validation,
+    checked_reason,
     render_prompt,
     task_id,
 )
 from replicate.gen.baseline import (
-    DEGENERATE_ORIGINAL,
     baseline,
     overpaid,
     reaching_floor,
@@ -73,17 +74,13 @@ from replicate.jail import Jail
 from replicate.values import render_outcome
 
 MIN_TRACED = 3
-TOO_FEW = f"fewer than {MIN_TRACED}"  # the reasons whose detail is what the harvest saw
 MIN_GENERATED = 5
-TOO_FEW_GENERATED = f"fewer than {MIN_GENERATED} generated inputs survive"
 MIN_STRATUM = 3
 MIN_SPARSE_GENERATED = 20  # generated inputs standing in for the traced calls the tests lack
 MIN_SPARSE_MUTANTS = FEW  # mutants graded on a sparse task, so its kill rate says something
 # Of a sparse task's generated inputs, at most this share on a `self` built from a class call
 # (a task of a method that takes only `self` could otherwise never reach its 20).
 SPARSE_SELF_SHARE = 0.5
-SPARSE = "fewer than 3 traced calls, generated inputs"  # a sparse task's strength drop reason
-SEARCHED_MISS = "the reference misses searched inputs run with the others"
 SEARCH_ROUNDS = 2  # a round's inputs may lift a program under the floor to it: one more then
 EXAMPLES_FROM = 6  # hold out examples for TASK.md only when at least this many traced survive
 EXAMPLES = 2
@@ -99,8 +96,11 @@ class Minted:
 @dataclass(frozen=True)
 class Dropped:
     stage: str
-    reason: str  # short: the funnel table groups by it
+    reason: str  # a `DropReason`'s text: the funnel table groups by it
     detail: str = ""  # what happened to this target, in words
+
+    def __post_init__(self) -> None:
+        checked_reason(self.reason)  # a text of no member is a bug here, not the target's
 
 
 def _examples(g: Golden) -> tuple[tuple[Example, ...], tuple[CallInput, ...]]:
@@ -202,7 +202,8 @@ def _too_few(g: Golden, recorded: int, sparse: bool = False) -> Dropped | None:
         return _too_few_traced(g, recorded, traced, generated if sparse and traced else None)
     if g.generated >= MIN_GENERATED and generated < MIN_GENERATED:
         detail = drops_detail(g.generated_drops, {}, g.generated, "generated inputs", generated)
-        return Dropped("deterministic", f"{TOO_FEW_GENERATED}{_most(g.generated_drops)}", detail)
+        reason = f"{DropReason.TOO_FEW_GENERATED}{_most(g.generated_drops)}"
+        return Dropped("deterministic", reason, detail)
     return None
 
 
@@ -215,10 +216,10 @@ def _too_few_traced(g: Golden, recorded: int, traced: int, generated: int | None
         else ""
     )
     if recorded < MIN_TRACED:
-        return Dropped("deterministic", f"{TOO_FEW} traced calls", stand_in)
+        return Dropped("deterministic", DropReason.TOO_FEW_TRACED, stand_in)
     detail = drops_detail(g.drops, g.examples, recorded, "traced inputs", traced)
     detail = "; ".join(d for d in (detail, stand_in) if d)
-    return Dropped("deterministic", f"{TOO_FEW} deterministic inputs{_most(g.drops)}", detail)
+    return Dropped("deterministic", f"{DropReason.TOO_FEW_DETERMINISTIC}{_most(g.drops)}", detail)
 
 
 def is_sparse(g: Golden) -> bool:
@@ -233,7 +234,8 @@ def _unvouched(g: Golden, strength: Strength) -> Dropped | None:
     weak = rejected(strength)
     if weak or strength.mutants < MIN_SPARSE_MUTANTS:
         why = weak or f"fewer than {MIN_SPARSE_MUTANTS} mutants to test them"
-        return Dropped("validated", f"{SPARSE}: {why}", strength_detail(strength))
+        reason = f"{DropReason.SPARSE_UNVOUCHED}: {why}"
+        return Dropped("validated", reason, strength_detail(strength))
     return None
 
 
@@ -277,7 +279,7 @@ def mint_target(
         return Dropped("encodable", reason, why)
     if g.encodable == 0:
         detail = drops_detail(g.drops, g.examples, len(calls), "traced inputs", 0)
-        return Dropped("encodable", _top(g) or "no input survives", detail)
+        return Dropped("encodable", _top(g) or DropReason.NO_INPUT_SURVIVES, detail)
     short = _too_few(g, len(calls), sparse)
     if short:
         return short
@@ -318,7 +320,7 @@ def mint_target(
     validation = Validation(
         reference_reward=1.0,
         stub_reward=0.0,
-        dropped_nondeterministic=g.drops.get("nondeterministic outcome", 0),
+        dropped_nondeterministic=g.drops.get(DropReason.NONDETERMINISTIC, 0),
     )
     return Minted(_task(repo, repo_dir, target, g, validation, found, strength))
 
@@ -336,7 +338,7 @@ def _under_the_floor(
     searched input checked alone may meet what another input of the same run left behind).
     Dropped when the reference misses any, when the baseline stays at the floor, when a
     degenerate program would earn more than `MAX_DEGENERATE_REWARD` normalised, or when one
-    matches the original on every input (`DEGENERATE_ORIGINAL`: it is one)."""
+    matches the original on every input (`DropReason.DEGENERATE_ORIGINAL`: it is one)."""
     found = baseline(task, jail)
     if isinstance(found, str):
         return Dropped("validated", found)
@@ -346,7 +348,7 @@ def _under_the_floor(
             break
         same = same_as_original(task, found, searched=round_ > 0)
         if same:  # no input tells them apart (or no search could find one)
-            return Dropped("validated", DEGENERATE_ORIGINAL, same)
+            return Dropped("validated", DropReason.DEGENERATE_ORIGINAL, same)
         extra = separating(task, found, jail, round_)
         if isinstance(extra, str):
             return Dropped("validated", extra)
@@ -359,14 +361,14 @@ def _under_the_floor(
         if missed:
             count = len(missed) if isinstance(missed, set) else "some"
             detail = f"the reference misses {count} of {len(task.inputs)} inputs"
-            return Dropped("validated", SEARCHED_MISS, detail + _separated(searched))
+            return Dropped("validated", DropReason.SEARCHED_MISS, detail + _separated(searched))
         found = baseline(task, jail)
         if isinstance(found, str):
             return Dropped("validated", found)
     if too_weak(found):
         same = same_as_original(task, found, searched=True)
         if same:
-            return Dropped("validated", DEGENERATE_ORIGINAL, same)
+            return Dropped("validated", DropReason.DEGENERATE_ORIGINAL, same)
     why = too_weak(found) or overpaid(found)
     if why:
         tried = _separated(searched) if reaching_floor(found) or searched else ""
@@ -389,7 +391,7 @@ def _reference_misses(task: LoadedTask, jail: Jail) -> set[int] | Dropped:
     found = run_spliced(task, original_source(task), jail)  # a whole file splices as itself
     if isinstance(found, Refusal):
         why = f"graded as a candidate it scores {found.reward}: {found.reason}"
-        return Dropped("validated", "reference cannot be graded", why)
+        return Dropped("validated", DropReason.REFERENCE_NOT_GRADABLE, why)
     settings = task.hidden.grading
     missed = matches(task.inputs, task.expected, found.run.parsed.outcomes, settings)
     flaky = {item.index for item, miss in zip(task.inputs, missed, strict=True) if miss}
@@ -398,13 +400,13 @@ def _reference_misses(task: LoadedTask, jail: Jail) -> set[int] | Dropped:
             f"{len(flaky)} of {len(task.inputs)} hidden inputs differ under the grading hash "
             f"seed (at most {MAX_FLAKY:.0%} may)"
         )
-        return Dropped("validated", "reference fails its hidden inputs when graded", why)
+        return Dropped("validated", DropReason.REFERENCE_FAILS_HIDDEN, why)
     return flaky
 
 
 def _without(g: Golden, flaky: set[int]) -> Golden:
     drops = Counter(g.drops)
-    drops["nondeterministic outcome"] += len(flaky)
+    drops[DropReason.NONDETERMINISTIC] += len(flaky)
     kept = tuple(i for i in g.inputs if i.index not in flaky)
     return dataclasses.replace(g, inputs=kept, drops=drops)
 

@@ -9,13 +9,11 @@ from collections import Counter
 from collections.abc import Mapping
 from typing import Any
 
-from replicate.core import GradingSettings, Strength
+from replicate.core import DropReason, GradingSettings, Strength
 from replicate.grading import compare_outcome
 
 Outcome = Mapping[str, Any]
 SHOWN = 100  # characters of one example
-NOT_COMPARABLE = "outcome not comparable"
-NONDETERMINISTIC = "nondeterministic outcome"
 
 
 def example(
@@ -28,11 +26,11 @@ def example(
         return ""
     if first.get("status") == "load_error":
         return _cut(str(first.get("msg", "")))
-    if problem.startswith(NOT_COMPARABLE):
+    if problem.startswith(DropReason.NOT_COMPARABLE):
         which = first if compare_outcome(first, first, settings) is not None else second
         found = compare_outcome(which, which, settings) if which is not None else None
         return _cut(f"{found.expected} in {found.path or 'the outcome'}") if found else ""
-    if problem == NONDETERMINISTIC and second is not None:
+    if problem == DropReason.NONDETERMINISTIC and second is not None:
         differ = compare_outcome(first, second, settings)
         if differ is not None:
             return _cut(f"{differ.path or differ.kind}: {differ.expected}, then {differ.got}")

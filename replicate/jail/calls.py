@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from replicate import confined
-from replicate.core import CallInput, GradingSettings, Target
+from replicate.core import CallInput, DropReason, GradingSettings, Target
 from replicate.jail import runner as runner_module
 from replicate.jail import wire
 from replicate.jail.bytecode import bytecode_table, compiled_runner
@@ -147,7 +147,7 @@ class JailRun:
             return None
         tail = self.result.stderr.decode("utf-8", "replace").strip().splitlines()[-1:]
         detail = tail[0][:200] if tail else f"exit code {self.result.exit_code}"
-        return f"runner did not start in the sandbox: {detail}"
+        return f"{DropReason.RUNNER_DID_NOT_START}: {detail}"
 
 
 def job_dict(

@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 
 from replicate.batch.store import Batch
-from replicate.gen.baseline import DEGENERATE_ORIGINAL
+from replicate.core import DropReason
 from replicate.grading.reward import MAX_DEGENERATE_REWARD, normalise
 from tests.integration.minted import make_git_repo, run_cli
 
@@ -63,7 +63,7 @@ def test_the_families_drop_an_identity_and_set_the_baseline_of_a_branch(tmp_path
     explained = run_cli("explain", "--tasks", str(out), "passthrough", "--json")
     assert explained.returncode == 0, explained.stderr
     why = json.loads(explained.stdout)
-    assert why["reason"] == DEGENERATE_ORIGINAL, why
+    assert why["reason"] == DropReason.DEGENERATE_ORIGINAL, why
     assert "its body is `return value`" in why["detail"], why
     batch = Batch.open(out)
     found = batch.load(batch.resolve("fampkg.core.prefer")).hidden.baseline

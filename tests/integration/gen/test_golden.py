@@ -9,11 +9,11 @@ from typing import Any
 
 import pytest
 
+from replicate.core import DropReason
 from replicate.core.records import CallInput, CallKind, Provenance, Target
 from replicate.gen import golden
 from replicate.gen.golden import (
     BULKY_BYTES,
-    LOCATED,
     TASK_CALL_S,
     Sizes,
     _first_problem,
@@ -155,7 +155,7 @@ def test_an_outcome_naming_the_batch_s_folder_is_dropped() -> None:
     runs = ({0: named, 1: plain}, {0: named, 1: plain})
     drops: Counter[str] = Counter()
     kept, _, _ = keep(_target("function"), items, runs, drops, Counter(), 1.0, sizes=Sizes(where))
-    assert [i.index for i in kept] == [1] and drops == Counter({LOCATED: 1})
+    assert [i.index for i in kept] == [1] and drops == Counter({DropReason.NAMES_BATCH_FOLDER: 1})
     # the control: a batch kept elsewhere holds both
     kept, _, _ = keep(
         _target("function"), items, runs, Counter(), Counter(), 1.0, sizes=Sizes("/else")

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 import pytest
 
 from replicate.batch.store import LoadedTask
+from replicate.core import DropReason
 from replicate.core.records import (
     Baseline,
     CallInput,
@@ -144,7 +145,7 @@ def test_a_task_at_the_floor_gets_separating_inputs_or_is_dropped(
     missed = run(0.3, missed={5, 6})
     assert missed == mint.Dropped(
         "validated",
-        mint.SEARCHED_MISS,
+        DropReason.SEARCHED_MISS,
         f"the reference misses 2 of {len(task.inputs)} inputs; 9 searched inputs that tell it "
         "apart added",
     )

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 
 from replicate.batch import minting
+from replicate.core import DropReason
 from replicate.core.progress import NullProgress
 from replicate.errors import ReplicateError
 from replicate.gen import pipeline, publish
@@ -50,9 +51,9 @@ class _Fake:
         if self.sleep:
             time.sleep(self.sleep)
         if symbol.endswith("x"):
-            return Dropped("validated", "no")
+            return Dropped("validated", DropReason.SEARCHED_MISS)
         if symbol.endswith("y"):
-            return Dropped("deterministic", "flaky")
+            return Dropped("deterministic", DropReason.NO_INPUT_SURVIVES)
         return Minted(task=_task(symbol))
 
 
@@ -126,7 +127,8 @@ def test_a_slow_target_holds_up_no_other_and_tasks_keep_target_order(
     # barrier, as `pool.map` over chunks of 8 had, would have made the first wait it out)
     assert not fake.first_waited_out
     assert tasks == symbols[:-1]
-    assert counter.counts["validated"] == 24 and counter.drops["validated"]["no"] == 1
+    assert counter.counts["validated"] == 24
+    assert counter.drops["validated"][DropReason.SEARCHED_MISS] == 1
 
 
 def test_limit_stops_taking_targets(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from replicate.core import DropReason
 from replicate.core.records import Target
 from replicate.gen import target as mint
 from replicate.gen.golden import Golden
@@ -25,7 +26,9 @@ def _budget_given(monkeypatch: pytest.MonkeyPatch, calls: int, kill_rate: float 
 
     def golden(jail: Any, target: Target, inputs: Any, budget: Any, ctors: Any) -> Golden:
         seen.append(budget)
-        return Golden((), {}, 0, Counter(), 0.0, 0.0, "stopped here: the budget is seen")
+        return Golden(
+            (), {}, 0, Counter(), 0.0, 0.0, f"{DropReason.RUNNER_DID_NOT_START}: the budget is seen"
+        )
 
     monkeypatch.setattr(mint, "golden", golden)
     recorded = [HarvestedCall("eA==", f"t::{n}") for n in range(calls)]
