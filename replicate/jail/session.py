@@ -122,7 +122,7 @@ class Session:
         self.ship = candidates and ctx.speedups and same_magic(ctx.python)
         self.programs = self.scratch / "programs"  # gen's: copied in from inside
         inside = str(ctx.tree / target.path)
-        session: wire.Session = {
+        session: wire.SessionSetup = {
             "requests_fd": pipe.read_fd,
             "file": inside,
             "own_pids": getattr(sandbox, "name", "") == "local",  # bubblewrap: --unshare-pid

@@ -149,7 +149,7 @@ class Preload(TypedDict):
     modules: list[str]  # the modules to try, in order
 
 
-class Session(TypedDict, total=False):
+class SessionSetup(TypedDict, total=False):
     """A jail that runs programs, a forked child each, as requests arrive
     (`replicate.jail.session`): a request is one line of JSON on ``requests_fd``, ``{"k",
     "program", "job", "timeout_s"}`` (the program's file, when named, is copied over ``file``;
@@ -191,7 +191,7 @@ class Job(TypedDict, total=False):
     channel_fd: int
     encode_inputs: bool
     by_value: bool  # an input needs the by-value module (replicate.jail.byvalue)
-    session: Session  # run requests as they come instead of this job (the host's own only)
+    session: SessionSetup  # run requests as they come instead of this job (the host's own only)
     until_timeout: bool  # end the run at its first timeout (a series of mutants)
 
 

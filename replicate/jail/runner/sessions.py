@@ -20,7 +20,7 @@ from .processes import _DUMPABLE, _PR_SET_DUMPABLE, _UNSEALED, _last_pid, _reap,
 globals()["__builtins__"] = dict(builtins.__dict__)  # see base
 
 
-def run_session(session: wire.Session) -> None:
+def run_session(session: wire.SessionSetup) -> None:
     """Run programs (gen's own, or candidates' with ``candidates``: see
     `replicate.jail.session`), each in a child forked from this process, one request after
     another: a request (a line of JSON on the inherited ``requests_fd`` pipe) holds a job,
