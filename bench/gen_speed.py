@@ -96,11 +96,11 @@ def _golden_seed() -> object:
 def _instrument(tally: Tally) -> None:
     """Count every jail the local sandbox starts and time every program run (cold, a warm
     slot's, or a session's child)."""
-    from replicate.jail import Slot
+    from replicate.jail import WarmJail
     from replicate.jail.session import Session
     from replicate.sandbox.bwrap import BwrapSandbox  # a backend: loaded when chosen
 
-    run, start, slot_run = BwrapSandbox.run, BwrapSandbox.start, Slot.run
+    run, start, slot_run = BwrapSandbox.run, BwrapSandbox.start, WarmJail.run
     run_all = Session.run_all
 
     def counted_run(self: Any, request: Any) -> Any:
@@ -136,7 +136,7 @@ def _instrument(tally: Tally) -> None:
     Session.run_all = timed_session  # type: ignore[method-assign]
     BwrapSandbox.run = counted_run  # type: ignore[method-assign]
     BwrapSandbox.start = counted_start  # type: ignore[method-assign]
-    Slot.run = timed_slot  # type: ignore[method-assign]
+    WarmJail.run = timed_slot  # type: ignore[method-assign]
 
 
 class StageClock:

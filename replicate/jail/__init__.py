@@ -18,7 +18,7 @@ from replicate.jail.frames import is_result
 from replicate.jail.jail import Jail
 from replicate.jail.known_outcomes import KNOWN as KNOWN_OUTCOMES
 from replicate.jail.series import WorkerSessions
-from replicate.jail.warm import Slot, WarmPool
+from replicate.jail.warm import WarmJail, WarmPool
 from replicate.jail.wire import CTOR_RECIPE_TAG, PROBE, PROBED, READ, RECIPE_TAG
 from replicate.sandbox import (
     Limits,
@@ -50,8 +50,8 @@ __all__ = [
     "Sandbox",
     "SandboxRequest",
     "SandboxUnavailable",
-    "Slot",
     "Until",
+    "WarmJail",
     "WarmPool",
     "WarmStart",
     "WorkerSessions",

@@ -31,7 +31,7 @@ RequestFor = Callable[[Path], SandboxRequest]  # the request, given the slot's c
 
 
 @dataclass
-class Slot:
+class WarmJail:
     """One started jail and the host file bound over the target's file inside it."""
 
     started: Started
@@ -70,7 +70,7 @@ class WarmStats:
     ready: int  # of those, started before they were asked for (the warm path's gain)
 
 
-def _discard(future: Future[Slot]) -> None:
+def _discard(future: Future[WarmJail]) -> None:
     if future.exception() is None:
         future.result().discard()
 
@@ -96,7 +96,7 @@ class WarmPool:
         self._per_key = per_key
         self._refills = refill
         self._max_slots = max_slots
-        self._ready: dict[Hashable, deque[Future[Slot]]] = {}
+        self._ready: dict[Hashable, deque[Future[WarmJail]]] = {}
         self._lock = threading.Lock()
         self._starter = ThreadPoolExecutor(max_workers=2, thread_name_prefix="replicate-warm")
         self._closed = False
@@ -117,7 +117,7 @@ class WarmPool:
         self._starts_left -= 1
         return True
 
-    def _start(self, request_for: RequestFor) -> Slot:
+    def _start(self, request_for: RequestFor) -> WarmJail:
         scratch = make_dir("replicate-warm-")
         candidate = scratch / "candidate.py"
         candidate.write_bytes(b"")
@@ -126,9 +126,9 @@ class WarmPool:
         except BaseException:
             remove_dir(scratch)
             raise
-        return Slot(started, candidate, scratch)
+        return WarmJail(started, candidate, scratch)
 
-    def take(self, key: Hashable, request_for: RequestFor) -> Slot:
+    def take(self, key: Hashable, request_for: RequestFor) -> WarmJail:
         """A started slot for `key` (a fresh one when none is ready); a replacement is queued."""
         with self._lock:
             queue = self._ready.setdefault(key, deque())
@@ -150,7 +150,9 @@ class WarmPool:
         with self._lock:
             self._refill(key, self._ready.setdefault(key, deque()), request_for)
 
-    def _refill(self, key: Hashable, queue: deque[Future[Slot]], request_for: RequestFor) -> None:
+    def _refill(
+        self, key: Hashable, queue: deque[Future[WarmJail]], request_for: RequestFor
+    ) -> None:
         if self._closed:
             return
         while len(queue) < self._per_key:
