@@ -24,7 +24,7 @@ from replicate.core import CallInput, Counterexample
 from replicate.executors import result_of
 from replicate.grading.compare import compare_outcome, is_gradable
 from replicate.grading.reward import counterexample
-from replicate.inputs import Slot, render_call, with_replacements
+from replicate.inputs import ParamSlot, render_call, with_replacements
 from replicate.jail import Jail, JailRun
 from replicate.values import Items, plain
 
@@ -125,21 +125,21 @@ def _distinct(values: list[Any], original: Any) -> list[Any]:
     return out
 
 
-def proposals(patch: Mapping[Slot, Any], limit: int = PER_ROUND) -> list[dict[Slot, Any]]:
+def proposals(patch: Mapping[ParamSlot, Any], limit: int = PER_ROUND) -> list[dict[ParamSlot, Any]]:
     """Patches one step simpler than `patch` (one slot changed each), simplest first."""
-    found: list[dict[Slot, Any]] = []
+    found: list[dict[ParamSlot, Any]] = []
     for slot, value in patch.items():
         found += [{**patch, slot: smaller} for smaller in simpler(value)]
     found.sort(key=lambda p: (sum(plain.size(v) for v in p.values()), plain.canonical(_enc(p))))
     return found[:limit]
 
 
-def _enc(patch: Mapping[Slot, Any]) -> list[Any]:
+def _enc(patch: Mapping[ParamSlot, Any]) -> list[Any]:
     ordered = sorted(patch.items(), key=lambda kv: str(kv[0]))
     return [[str(slot), plain.encode(value)] for slot, value in ordered]
 
 
-def _decoded(item: CallInput) -> dict[Slot, Any] | None:
+def _decoded(item: CallInput) -> dict[ParamSlot, Any] | None:
     try:
         return {r.slot: plain.decode(r.value) for r in item.replaced}
     except plain.NotPlain:

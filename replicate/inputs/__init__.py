@@ -10,13 +10,13 @@ from __future__ import annotations
 from replicate.inputs.recipes import recipe_b64, with_replacements
 from replicate.inputs.renaming import renamings
 from replicate.inputs.selves import other_selves, seeds_among
-from replicate.inputs.signature import Slot, parse, parse_signature
+from replicate.inputs.signature import ParamSlot, parse, parse_signature
 from replicate.inputs.widening import Budget, Seed, render_call, widen
 
 __all__ = [
     "Budget",
+    "ParamSlot",
     "Seed",
-    "Slot",
     "other_selves",
     "parse",
     "parse_signature",

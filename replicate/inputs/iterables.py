@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.inputs.recipes import is_ctor
-from replicate.inputs.signature import Slot
+from replicate.inputs.signature import ParamSlot
 from replicate.values import Items
 
 SEQUENCES = (list, tuple, str, range)
@@ -36,13 +36,13 @@ class IterablePatch:
     """A patch of the `at`-th call's slots; `shared`: one object in two of them."""
 
     at: int
-    patch: Mapping[Slot, Any]
+    patch: Mapping[ParamSlot, Any]
     shared: bool
 
 
-def iterable_patches(calls: Sequence[Mapping[Slot, Any]]) -> Iterator[IterablePatch]:
+def iterable_patches(calls: Sequence[Mapping[ParamSlot, Any]]) -> Iterator[IterablePatch]:
     """For each call in turn its next patch (shared ones first), until none is left."""
-    kinds: dict[Slot, set[type]] = {}
+    kinds: dict[ParamSlot, set[type]] = {}
     for values in calls:
         for slot, value in values.items():
             if type(value) is Items or type(value) in SEQUENCES:
@@ -53,7 +53,9 @@ def iterable_patches(calls: Sequence[Mapping[Slot, Any]]) -> Iterator[IterablePa
         yield from (patch for patch in row if patch is not None)
 
 
-def _patches(at: int, values: Mapping[Slot, Any], takes: set[Slot]) -> Iterator[IterablePatch]:
+def _patches(
+    at: int, values: Mapping[ParamSlot, Any], takes: set[ParamSlot]
+) -> Iterator[IterablePatch]:
     slots = [slot for slot in values if slot in takes and not is_ctor(slot)]
     slots = [slot for slot in slots if _iterable(values[slot])]
     for first, second in itertools.combinations(slots, 2):

@@ -21,29 +21,29 @@ from dataclasses import dataclass
 from typing import Any
 
 from replicate.core import CallInput, Replacement
-from replicate.inputs.signature import Slot
+from replicate.inputs.signature import ParamSlot
 from replicate.jail import CTOR_RECIPE_TAG, RECIPE_TAG
 from replicate.values import plain
 
 CTOR_SLOT = "self."  # prefix of the slots of the class call that built a method's `self`
 
 
-def ctor_slot(slot: Slot) -> str:
+def ctor_slot(slot: ParamSlot) -> str:
     return f"{CTOR_SLOT}{slot}"
 
 
-def is_ctor(slot: Slot) -> bool:
+def is_ctor(slot: ParamSlot) -> bool:
     return isinstance(slot, str) and slot.startswith(CTOR_SLOT)
 
 
-def replacements(patch: Mapping[Slot, Any]) -> tuple[Replacement, ...]:
+def replacements(patch: Mapping[ParamSlot, Any]) -> tuple[Replacement, ...]:
     return tuple(
         Replacement(slot=slot, value=plain.encode(v))
         for slot, v in sorted(patch.items(), key=lambda kv: str(kv[0]))
     )
 
 
-def _split(patch: Mapping[Slot, Any]) -> tuple[dict[Any, Any], ...]:
+def _split(patch: Mapping[ParamSlot, Any]) -> tuple[dict[Any, Any], ...]:
     """A patch as the recipe's four maps: call positions, call keywords, class-call positions,
     class-call keywords."""
     args: dict[Any, Any] = {}
@@ -120,7 +120,7 @@ class SeedCall:
 
 
 def recipe_b64(
-    seed: bytes, patch: Mapping[Slot, Any], ctor: bytes | None = None, build: bool = False
+    seed: bytes, patch: Mapping[ParamSlot, Any], ctor: bytes | None = None, build: bool = False
 ) -> str:
     """The pickled recipe the runner turns into a call: the seed call with slots replaced; with
     `ctor` (the pickled class call that built the seed's `self`) its `self.` slots too, and
@@ -180,7 +180,9 @@ def seed_size(item: CallInput) -> int:
     return len(parts.call) + len(parts.ctor or b"")
 
 
-def with_replacements(item: CallInput, patch: Mapping[Slot, Any], index: int) -> CallInput | None:
+def with_replacements(
+    item: CallInput, patch: Mapping[ParamSlot, Any], index: int
+) -> CallInput | None:
     """A copy of a generated input with other plain values in the same slots (for shrinking)."""
     parts = recipe_parts(item.pickle_b64)
     if parts is None:

@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.inputs.signature import Slot
+from replicate.inputs.signature import ParamSlot
 from replicate.values import Items
 
 MIN_CALLS = 3
@@ -29,8 +29,8 @@ _NUMBER_OPS: dict[str, Callable[[Any, Any], bool]] = {
 
 @dataclass(frozen=True)
 class Relation:
-    left: Slot
-    right: Slot
+    left: ParamSlot
+    right: ParamSlot
     op: str  # "==", "<", "<=" on numbers; "len==", "len<=" on sized values
 
 
@@ -62,7 +62,7 @@ def _holds_everywhere(op: str, pairs: Sequence[tuple[Any, Any]]) -> bool:
     return len(applicable) >= MIN_CALLS and len(applicable) == len(results) and all(applicable)
 
 
-def infer_relations(calls: Sequence[Mapping[Slot, Any]]) -> list[Relation]:
+def infer_relations(calls: Sequence[Mapping[ParamSlot, Any]]) -> list[Relation]:
     """The strongest relation per ordered pair of slots that holds in every call given."""
     slots = sorted({slot for call in calls for slot in call}, key=str)
     found: list[Relation] = []
@@ -79,7 +79,7 @@ def infer_relations(calls: Sequence[Mapping[Slot, Any]]) -> list[Relation]:
     return found
 
 
-def holds(relations: Sequence[Relation], values: Mapping[Slot, Any]) -> bool:
+def holds(relations: Sequence[Relation], values: Mapping[ParamSlot, Any]) -> bool:
     """False when the call breaks a relation that applies to it."""
     for rel in relations:
         applies = rel.left in values and rel.right in values

@@ -38,7 +38,7 @@ from typing import Any
 
 from replicate.core import CallInput, Target
 from replicate.inputs.recipes import is_ctor, recipe_b64, replacements, seed_call
-from replicate.inputs.signature import Slot
+from replicate.inputs.signature import ParamSlot
 from replicate.inputs.widening import Budget, Seed, plain_slots, task_seed
 
 _STRINGS = {"SHORT_BINUNICODE", "BINUNICODE", "BINUNICODE8", "UNICODE"}
@@ -176,7 +176,7 @@ def renamings(
     return tuple(made)
 
 
-_Choice = tuple[Seed, Slot | None, str]
+_Choice = tuple[Seed, ParamSlot | None, str]
 
 
 def _names(seeds: Sequence[Seed], kind: str) -> tuple[list[_Choice], list[_Choice]]:
@@ -242,7 +242,7 @@ def _fresh(old: str, held: Container[str], rng: random.Random) -> str:
     raise AssertionError("unreachable")
 
 
-def _input(seed: Seed, slot: Slot | None, new: str, data: bytes, index: int) -> CallInput:
+def _input(seed: Seed, slot: ParamSlot | None, new: str, data: bytes, index: int) -> CallInput:
     patch = {} if slot is None else {slot: new}
     return CallInput(
         index=index,

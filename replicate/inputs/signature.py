@@ -16,7 +16,7 @@ from typing import Any
 
 from replicate.core import PARSE_LOCK, Target
 
-Slot = int | str
+ParamSlot = int | str
 _PROMPT = (">>> ", "... ")
 
 
@@ -62,7 +62,7 @@ class Signature:
     keyword: tuple[Parameter, ...]  # keyword-only
     varkw: Parameter | None
 
-    def parameter(self, slot: Slot) -> Parameter | None:
+    def parameter(self, slot: ParamSlot) -> Parameter | None:
         """The parameter an argument in `slot` binds to, if the signature says."""
         if isinstance(slot, int):
             if slot < len(self.positional):

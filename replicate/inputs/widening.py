@@ -50,8 +50,8 @@ from replicate.inputs.recipes import (
 )
 from replicate.inputs.relations import Relation, holds, infer_relations
 from replicate.inputs.signature import (
+    ParamSlot,
     Signature,
-    Slot,
     doctest_calls,
     doctest_literals,
     parse_signature,
@@ -102,9 +102,9 @@ class Seed:
             ctor_kwargs=dict(ctor.get("kwargs") or {}),
         )
 
-    def encoded(self) -> dict[Slot, Any]:
+    def encoded(self) -> dict[ParamSlot, Any]:
         """Every argument slot's encoding: the call's, then its `self`'s class call's."""
-        named: dict[Slot, Any] = dict(enumerate(self.args))
+        named: dict[ParamSlot, Any] = dict(enumerate(self.args))
         named.update(self.kwargs)
         named.update({ctor_slot(n): node for n, node in enumerate(self.ctor_args)})
         named.update({ctor_slot(k): node for k, node in self.ctor_kwargs.items()})
@@ -114,8 +114,8 @@ class Seed:
 @dataclass(frozen=True)
 class _Call:
     seed: Seed
-    values: Mapping[Slot, Any]  # the seed's plain slots
-    patch: Mapping[Slot, Any]
+    values: Mapping[ParamSlot, Any]  # the seed's plain slots
+    patch: Mapping[ParamSlot, Any]
     provenance: Provenance
     shared: bool = False  # one object in two slots: another call than two equal ones
 
@@ -131,9 +131,9 @@ def task_seed(target: Target, salt: str = "") -> int:
     return int.from_bytes(digest[:8], "big")
 
 
-def plain_slots(seed: Seed, kind: str) -> dict[Slot, Any]:
+def plain_slots(seed: Seed, kind: str) -> dict[ParamSlot, Any]:
     """The seed's argument slots that hold plain values (never a method's `self` itself)."""
-    slots: dict[Slot, Any] = {}
+    slots: dict[ParamSlot, Any] = {}
     for slot, node in seed.encoded().items():
         if kind == "method" and slot == 0:
             continue
@@ -168,7 +168,7 @@ def widen(
     return Widening(tuple(made), generatable=True)
 
 
-def left_out(seed: Seed, signature: Signature | None) -> dict[Slot, Any]:
+def left_out(seed: Seed, signature: Signature | None) -> dict[ParamSlot, Any]:
     """The parameters with a plain literal default that the seed call leaves out, by keyword,
     at their default: a call that leaves out `maxsplit=-1` is widened over `maxsplit` too (a
     method the tests call only as `text.split()` has no other slot to vary)."""
@@ -176,7 +176,7 @@ def left_out(seed: Seed, signature: Signature | None) -> dict[Slot, Any]:
         return {}
     passed = len(seed.args)
     params = [p for n, p in enumerate(signature.positional) if n >= passed and not p.posonly]
-    found: dict[Slot, Any] = {}
+    found: dict[ParamSlot, Any] = {}
     for param in (*params, *signature.keyword):
         plain_default, value = param.literal_default()
         if plain_default and param.name not in seed.kwargs:
@@ -184,7 +184,7 @@ def left_out(seed: Seed, signature: Signature | None) -> dict[Slot, Any]:
     return found
 
 
-def _encodes(patch: Mapping[Slot, Any]) -> bool:
+def _encodes(patch: Mapping[ParamSlot, Any]) -> bool:
     try:
         replacements(patch)
     except plain.NotPlain:
@@ -230,7 +230,7 @@ def _builds_self(call: _Call) -> bool:
 def _widened(
     target: Target,
     signature: Signature | None,
-    calls: Sequence[tuple[Seed, dict[Slot, Any]]],
+    calls: Sequence[tuple[Seed, dict[ParamSlot, Any]]],
     rng: random.Random,
     salt: str,
 ) -> Iterator[_Call]:
@@ -248,13 +248,15 @@ def _widened(
         yield _Call(seed, values, patch, "widened")
 
 
-def _iterable_calls(calls: Sequence[tuple[Seed, dict[Slot, Any]]]) -> Iterator[_Call]:
+def _iterable_calls(calls: Sequence[tuple[Seed, dict[ParamSlot, Any]]]) -> Iterator[_Call]:
     for found in iterable_patches([values for _, values in calls]):
         seed, values = calls[found.at]
         yield _Call(seed, values, found.patch, "widened", shared=found.shared)
 
 
-def _slots_to_vary(values: Mapping[Slot, Any], rng: random.Random, share: float) -> dict[Slot, Any]:
+def _slots_to_vary(
+    values: Mapping[ParamSlot, Any], rng: random.Random, share: float
+) -> dict[ParamSlot, Any]:
     """The call's own slots, or (at the share built selves have) its `self`'s class call's."""
     ctor = {slot: v for slot, v in values.items() if is_ctor(slot)}
     if not ctor:
@@ -266,12 +268,12 @@ def _slots_to_vary(values: Mapping[Slot, Any], rng: random.Random, share: float)
 def _drawn(
     target: Target,
     signature: Signature | None,
-    calls: Sequence[tuple[Seed, dict[Slot, Any]]],
+    calls: Sequence[tuple[Seed, dict[ParamSlot, Any]]],
     salt: str,
-) -> dict[Slot, list[Any]]:
+) -> dict[ParamSlot, list[Any]]:
     """Per slot, values hypothesis drew from the slot's observed shape (and type hint)."""
     slots = sorted({slot for _, values in calls for slot in values}, key=str)
-    drawn: dict[Slot, list[Any]] = {}
+    drawn: dict[ParamSlot, list[Any]] = {}
     for slot in slots:
         observed = [values[slot] for _, values in calls if slot in values]
         strategy = from_shape(observe(observed))
@@ -286,8 +288,8 @@ def _drawn(
 
 
 def _drawn_patch(
-    values: Mapping[Slot, Any], drawn: Mapping[Slot, list[Any]], rng: random.Random
-) -> dict[Slot, Any]:
+    values: Mapping[ParamSlot, Any], drawn: Mapping[ParamSlot, list[Any]], rng: random.Random
+) -> dict[ParamSlot, Any]:
     slots = [slot for slot in values if drawn.get(slot)]
     if not slots:
         return {}
@@ -295,7 +297,9 @@ def _drawn_patch(
     return {slot: rng.choice(drawn[slot]) for slot in chosen}
 
 
-def _mutant_patch(values: Mapping[Slot, Any], rng: random.Random, pool: Pool) -> dict[Slot, Any]:
+def _mutant_patch(
+    values: Mapping[ParamSlot, Any], rng: random.Random, pool: Pool
+) -> dict[ParamSlot, Any]:
     slot = rng.choice(list(values))
     value = values[slot]
     for _ in range(rng.randint(1, 2)):
@@ -304,11 +308,11 @@ def _mutant_patch(values: Mapping[Slot, Any], rng: random.Random, pool: Pool) ->
 
 
 def _doctest_calls(
-    target: Target, calls: Sequence[tuple[Seed, dict[Slot, Any]]]
+    target: Target, calls: Sequence[tuple[Seed, dict[ParamSlot, Any]]]
 ) -> Iterator[_Call]:
     offset = 1 if target.kind == "method" else 0
     for doc in doctest_calls(target):
-        patch: dict[Slot, Any] = {offset + n: v for n, v in enumerate(doc.args)}
+        patch: dict[ParamSlot, Any] = {offset + n: v for n, v in enumerate(doc.args)}
         patch.update(dict(doc.kwargs))
         for seed, values in calls:
             fits = len(seed.args) == offset + len(doc.args) and set(seed.kwargs) == set(
@@ -319,11 +323,11 @@ def _doctest_calls(
                 break
 
 
-def _defaults(signature: Signature | None) -> dict[Slot, Any]:
+def _defaults(signature: Signature | None) -> dict[ParamSlot, Any]:
     """The plain literal defaults of the target's parameters, by slot (position and name)."""
     if signature is None:
         return {}
-    found: dict[Slot, Any] = {}
+    found: dict[ParamSlot, Any] = {}
     for slot, param in [*enumerate(signature.positional), *((None, p) for p in signature.keyword)]:
         plain_default, value = param.literal_default()
         if plain_default:
@@ -334,19 +338,19 @@ def _defaults(signature: Signature | None) -> dict[Slot, Any]:
 
 
 def _edges(
-    calls: Sequence[tuple[Seed, dict[Slot, Any]]], defaults: Mapping[Slot, Any]
+    calls: Sequence[tuple[Seed, dict[ParamSlot, Any]]], defaults: Mapping[ParamSlot, Any]
 ) -> Iterator[_Call]:
     """Boundary values, one slot at a time, spread over slots and seeds; first in each slot,
     the parameter's default when no call passed it (None for `n=None`, say: often a path of
     its own that the tests always pass a value past)."""
-    per_slot: dict[Slot, list[tuple[Seed, dict[Slot, Any], Any]]] = {}
+    per_slot: dict[ParamSlot, list[tuple[Seed, dict[ParamSlot, Any], Any]]] = {}
     for seed, values in calls:
         for slot, value in values.items():
             per_slot.setdefault(slot, []).append((seed, values, value))
     queues = []
     for slot in sorted(per_slot, key=str):
         owners = per_slot[slot]
-        kinds: dict[str, tuple[Seed, dict[Slot, Any], Any]] = {}
+        kinds: dict[str, tuple[Seed, dict[ParamSlot, Any], Any]] = {}
         for owner in owners:  # one seed per kind of value seen in the slot
             kinds.setdefault(type(owner[2]).__name__, owner)
         queue = [(slot, owner, edge) for owner in kinds.values() for edge in boundaries(owner[2])]
@@ -368,10 +372,10 @@ class _Keys:
     canonicalised once, not per generated call (a method's `self` can be a large structure)."""
 
     def __init__(self, signature: Signature | None = None) -> None:
-        self.seeds: dict[int, tuple[Seed, dict[Slot, str]]] = {}
+        self.seeds: dict[int, tuple[Seed, dict[ParamSlot, str]]] = {}
         self.signature = signature
 
-    def of(self, seed: Seed, patch: Mapping[Slot, Any]) -> str:
+    def of(self, seed: Seed, patch: Mapping[ParamSlot, Any]) -> str:
         entry = self.seeds.get(id(seed))
         if entry is None or entry[0] is not seed:
             base = {slot: plain.canonical(n) for slot, n in seed.encoded().items()}
