@@ -115,7 +115,7 @@ from replicate import scratch
 from replicate.agents.protocol import AgentConfig
 from replicate.jail import Jail
 from replicate.sandbox import get_sandbox
-from replicate.scoring.session import RunOptions, run_batch
+from replicate.scoring.batch_run import RunOptions, run_batch
 
 # as a shell would start it: SIGTERM neither ignored nor blocked (both are inherited through exec,
 # and an earlier test of this pytest process may have left either behind)

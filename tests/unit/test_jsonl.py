@@ -28,6 +28,7 @@ from replicate.core.records import LedgerEntry, ResultRow, Verdict
 from replicate.exporters.rows import write_jsonl
 from replicate.gen.ledger import Ledger, LedgerKey, read_entries
 from replicate.gen.many.ledger import RepoOutcome, append_ledger, read_ledger
+from replicate.scoring.batch_run import _save_transcript
 from replicate.scoring.results import (
     ResultLog,
     RunIdentity,
@@ -36,7 +37,6 @@ from replicate.scoring.results import (
     repair_results,
 )
 from replicate.scoring.rundata import load_run, transcript
-from replicate.scoring.session import _save_transcript
 
 BUNDLED = Path(__file__).resolve().parents[2]  # the batch minted from corpus/samplelib
 SPLIT_AT = ("\x85", "\u2028", "\u2029", "\x1c", "\x1d", "\x1e", "\x0b", "\x0c", "\r", "\n")

@@ -16,8 +16,8 @@ from replicate.agents.llm_client import ChatClient, ModelConfig, ModelInfraError
 from replicate.agents.protocol import AgentConfig
 from replicate.grading.grader import original_source
 from replicate.sandbox import get_sandbox
+from replicate.scoring.batch_run import RunOptions, RunSummary, run_batch
 from replicate.scoring.results import RUN_FILE
-from replicate.scoring.session import RunOptions, RunSummary, run_batch
 from tests.integration.agents.fake_chat import (
     Answer,
     Script,

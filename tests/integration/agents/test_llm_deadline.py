@@ -22,7 +22,7 @@ from replicate.agents import llm_deadline
 from replicate.agents.llm_client import ModelConfig
 from replicate.agents.protocol import AgentConfig
 from replicate.sandbox import get_sandbox
-from replicate.scoring.session import RunOptions, run_batch
+from replicate.scoring.batch_run import RunOptions, run_batch
 from tests.integration.agents.fake_chat import Stalling, dripping, silent
 from tests.integration.minted import REPO_ROOT, Tiny
 

@@ -14,8 +14,8 @@ from replicate.agents.protocol import AgentConfig
 from replicate.batch import Batch
 from replicate.jail import CandidateSessions
 from replicate.sandbox import get_sandbox
-from replicate.scoring import session
-from replicate.scoring.session import RunOptions, run_batch
+from replicate.scoring import batch_run
+from replicate.scoring.batch_run import RunOptions, run_batch
 
 ROOT = Path(__file__).resolve().parents[3]
 
@@ -36,7 +36,7 @@ def _events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ahead: int) -> list
     workspace is made; in the order they happened."""
     ids, _ = _tasks()
     log: list[tuple[str, str]] = []
-    start, make = CandidateSessions._start, session.make_workspace
+    start, make = CandidateSessions._start, batch_run.make_workspace
 
     def started(self: CandidateSessions, sandbox: Any, plan: Any, *args: Any) -> Any:
         log.append(("ready", plan.target.path))
@@ -47,8 +47,8 @@ def _events(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, ahead: int) -> list
         return make(task, dest)
 
     monkeypatch.setattr(CandidateSessions, "_start", started)
-    monkeypatch.setattr(session, "make_workspace", workspace)
-    monkeypatch.setattr(session, "AHEAD", ahead)
+    monkeypatch.setattr(batch_run, "make_workspace", workspace)
+    monkeypatch.setattr(batch_run, "AHEAD", ahead)
     agent = AgentConfig("true", get_sandbox("local"), timeout_s=60)
     options = RunOptions(
         tasks=ROOT, out=tmp_path / f"run{ahead}", agent=agent, sandbox_name="local", task_ids=ids

@@ -11,7 +11,7 @@ from replicate.agents import quota
 from replicate.agents.protocol import AgentConfig
 from replicate.agents.quota import mount_tmpfs
 from replicate.sandbox import get_sandbox
-from replicate.scoring.session import RunOptions, RunSummary, run_batch
+from replicate.scoring.batch_run import RunOptions, RunSummary, run_batch
 from replicate.scratch import unmount
 from tests.integration.minted import Tiny
 

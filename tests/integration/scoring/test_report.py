@@ -18,9 +18,9 @@ from replicate.cli.main import main
 from replicate.errors import ReplicateError
 from replicate.grading.grader import original_source
 from replicate.sandbox import get_sandbox
+from replicate.scoring.batch_run import RunOptions, run_batch
 from replicate.scoring.report import build_page, render, write_report
 from replicate.scoring.results import RESULTS_FILE
-from replicate.scoring.session import RunOptions, run_batch
 from tests.integration.minted import SYMBOLS, Tiny
 
 CLAMP = "tinypkg.core.clamp"

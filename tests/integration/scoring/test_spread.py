@@ -13,8 +13,8 @@ from replicate.agents.protocol import AgentConfig
 from replicate.executors import EXECUTORS
 from replicate.grading.grader import original_source
 from replicate.sandbox import get_sandbox
+from replicate.scoring.batch_run import RunOptions, RunSummary, _Attempts, run_batch
 from replicate.scoring.results import load_rows
-from replicate.scoring.session import RunOptions, RunSummary, _Attempts, run_batch
 from tests.integration.minted import Tiny
 from tests.unit.executors.fake import FakeExecutor
 

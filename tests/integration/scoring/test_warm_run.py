@@ -16,7 +16,7 @@ from replicate.grading.grader import original_source
 from replicate.jail import CandidateSessions
 from replicate.jail.warm import WarmPool
 from replicate.sandbox import get_sandbox
-from replicate.scoring.session import RunOptions, run_batch
+from replicate.scoring.batch_run import RunOptions, run_batch
 from tests.integration.minted import Tiny
 
 AGENT = (
@@ -127,7 +127,7 @@ def test_an_interrupted_run_closes_its_pools(
     sessions_close = CandidateSessions.close
     monkeypatch.setattr(WarmPool, "close", counting_close)
     monkeypatch.setattr(CandidateSessions, "close", counting_sessions_close)
-    monkeypatch.setattr("replicate.scoring.session.read_target", interrupted)
+    monkeypatch.setattr("replicate.scoring.batch_run.read_target", interrupted)
     with pytest.raises(KeyboardInterrupt):
         _run(tiny, tmp_path / "run", answers, warm=True)
     assert len(closed) == 2  # the pool and the sessions

@@ -24,7 +24,7 @@ from replicate.core.records import (
     VerdictStatus,
 )
 from replicate.errors import ReplicateError
-from replicate.scoring.session import RunSummary
+from replicate.scoring.batch_run import RunSummary
 
 
 def _text(renderable: object) -> str:

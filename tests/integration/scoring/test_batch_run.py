@@ -16,8 +16,8 @@ from replicate.agents.protocol import AgentConfig
 from replicate.errors import ReplicateError
 from replicate.grading.grader import original_source
 from replicate.sandbox import get_sandbox
+from replicate.scoring.batch_run import RunOptions, RunSummary, run_batch
 from replicate.scoring.results import RESULTS_FILE, load_rows
-from replicate.scoring.session import RunOptions, RunSummary, run_batch
 from tests.integration.minted import CORE_PATH, SYMBOLS, Tiny
 
 CLAMP = "tinypkg.core.clamp"
