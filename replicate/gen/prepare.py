@@ -84,7 +84,7 @@ def prepare_repo(
     _refuse_scripts(tree)
     show.stage("extracting functions and methods")
     extraction = get_language("python").discover(tree)
-    if extraction.python_files == 0:
+    if extraction.source_files == 0:
         raise ReplicateError(f"no Python source files found in {spec}")
     if not extraction.targets:
         raise ReplicateError(f"no functions or methods to mint in {spec}")

@@ -35,14 +35,14 @@ class Extraction:
     """What discovery found in one source tree.
 
     `source_roots` are repo-relative POSIX dirs to put on `sys.path` ("." or "src");
-    `python_files` counts the source files considered (skipped ones included): importable Python
-    modules, or a JavaScript/TypeScript tree's source files (the name predates other languages).
+    `source_files` counts the source files considered (skipped ones included): importable Python
+    modules, or a JavaScript/TypeScript tree's source files.
     """
 
     targets: tuple[Target, ...]
     skipped_files: tuple[SkippedFile, ...]
     source_roots: tuple[str, ...]
-    python_files: int
+    source_files: int
 
     @classmethod
     def of(

@@ -29,7 +29,7 @@ _LATER = "not supported for JavaScript/TypeScript yet (a later slice of issue 48
 
 def discover_scripts(root: Path) -> Extraction:
     """Targets of every JS/TS source file under `root` (node_modules, build output, tests,
-    minified files and `.d.ts` declarations left out). `python_files` counts the files."""
+    minified files and `.d.ts` declarations left out). `source_files` counts the files."""
     if not root.is_dir():
         raise ReplicateError(f"not a directory: {root}")
     return Extraction.of(

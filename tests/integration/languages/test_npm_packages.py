@@ -41,7 +41,7 @@ def test_camelcase(npm_repos: dict[str, Path]) -> None:
 
 def test_semver(npm_repos: dict[str, Path]) -> None:
     extraction = JS.discover(npm_repos["semver"])
-    assert (extraction.python_files, len(extraction.targets), extraction.skipped_files) == (
+    assert (extraction.source_files, len(extraction.targets), extraction.skipped_files) == (
         48,
         80,
         (),

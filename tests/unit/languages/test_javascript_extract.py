@@ -104,7 +104,7 @@ def test_discover_skips_dependencies_builds_tests_and_declarations(tmp_path: Pat
     )
     extraction = get_language("javascript").discover(tmp_path)
     assert sorted({t.path for t in extraction.targets}) == ["src/index.js", "src/store.ts"]
-    assert extraction.python_files == 3  # the files considered, the skipped one included
+    assert extraction.source_files == 3  # the files considered, the skipped one included
     (skipped,) = extraction.skipped_files
     assert skipped.path == "src/broken.js" and skipped.reason.startswith("does not parse")
 

@@ -42,7 +42,7 @@ def attr_extraction(attr_repo: Path) -> Extraction:
 
 def test_real_package_counts(attr_repo: Path, attr_extraction: Extraction) -> None:
     assert attr_extraction.source_roots == (".",)
-    assert attr_extraction.python_files == len(list((attr_repo / "attr").glob("*.py")))
+    assert attr_extraction.source_files == len(list((attr_repo / "attr").glob("*.py")))
     assert attr_extraction.skipped_files == ()
     targets = attr_extraction.targets
     assert len(targets) >= 60
@@ -95,7 +95,7 @@ def test_stdlib_json_package(tmp_path: Path) -> None:
     } <= symbols
     assert "json.tool.main" in symbols
     assert not any(".__init__" in symbol for symbol in symbols)
-    assert extraction.python_files == 5
+    assert extraction.source_files == 5
 
 
 def test_bad_files_are_skipped_with_reasons(tmp_path: Path) -> None:
@@ -127,7 +127,7 @@ def test_bad_files_are_skipped_with_reasons(tmp_path: Path) -> None:
     assert reasons["src/pkg/py2.py"].startswith("does not parse: line 2")
     assert reasons["src/pkg/latin.py"] == "not UTF-8 (byte 21)"
     assert reasons["src/pkg/_version.py"].startswith("generated file")
-    assert extraction.python_files == 6
+    assert extraction.source_files == 6
 
 
 def test_missing_root_is_a_replicate_error(tmp_path: Path) -> None:
