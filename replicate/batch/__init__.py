@@ -3,7 +3,7 @@ untrusted fields, `validate`, and the difficulty file."""
 
 from __future__ import annotations
 
-from replicate.batch.difficulty import (
+from replicate.batch.difficulty_file import (
     DIFFICULTY,
     SolveRate,
     choose,

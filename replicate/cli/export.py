@@ -12,7 +12,7 @@ from rich.table import Table
 from replicate.batch import Batch, choose
 from replicate.cli import numbers
 from replicate.cli.console import err_console
-from replicate.cli.difficulty import add_difficulty_arguments, difficulty_filters
+from replicate.cli.difficulty_options import add_difficulty_arguments, difficulty_filters
 from replicate.core import prompt, prompt_lengths, splits
 from replicate.errors import ReplicateError
 from replicate.exporters import EXPORTERS, ExportOptions, ExportPlan, Written, exporter, plan_export

@@ -25,7 +25,7 @@ from replicate.agents import (
 )
 from replicate.cli import numbers
 from replicate.cli.console import err_console
-from replicate.cli.difficulty import add_difficulty_arguments, difficulty_filters
+from replicate.cli.difficulty_options import add_difficulty_arguments, difficulty_filters
 from replicate.cli.executors import add_executor_arguments
 from replicate.cli.grade import NO_VERIFY_HELP, REPO_TESTS_HELP
 from replicate.cli.progress import RichProgress

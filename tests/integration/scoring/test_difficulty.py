@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from replicate.batch.difficulty import (
+from replicate.batch.difficulty_file import (
     DIFFICULTY,
     DifficultyFile,
     SolveRate,

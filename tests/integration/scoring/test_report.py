@@ -12,7 +12,7 @@ from pathlib import Path
 import pytest
 
 from replicate.agents.protocol import AgentConfig
-from replicate.batch.difficulty import choose, read_difficulty
+from replicate.batch.difficulty_file import choose, read_difficulty
 from replicate.batch.store import Batch
 from replicate.cli.main import main
 from replicate.errors import ReplicateError

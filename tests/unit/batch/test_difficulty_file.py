@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replicate.batch.difficulty import DIFFICULTY, DifficultyFile, _write, read_difficulty
+from replicate.batch.difficulty_file import DIFFICULTY, DifficultyFile, _write, read_difficulty
 
 
 def test_written_and_read_back(tmp_path: Path) -> None:

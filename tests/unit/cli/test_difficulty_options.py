@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from replicate.batch.difficulty import parse_bands
+from replicate.batch.difficulty_file import parse_bands
 from replicate.cli.main import main
 from replicate.errors import ReplicateError
 

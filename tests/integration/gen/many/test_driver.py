@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.batch.difficulty import read_difficulty
+from replicate.batch.difficulty_file import read_difficulty
 from replicate.batch.store import Batch
 from replicate.gen.ledger import read_entries
 from replicate.gen.many import ledger
