@@ -129,7 +129,7 @@ def verifier_base_dockerfile() -> str:
 PREPARE = (
     "from replicate.batch.store import Batch; from replicate.cache import cache_root; "
     "from replicate.jail.context import context_for; "
-    "from replicate.jail.byvalue import module_file; "
+    "from replicate.jail.by_value_module import module_file; "
     f"batch = Batch.open({BATCH_IN_IMAGE!r}); "
     "[context_for(s, cache_root()) for s in batch.repos()]; "
     "module_file()"  # the by-value module, copied into the cache while it can be written

@@ -1,7 +1,8 @@
 """Recording the calls a repository's own tests make to each target (the traced inputs).
 
-`collect` runs the tests in the sandbox with the recording plugin; `plugin`, `budget`, `rebuild`
-and `byvalue` are shipped into that sandbox as source and import the standard library only.
+`collect` runs the tests in the sandbox with the recording plugin; `plugin`, `budget`,
+`rebuild` and `by_value_pickler` are shipped into that sandbox as source and import the
+standard library only.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from pathlib import Path
 from replicate import jsonl
 from replicate.core import Target
 from replicate.harvest import budget as harvest_budget
-from replicate.harvest import byvalue as harvest_byvalue
+from replicate.harvest import by_value_pickler as harvest_byvalue
 from replicate.harvest import item_limit as harvest_item_limit
 from replicate.harvest import plugin as harvest_plugin
 from replicate.harvest import rebuild as harvest_rebuild
@@ -131,7 +131,7 @@ class HarvestBudget:
     budget (every call, repeats too, counted against 3 x `max_per_target`, no share per test),
     kept to compare with; `benchmarks_once`: benchmark plugins installed in the environment are
     told to run each benchmark once; `by_value`: arguments `pickle` refuses (a lambda of a
-    test) are pickled by value (`replicate.jail.byvalue`), else dropped as before;
+    test) are pickled by value (`replicate.jail.by_value_module`), else dropped as before;
     `item_limit_s`: a test item (setup and call) running longer is stopped and the suite goes on
     (0: no limit)."""
 
@@ -146,7 +146,7 @@ PLUGIN_FILES = {
     "replicate_harvest.py": harvest_plugin,
     "replicate_harvest_budget.py": harvest_budget,
     "replicate_harvest_rebuild.py": harvest_rebuild,
-    "replicate_harvest_byvalue.py": harvest_byvalue,
+    "replicate_harvest_by_value_pickler.py": harvest_byvalue,
     "replicate_harvest_item_limit.py": harvest_item_limit,
     "replicate_harvest_wrapping.py": harvest_wrapping,
 }

@@ -6,7 +6,7 @@ loaded module that refers to them, methods in their class) before collection, so
 modules, doctests and the library itself all pass through the recorder.  Each call's arguments are
 pickled BEFORE the call (a copy of their state); the call then runs unchanged.  What is worth
 pickling, and the counts per target, are `replicate_harvest_budget.py`'s (shipped beside it, with
-`replicate_harvest_rebuild.py`, `replicate_harvest_byvalue.py` and
+`replicate_harvest_rebuild.py`, `replicate_harvest_by_value_pickler.py` and
 `replicate_harvest_wrapping.py`, which wraps the targets).
 
 The classes of method targets remember, per live instance (weakly, bounded), the arguments of
@@ -64,7 +64,7 @@ try:
         share_of,
         unpicklable,
     )
-    from .byvalue import ByValue
+    from .by_value_pickler import ByValue
     from .item_limit import arm, disarm, numbered
     from .rebuild import Memory, dumps_capped, looks_large
     from .wrapping import install, owner_of, remember_constructions, short_reason, wrap_target
@@ -80,7 +80,7 @@ except ImportError:
         share_of,
         unpicklable,
     )
-    from replicate_harvest_byvalue import ByValue  # type: ignore[no-redef]
+    from replicate_harvest_by_value_pickler import ByValue  # type: ignore[no-redef]
     from replicate_harvest_item_limit import arm, disarm, numbered  # type: ignore[no-redef]
     from replicate_harvest_rebuild import (  # type: ignore[no-redef]
         Memory,

@@ -9,8 +9,8 @@ Many runs share one jail as forked children of a session (`session`): gen's own 
 
 from __future__ import annotations
 
+from replicate.jail.by_value_module import module_file
 from replicate.jail.bytecode import compile_candidate
-from replicate.jail.byvalue import module_file
 from replicate.jail.calls import JAIL_ENV, JailRun, RepoContext, Until, run_calls
 from replicate.jail.candidates import CandidateSessions, idle_sessions
 from replicate.jail.context import context_for

@@ -26,8 +26,8 @@ from replicate import confined
 from replicate.core import CallInput, DropReason, GradingSettings, Target
 from replicate.jail import runner as runner_module
 from replicate.jail import wire
+from replicate.jail.by_value_module import module_file, module_folder, needs_module
 from replicate.jail.bytecode import bytecode_table, compiled_runner
-from replicate.jail.byvalue import module_file, module_folder, needs_module
 from replicate.jail.calltime import CallClock, LiveFrames, timed_frames
 from replicate.jail.frames import ParsedRun, collect_frames
 from replicate.jail.runner.base import wire_beside

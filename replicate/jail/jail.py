@@ -15,7 +15,7 @@ from dataclasses import dataclass
 
 from replicate.core import CallInput, GradingSettings, Target
 from replicate.errors import InfraError
-from replicate.jail.byvalue import needs_module
+from replicate.jail.by_value_module import needs_module
 from replicate.jail.calls import JailRun, RepoContext, Until, prewarm, run_calls
 from replicate.jail.candidates import CandidateSessions
 from replicate.jail.series import FileSessions, WorkerSessions, forks_series, run_series

@@ -100,7 +100,7 @@ class Run:
 
 class Session:
     """A started jail running `runner.sessions.run_session` for one target file, hash seed and
-    clock; with `by_value`, the by-value module (`replicate.jail.byvalue`) loaded before any
+    clock; with `by_value`, the by-value module (`replicate.jail.by_value_module`) loaded before any
     request, where the caller knows its runs' inputs need it (else the first run that needs it
     loads it, once for the session)."""
 

@@ -132,7 +132,7 @@ class Frame(TypedDict, total=False):
 
 
 # The module name cloudpickle's file is loaded under in the harvest and the jail, which its
-# by-value pickles name (replicate.jail.byvalue).
+# by-value pickles name (replicate.jail.by_value_module).
 BY_VALUE_MODULE = "replicate_cloudpickle"
 
 
@@ -190,7 +190,7 @@ class Job(TypedDict, total=False):
     max_bytes: int
     channel_fd: int
     encode_inputs: bool
-    by_value: bool  # an input needs the by-value module (replicate.jail.byvalue)
+    by_value: bool  # an input needs the by-value module (replicate.jail.by_value_module)
     session: SessionSetup  # run requests as they come instead of this job (the host's own only)
     until_timeout: bool  # end the run at its first timeout (a series of mutants)
 

@@ -13,7 +13,7 @@ from replicate.cache import cache_root
 from replicate.core.records import ResultRow, Verdict
 from replicate.grading.grader import grade_text, original_source
 from replicate.jail import Jail
-from replicate.jail.byvalue import needs_module
+from replicate.jail.by_value_module import needs_module
 from replicate.jail.calls import RepoContext
 from replicate.jail.context import context_for
 from replicate.sandbox import get_sandbox

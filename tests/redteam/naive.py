@@ -51,7 +51,7 @@ RECIPE_TAG: str = _WIRE["RECIPE_TAG"]
 CTOR_RECIPE_TAG: str = _WIRE["CTOR_RECIPE_TAG"]
 
 
-# Hidden inputs may carry a callable by value (replicate/jail/byvalue.py): the children load
+# Hidden inputs may carry a callable by value (replicate/jail/by_value_module.py): the children load
 # cloudpickle's module file under the name those pickles use, as the runner does.
 BY_VALUE_MODULE = "replicate_cloudpickle"
 _LOAD_BY_VALUE = """
@@ -320,7 +320,7 @@ def _child_env(tree: Path, task: NaiveTask, home: Path, extra: Mapping[str, str]
 
 
 def _by_value_file() -> str:
-    from replicate.jail.byvalue import module_file
+    from replicate.jail.by_value_module import module_file
 
     return module_file() or ""
 

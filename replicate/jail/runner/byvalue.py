@@ -63,7 +63,7 @@ def _name_by_value() -> None:
 
 
 def _load_by_value() -> None:
-    """Load the by-value module the inputs' pickles name (replicate.jail.byvalue), before
+    """Load the by-value module the inputs' pickles name (replicate.jail.by_value_module), before
     any code of the repository runs; without it, those inputs fail to load, one by one."""
     if not _BY_VALUE or BY_VALUE_MODULE in _sys_modules:
         return

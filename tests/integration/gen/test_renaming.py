@@ -21,9 +21,9 @@ from replicate.cache import cache_root
 from replicate.gen import separate
 from replicate.gen.baseline import baseline, too_weak
 from replicate.gen.separate import separating
-from replicate.harvest.byvalue import ByValue
+from replicate.harvest.by_value_pickler import ByValue
 from replicate.inputs.renaming import BY_VALUE_CLASS, own_classes, renamed, strings_and_globals
-from replicate.jail import Jail, byvalue
+from replicate.jail import Jail, by_value_module
 from replicate.jail.context import context_for
 from replicate.sandbox.base import Sandbox
 from replicate.values import plain
@@ -127,7 +127,7 @@ def test_without_renamed_calls_the_table_of_the_visible_calls_stays_at_the_floor
 
 
 def _carried(registry: object, spec: type) -> bytes:
-    made = ByValue(byvalue.module_file(), lambda _: False).dumps(((registry, spec), {}), 4)
+    made = ByValue(by_value_module.module_file(), lambda _: False).dumps(((registry, spec), {}), 4)
     assert made is not None
     return made
 

@@ -20,9 +20,9 @@ import pytest
 from replicate.harvest import collect as harvest_collect
 from replicate.harvest import plugin as harvest_plugin
 from replicate.harvest import rebuild as harvest_rebuild
-from replicate.harvest.byvalue import ByValue
+from replicate.harvest.by_value_pickler import ByValue
 from replicate.harvest.collect import PLUGIN_FILES, _parse, install_plugin
-from replicate.jail import byvalue
+from replicate.jail import by_value_module
 from tests.integration.minted import write_files
 
 CORE = '''
@@ -578,11 +578,12 @@ def test_lambdas_are_recorded_by_value_with_the_module_shipped(
         "tests/test_core.py": TESTS,
     }
     keys = {"pkg.core.apply": KEYS["pkg.core.apply"]}
-    settings = {"by_value": byvalue.module_file()}
+    settings = {"by_value": by_value_module.module_file()}
     done = _run_plugin(tmp_path_factory.mktemp("byvalue"), files, keys, settings)
     assert done.exit_code == 0, done.log[-2000:]
     assert done.drops("pkg.core.apply") == Counter()
-    ByValue(byvalue.module_file(), lambda _: False).dumps(None, protocol=4)  # loads the module
+    # loads the module
+    ByValue(by_value_module.module_file(), lambda _: False).dumps(None, protocol=4)
     calls = done.calls("pkg.core.apply")
     assert [fn(x) for (fn, x), _ in calls] == [1, 2, 3, 3]
 

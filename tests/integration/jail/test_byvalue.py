@@ -13,9 +13,9 @@ import pytest
 
 from replicate.core.records import GradingSettings
 from replicate.grading.compare import compare_outcome
-from replicate.harvest import byvalue as harvest_byvalue
-from replicate.harvest.byvalue import ByValue
-from replicate.jail import byvalue
+from replicate.harvest import by_value_pickler as harvest_byvalue
+from replicate.harvest.by_value_pickler import ByValue
+from replicate.jail import by_value_module
 from replicate.jail.calls import RepoContext
 from replicate.jail.runner import byvalue as runner_byvalue
 from replicate.values import rendering
@@ -26,15 +26,15 @@ APPLY = "def apply(fn, x):\n    return fn(x)\n"
 
 
 def _by_value(obj: object) -> str:
-    made = ByValue(byvalue.module_file(), lambda _: False).dumps(obj, protocol=4)
+    made = ByValue(by_value_module.module_file(), lambda _: False).dumps(obj, protocol=4)
     assert made is not None
     return base64.b64encode(made).decode()
 
 
 def test_the_names_agree() -> None:
-    assert byvalue.MODULE == harvest_byvalue.MODULE == runner_byvalue.BY_VALUE_MODULE
+    assert by_value_module.MODULE == harvest_byvalue.MODULE == runner_byvalue.BY_VALUE_MODULE
     assert rendering.BY_VALUE == runner_byvalue.BY_VALUE_PREFIX
-    assert byvalue.module_file() is not None, "cloudpickle >= 3 is a dependency"
+    assert by_value_module.module_file() is not None, "cloudpickle >= 3 is a dependency"
 
 
 def test_a_local_lambda_is_rebuilt_and_called_in_the_runner(tmp_path: Path) -> None:
@@ -45,7 +45,7 @@ def test_a_local_lambda_is_rebuilt_and_called_in_the_runner(tmp_path: Path) -> N
         raise AssertionError("a local lambda pickled by name")
     except (pickle.PicklingError, AttributeError):
         pass
-    assert byvalue.needs_module([blob])
+    assert by_value_module.needs_module([blob])
     done = run_runner(tmp_path, APPLY, "apply", [blob], by_value=True)
     assert done.outcome(0)["status"] == "returned", done.outcome(0)
     assert done.outcome(0)["value"] == {"t": "int", "v": "25"}
@@ -55,7 +55,7 @@ def test_without_the_flag_the_module_is_not_loaded(tmp_path: Path) -> None:
     """A job whose inputs need no by-value module never imports it (no cost), and one that
     needs it but is not flagged fails to load that input, alone."""
     plain = base64.b64encode(pickle.dumps(((abs, -3), {}))).decode()
-    assert not byvalue.needs_module([plain])
+    assert not by_value_module.needs_module([plain])
     blob = _by_value(((lambda v: v + 1, 1), {}))
     done = run_runner(tmp_path, APPLY, "apply", [plain, blob])
     assert done.outcome(0)["value"] == {"t": "int", "v": "3"}
@@ -77,7 +77,7 @@ def test_test_modules_are_pickled_by_value(tmp_path: Path) -> None:
     try:
         import test_helpers  # type: ignore[import-not-found]
 
-        made = ByValue(byvalue.module_file(), lambda f: f.startswith(str(tests))).dumps(
+        made = ByValue(by_value_module.module_file(), lambda f: f.startswith(str(tests))).dumps(
             ((test_helpers.helper, 10), {}), protocol=4
         )
     finally:
@@ -104,7 +104,7 @@ def test_a_pickle_naming_a_test_module_is_redone_by_value(tmp_path: Path) -> Non
     try:
         import test_helpers2  # type: ignore[import-not-found]
 
-        carry = ByValue(byvalue.module_file(), lambda f: f.startswith(str(tmp_path)))
+        carry = ByValue(by_value_module.module_file(), lambda f: f.startswith(str(tmp_path)))
         plain = pickle.dumps(((test_helpers2.helper, 10), {}), protocol=4)
         assert carry.names_tests(plain)
         assert not carry.names_tests(pickle.dumps(((abs, -3), {}), protocol=4))
@@ -147,12 +147,12 @@ def test_a_callable_in_an_outcome_compares_by_what_came_with_the_input(tmp_path:
 
 def test_the_shipped_file_is_readable_by_any_sandbox_user() -> None:
     """The docker and plain sandboxes run the jail as another user (nobody)."""
-    path = Path(str(byvalue.module_file()))
-    assert path.name == f"{byvalue.MODULE}.py"
+    path = Path(str(by_value_module.module_file()))
+    assert path.name == f"{by_value_module.MODULE}.py"
     assert path.stat().st_mode & 0o444 == 0o444
     path.chmod(0o600)  # a copy an older version left unreadable is repaired
-    byvalue.module_file.cache_clear()
-    assert Path(str(byvalue.module_file())).stat().st_mode & 0o444 == 0o444
+    by_value_module.module_file.cache_clear()
+    assert Path(str(by_value_module.module_file())).stat().st_mode & 0o444 == 0o444
 
 
 def test_the_module_s_bytecode_lies_beside_it_and_is_loaded_without_compiling(
@@ -160,7 +160,7 @@ def test_the_module_s_bytecode_lies_beside_it_and_is_loaded_without_compiling(
 ) -> None:
     import importlib.machinery
 
-    path = str(byvalue.module_file())
+    path = str(by_value_module.module_file())
     pyc = Path(importlib.util.cache_from_source(path))
     assert pyc.is_file() and pyc.stat().st_mode & 0o444 == 0o444
 
@@ -168,13 +168,13 @@ def test_the_module_s_bytecode_lies_beside_it_and_is_loaded_without_compiling(
         raise AssertionError("compiled from source")
 
     monkeypatch.setattr(importlib.machinery.SourceFileLoader, "source_to_code", no_compile)
-    loader = importlib.machinery.SourceFileLoader(byvalue.MODULE, path)
-    assert loader.get_code(byvalue.MODULE) is not None  # from the bytecode
+    loader = importlib.machinery.SourceFileLoader(by_value_module.MODULE, path)
+    assert loader.get_code(by_value_module.MODULE) is not None  # from the bytecode
     saved = pyc.read_bytes()
     pyc.unlink()  # the control: without it the loader compiles the source
     try:
         with pytest.raises(AssertionError, match="compiled from source"):
-            loader.get_code(byvalue.MODULE)
+            loader.get_code(by_value_module.MODULE)
     finally:
         pyc.write_bytes(saved)
 
@@ -184,7 +184,7 @@ def test_a_jail_sees_the_module_s_bytecode_beside_it(tiny: Tiny, tiny_ctx: RepoC
     from replicate.jail import Jail
     from replicate.sandbox import get_sandbox
 
-    pyc = Path(importlib.util.cache_from_source(str(byvalue.module_file())))
+    pyc = Path(importlib.util.cache_from_source(str(by_value_module.module_file())))
     task = tiny.task("tinypkg.core.clamp")
     looks = "\n\ndef clamp(value, low, high):\n    import os\n    return os.path.isfile(PYC)\n"
     looks = looks.replace("PYC", repr(str(pyc)))
@@ -229,10 +229,10 @@ def _pickled_from(root: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[bytes, b
     sys.modules["test_repro"] = module
     try:
         spec.loader.exec_module(module)
-        made = ByValue(byvalue.module_file(), lambda f: f.startswith(str(root))).dumps(
+        made = ByValue(by_value_module.module_file(), lambda f: f.startswith(str(root))).dumps(
             (module.make(), {}), protocol=4
         )
-        stock = sys.modules[byvalue.MODULE].dumps((module.make(), {}), protocol=4)
+        stock = sys.modules[by_value_module.MODULE].dumps((module.make(), {}), protocol=4)
     finally:
         sys.modules.pop("test_repro", None)
     assert made is not None

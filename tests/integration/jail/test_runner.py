@@ -33,7 +33,7 @@ import pytest
 
 from replicate.core.records import GradingSettings
 from replicate.grading.compare import compare_outcome, same_outcome
-from replicate.jail import byvalue, runner, wire
+from replicate.jail import by_value_module, runner, wire
 from replicate.jail.calltime import CallClock, timed_frames
 from replicate.jail.frames import ParsedRun, collect_frames
 from replicate.jail.runner import base, calling, channel
@@ -106,7 +106,11 @@ def run_runner(
     if arg_reads:
         job["arg_reads"] = True
     # argv[1], as the jail passes it
-    setup = {"sys_path": [str(tmp_path)], "site_dirs": [], "by_value": byvalue.module_file()}
+    setup = {
+        "sys_path": [str(tmp_path)],
+        "site_dirs": [],
+        "by_value": by_value_module.module_file(),
+    }
     chunks: list[bytes] = []
 
     def drain() -> None:
@@ -190,7 +194,7 @@ PARTS = {p.stem for p in RUNNER_DIR.glob("*.py") if not p.stem.startswith("__")}
 SHIPPED = {
     **{f"runner/{p.name}": p for p in sorted(RUNNER_DIR.glob("*.py"))},
     "wire": WIRE,
-    "by-value": Path(str(byvalue.module_file())),
+    "by-value": Path(str(by_value_module.module_file())),
 }
 
 

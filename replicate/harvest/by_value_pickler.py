@@ -8,7 +8,7 @@ of the tests, taken by name: loading it would import the test module, and pytest
 jail on every run, ~0.25 s each); every other call keeps the standard pickle's bytes.
 
 Standard library only, shipped beside the plugin: cloudpickle itself is one module file the host
-mounts read-only and names in the configuration (`replicate.jail.byvalue`); it is loaded
+mounts read-only and names in the configuration (`replicate.jail.by_value_module`); it is loaded
 under `MODULE`, the name its pickles then carry and the runner loads it by.
 
 The same tests must give the same bytes on every gen (a batch re-mints byte-identical), and
