@@ -40,7 +40,11 @@ SPECS = "specs"
 HIDDEN = "reference_impls"
 REPOS = "_repos"
 
-Outcome = Mapping[str, Any]
+# An expected outcome as a batch stores it: the runner's `wire.Outcome` less the inputs it shows
+# (`args_in`, `kwargs_in`, `ctor_in`) and its time, read back from JSON unchecked. The wire is a
+# layer above this one, so the stored form is typed as a mapping; code that takes an outcome
+# either stored or fresh from a run takes this type, which `wire.Outcome` is one of.
+StoredOutcome = Mapping[str, Any]
 
 
 @dataclass(frozen=True)
@@ -64,7 +68,7 @@ class TaskFiles:
     spec: TaskSpec
     hidden: HiddenTask
     inputs: tuple[CallInput, ...]
-    expected: Mapping[int, Outcome]
+    expected: Mapping[int, StoredOutcome]
     prompt: str
 
 
@@ -113,7 +117,7 @@ def write_task(
     hidden: HiddenTask,
     prompt: str,
     inputs: Iterable[CallInput],
-    expected: Mapping[int, Outcome],
+    expected: Mapping[int, StoredOutcome],
 ) -> None:
     public = batch / SPECS / spec.id
     secret = batch / HIDDEN / spec.id
@@ -378,8 +382,8 @@ def _load_inputs(root: Path, relpath: str, task_id: str) -> list[CallInput]:
     return out
 
 
-def _load_expected(root: Path, relpath: str, task_id: str) -> dict[int, Outcome]:
-    out: dict[int, Outcome] = {}
+def _load_expected(root: Path, relpath: str, task_id: str) -> dict[int, StoredOutcome]:
+    out: dict[int, StoredOutcome] = {}
     path = root / relpath
     for number, line in enumerate(jsonl.split(_read(root, relpath, task_id)), 1):
         try:

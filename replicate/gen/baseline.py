@@ -32,7 +32,7 @@ import textwrap
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
-from replicate.batch import LoadedTask
+from replicate.batch import LoadedTask, StoredOutcome
 from replicate.core import Baseline, CallInput, DegenerateScore, DropReason, Target
 from replicate.gen.families import (
     CONSTANT,
@@ -59,7 +59,7 @@ from replicate.grading import (
 from replicate.inputs import parse
 from replicate.jail import Jail
 
-Outcome = Mapping[str, Any]
+Outcome = StoredOutcome  # stored, run or made up for a degenerate program
 STUB_EXCEPTION = "builtins.NotImplementedError"
 STUB_BODY = "raise NotImplementedError"
 VISIBLE = "visible calls, else"  # a lookup table of the traced calls, then another program

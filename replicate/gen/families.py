@@ -33,11 +33,12 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from replicate.batch import StoredOutcome
 from replicate.core import Target
 from replicate.inputs import parse_signature
 from replicate.values import canonical, plain, render
 
-Outcome = Mapping[str, Any]
+Outcome = StoredOutcome  # stored, or made up for a degenerate program
 CONSTANTS = 5  # the most common expected return values tried as constant programs
 CONSTANT = "return constant"  # how their names start
 IDENTITY = "return parameter"  # the identity on a parameter other than the first argument

@@ -19,14 +19,14 @@ import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
+from replicate.batch import StoredOutcome
 from replicate.core import CallInput, DropReason, GradingSettings, Target
 from replicate.gen.settings import GOLDEN_SETTINGS, leashed
 from replicate.gen.target_detail import example
 from replicate.grading import is_gradable, same_outcome
 from replicate.inputs import Budget, Seed, other_selves, render_call, widen
-from replicate.jail import Jail, JailRun
+from replicate.jail import Jail, JailRun, wire
 
 __all__ = ["Golden", "golden", "render_call"]
 
@@ -54,13 +54,13 @@ BLOW_UPS = frozenset({"builtins.RecursionError", "builtins.MemoryError", "builti
 CLOCK_SHIFT_DAYS = 400
 MAX_RESUMES = 8
 
-Outcome = Mapping[str, Any]
+Outcome = wire.Outcome
 
 
 @dataclass(frozen=True)
 class Golden:
     inputs: tuple[CallInput, ...]
-    expected: Mapping[int, Outcome]
+    expected: Mapping[int, StoredOutcome]
     encodable: int  # traced inputs that loaded and gave a comparable outcome in the first run
     drops: Counter[str]
     max_call_s: float
@@ -376,14 +376,14 @@ def keep(
     slow_s: float,
     examples: dict[str, str] | None = None,
     sizes: Sizes | None = None,
-) -> tuple[list[CallInput], dict[int, Outcome], list[float]]:
+) -> tuple[list[CallInput], dict[int, StoredOutcome], list[float]]:
     """The inputs whose two runs agree on a comparable outcome (generated ones also quick), their
     expected outcomes and call times (`inputs`: those whose first outcome could be golden); why
     the others were dropped goes to `drops` (traced) or `gen_drops`, with an instance of each
     traced reason to `examples`."""
     first, second = runs
     kept: list[CallInput] = []
-    expected: dict[int, Outcome] = {}
+    expected: dict[int, StoredOutcome] = {}
     times: list[float] = []
     measured = Sizes() if sizes is None else sizes
     for item in inputs:
@@ -443,5 +443,5 @@ def _largest_first(amounts: Mapping[int, float], budget: float, above: float = 0
 _INPUTS_SHOWN = frozenset({"args_in", "kwargs_in", "ctor_in", "t"})
 
 
-def strip_inputs(outcome: Outcome) -> Outcome:
+def strip_inputs(outcome: Outcome) -> StoredOutcome:
     return {k: v for k, v in outcome.items() if k not in _INPUTS_SHOWN}

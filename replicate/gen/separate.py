@@ -18,17 +18,16 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from replicate.batch import LoadedTask
+from replicate.batch import LoadedTask, StoredOutcome
 from replicate.core import Baseline, CallInput, DropReason
 from replicate.gen.baseline import behind, program_outcomes, reaching_floor
 from replicate.gen.survivors import Search, confirmed, reference_run, search
 from replicate.grading import compare_outcome
 from replicate.inputs import Budget
-from replicate.jail import Jail
+from replicate.jail import Jail, wire
 
-Outcome = Mapping[str, Any]
+Outcome = wire.Outcome
 SALT = "baseline"
 SEARCH = Budget(widened=300, edge=60)
 MAX_ADDED = 60  # a baseline a little above the floor needs a few dozen to come under it
@@ -41,7 +40,7 @@ class Separating:
     outcomes (by the inputs' searched indices) and call times."""
 
     added: tuple[CallInput, ...]
-    expected: Mapping[int, Outcome]
+    expected: Mapping[int, StoredOutcome]
     times: tuple[float, ...]
 
 
@@ -138,7 +137,7 @@ def _probe(task: LoadedTask, searched: Search) -> LoadedTask:
     return dataclasses.replace(task, inputs=searched.inputs, expected=dict(searched.expected))
 
 
-def _wrong(probe: LoadedTask, got: Mapping[int, Outcome]) -> frozenset[int]:
+def _wrong(probe: LoadedTask, got: Mapping[int, StoredOutcome]) -> frozenset[int]:
     """The inputs on which a program's outcome is not the reference's."""
     settings = probe.hidden.grading
     return frozenset(

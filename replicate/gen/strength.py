@@ -22,9 +22,8 @@ import textwrap
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
 
-from replicate.batch import LoadedTask
+from replicate.batch import LoadedTask, StoredOutcome
 from replicate.core import CallInput, DropReason, GradingSettings, Span, SpliceError, Strength
 from replicate.executors import map_in_order
 from replicate.gen.golden import Golden
@@ -52,7 +51,7 @@ from replicate.jail import (
     wire,
 )
 
-Outcome = Mapping[str, Any]
+Outcome = wire.Outcome
 MUTANTS = 12  # per task at gen time (bench/strength.py grades more)
 SEARCH = Budget(widened=300, edge=60)
 MAX_ADDED = 20
@@ -86,7 +85,7 @@ class Assessment:
     strength: Strength
     runs: tuple[MutantRun, ...]  # on the hidden inputs as minted
     added: tuple[CallInput, ...]
-    added_expected: Mapping[int, Outcome]
+    added_expected: Mapping[int, StoredOutcome]
     added_times: tuple[float, ...]
     survivors: tuple[Mutant, ...]  # not killed even by the searched inputs
 
@@ -171,7 +170,7 @@ def run_mutants(
     found: Sequence[Mutant],
     jail: Jail,
     inputs: Sequence[CallInput],
-    expected: Mapping[int, Outcome],
+    expected: Mapping[int, StoredOutcome],
     settings: GradingSettings,
     workers: int = 1,
     first_wrong: bool = False,
@@ -195,7 +194,7 @@ def run_mutants(
             pool.close()
 
 
-def wrong_answer(expected: Mapping[int, Outcome], settings: GradingSettings) -> Until:
+def wrong_answer(expected: Mapping[int, StoredOutcome], settings: GradingSettings) -> Until:
     """A `run_calls` `until`: the result frame of an input whose outcome is not the expected."""
 
     def wrong(frame: wire.Frame) -> bool:
@@ -211,7 +210,7 @@ def _run_mutants(
     task: LoadedTask,
     found: Sequence[Mutant],
     jail: Jail,
-    job: tuple[Sequence[CallInput], Mapping[int, Outcome], GradingSettings],
+    job: tuple[Sequence[CallInput], Mapping[int, StoredOutcome], GradingSettings],
     workers: int,
     until: Until | None,
 ) -> list[MutantRun]:

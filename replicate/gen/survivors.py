@@ -15,9 +15,8 @@ import time
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
-from replicate.batch import LoadedTask
+from replicate.batch import LoadedTask, StoredOutcome
 from replicate.core import CallInput
 from replicate.gen.golden import (
     CLOCK_SHIFT_DAYS,
@@ -32,9 +31,9 @@ from replicate.gen.golden import (
 from replicate.gen.settings import WIDEN_SETTINGS, leashed
 from replicate.grading import compare_outcome
 from replicate.inputs import Budget, Seed, renamings, seeds_among, widen
-from replicate.jail import Jail
+from replicate.jail import Jail, wire
 
-Outcome = Mapping[str, Any]
+Outcome = wire.Outcome
 SALT = "strength"
 
 
@@ -43,7 +42,7 @@ class Search:
     """Deterministic generated inputs and the reference's outcomes on them."""
 
     inputs: tuple[CallInput, ...]
-    expected: Mapping[int, Outcome]
+    expected: Mapping[int, StoredOutcome]
     times: Mapping[int, float]
     tried: int
 
@@ -121,7 +120,7 @@ def search(
     )
 
 
-def _returned(outcome: Outcome) -> bool:
+def _returned(outcome: StoredOutcome) -> bool:
     return outcome.get("status") == "returned"
 
 
@@ -177,7 +176,7 @@ def confirmed(
 def joined(
     g: Golden,
     added: Sequence[CallInput],
-    expected: Mapping[int, Outcome],
+    expected: Mapping[int, StoredOutcome],
     times: Sequence[float],
 ) -> Golden:
     """The golden outputs with searched inputs added (`expected` by their searched index),

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Mapping
-from typing import Any
 
 from replicate.core import DropReason, GradingSettings, Strength
 from replicate.grading import compare_outcome
+from replicate.jail import wire
 
-Outcome = Mapping[str, Any]
+Outcome = wire.Outcome
 SHOWN = 100  # characters of one example
 
 

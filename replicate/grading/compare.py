@@ -23,6 +23,7 @@ import math
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
+from replicate.batch import StoredOutcome
 from replicate.core import GradingSettings
 from replicate.grading.exact import (
     Held,
@@ -51,7 +52,7 @@ _MAX_DEPTH = 400
 
 
 def compare_outcome(
-    expected: Mapping[str, Any], got: Mapping[str, Any] | None, settings: GradingSettings
+    expected: StoredOutcome, got: StoredOutcome | None, settings: GradingSettings
 ) -> Mismatch | None:
     """None when `got` behaves as `expected` (value or exception, then arguments after the call)."""
     if got is None:
@@ -62,7 +63,7 @@ def compare_outcome(
 
 
 def _walk(
-    expected: Mapping[str, Any], got: Mapping[str, Any], settings: GradingSettings
+    expected: StoredOutcome, got: StoredOutcome, settings: GradingSettings
 ) -> Mismatch | None:
     e_status, g_status = expected.get("status"), got.get("status")
     for status in (e_status, g_status):
@@ -87,7 +88,7 @@ def _walk(
 
 
 def _compare_arguments(
-    expected: Mapping[str, Any], got: Mapping[str, Any], settings: GradingSettings
+    expected: StoredOutcome, got: StoredOutcome, settings: GradingSettings
 ) -> Mismatch | None:
     e_args, g_args = expected.get("args", []), got.get("args")
     if type(g_args) is not list or len(g_args) != len(e_args):
@@ -120,7 +121,7 @@ def _mismatch(kind: str, found: tuple[_Path, Any, Any]) -> Mismatch:
     return Mismatch(kind, _path_text(path), shown(render, e_node), shown(render, g_node))
 
 
-def _same_gradable(expected: Mapping[str, Any], got: Mapping[str, Any]) -> bool:
+def _same_gradable(expected: StoredOutcome, got: StoredOutcome) -> bool:
     """Whether `got` equals `expected` (the call's duration aside), `expected` matches itself
     and holds text only at its leaves: then the two match.  With text leaves, ``==`` is exact
     (no 1 == 1.0 == True: a string equals only a string), and the comparison is reflexive on
@@ -154,7 +155,7 @@ def _text_and_gradable(data: bytes) -> bool:
     return _walk(outcome, outcome, GradingSettings()) is None
 
 
-def is_gradable(outcome: Mapping[str, Any], settings: GradingSettings) -> bool:
+def is_gradable(outcome: StoredOutcome, settings: GradingSettings) -> bool:
     """Whether an expected outcome can be matched at all (it matches itself: no opaque parts).
     Walked directly: `compare_outcome`'s shortcut for equal outcomes marshals the outcome for
     its cache first, which for an outcome against itself cost twice the walk (on 28,721 outcomes
@@ -223,7 +224,7 @@ def _diff(e: Any, g: Any, path: _Path, settings: GradingSettings, depth: int) ->
 _WHOLE = object()  # marks a difference best shown on the enclosing node
 
 
-def _reads_aside(e: Mapping[str, Any], g: Mapping[str, Any], settings: GradingSettings) -> bool:
+def _reads_aside(e: StoredOutcome, g: StoredOutcome, settings: GradingSettings) -> bool:
     """Whether two nodes' keys differ only by an iterator's counts, which a task minted before
     grader 7 (`arg_reads` off) does not compare."""
     return not settings.arg_reads and set(e) ^ set(g) <= {READ}

@@ -11,16 +11,17 @@ from __future__ import annotations
 
 import json
 import marshal
-from collections.abc import Mapping
 from typing import Any
 
+from replicate.batch import StoredOutcome
 
-def without_time(outcome: Mapping[str, Any]) -> dict[str, Any]:
+
+def without_time(outcome: StoredOutcome) -> dict[str, Any]:
     """The outcome less the call's duration ``t``."""
     return {k: v for k, v in outcome.items() if k != "t"}
 
 
-def same_objects(untimed: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+def same_objects(untimed: StoredOutcome, other: StoredOutcome) -> bool:
     """Whether `other` holds, but for ``t``, the very objects `untimed` holds (so equals it)."""
     if len(other) - ("t" in other) != len(untimed):
         return False
@@ -28,7 +29,7 @@ def same_objects(untimed: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
     return all(other.get(k, missing) is v for k, v in untimed.items())
 
 
-def same_outcome(a: Mapping[str, Any], b: Mapping[str, Any]) -> bool:
+def same_outcome(a: StoredOutcome, b: StoredOutcome) -> bool:
     """Exact canonical equality of two outcomes, ignoring the call's duration `t`.
 
     The same values are equal at once; equal `marshal` bytes (types kept) mean equal canonical

@@ -40,8 +40,8 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from replicate.batch import StoredOutcome
 from replicate.core import CallInput, Counterexample, GradingSettings, StratumCount, StratumWeights
 from replicate.grading.compare import Mismatch, compare_outcome
 
@@ -86,8 +86,8 @@ def normalise(raw: float, baseline: float | None) -> float:
 
 def matches(
     inputs: Sequence[CallInput],
-    expected: Mapping[int, Mapping[str, Any]],
-    got: Mapping[int, Mapping[str, Any]],
+    expected: Mapping[int, StoredOutcome],
+    got: Mapping[int, StoredOutcome],
     settings: GradingSettings,
 ) -> list[Mismatch | None]:
     """Per input (in order), None when it matches, else the first difference."""
@@ -96,8 +96,8 @@ def matches(
 
 def score(
     inputs: Sequence[CallInput],
-    expected: Mapping[int, Mapping[str, Any]],
-    got: Mapping[int, Mapping[str, Any]],
+    expected: Mapping[int, StoredOutcome],
+    got: Mapping[int, StoredOutcome],
     settings: GradingSettings,
 ) -> Score:
     return score_matches(inputs, matches(inputs, expected, got, settings), settings)

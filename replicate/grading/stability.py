@@ -17,13 +17,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
 
+from replicate.batch import StoredOutcome
 from replicate.core import CallInput, GradingSettings
 from replicate.grading.compare import Mismatch
 from replicate.grading.reward import matches
+from replicate.jail import wire
 
-Outcome = Mapping[str, Any]
+Outcome = wire.Outcome
 
 
 @dataclass(frozen=True)
@@ -36,7 +37,7 @@ class Compared:
 
 def compared(
     inputs: Sequence[CallInput],
-    expected: Mapping[int, Outcome],
+    expected: Mapping[int, StoredOutcome],
     outcomes: Mapping[int, Outcome],
     settings: GradingSettings,
 ) -> Compared:

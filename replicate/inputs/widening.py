@@ -37,6 +37,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from replicate.batch import StoredOutcome
 from replicate.core import CallInput, Provenance, Target
 from replicate.inputs.iterables import iterable_patches
 from replicate.inputs.mutate import Pool, boundaries, mutate, pool_of
@@ -88,7 +89,7 @@ class Seed:
     ctor_kwargs: Mapping[str, Any] = field(default_factory=dict)
 
     @classmethod
-    def of(cls, item: CallInput, outcome: Mapping[str, Any]) -> Seed | None:
+    def of(cls, item: CallInput, outcome: StoredOutcome) -> Seed | None:
         """The seed a reference outcome reported with the arguments (`args_in`) makes, if any."""
         if "args_in" not in outcome:
             return None
@@ -405,7 +406,7 @@ def _input(call: _Call, index: int) -> CallInput:
     )
 
 
-def render_call(target: Target, outcome: Mapping[str, Any]) -> str:
+def render_call(target: Target, outcome: StoredOutcome) -> str:
     """`name(arg, key=value)` from the runner's encoding of the arguments before the call."""
     args = list(outcome.get("args_in") or [])
     kwargs = dict(outcome.get("kwargs_in") or {})
