@@ -28,7 +28,7 @@ from replicate.core.copying import (
     visible_in,
 )
 from replicate.core.difficulty import BANDS, MEASURE, Band, Difficulty, measure
-from replicate.core.drops import DropReason, checked_reason
+from replicate.core.drops import DropReason, by_reason, checked_reason
 from replicate.core.ids import MAX_PART, normalise_repo_url, repo_dir_name, slug, task_id
 from replicate.core.parsing import PARSE_LOCK
 from replicate.core.paths import name_problem, path_problem
@@ -116,6 +116,7 @@ __all__ = [
     "Visible",
     "body_lexemes",
     "body_tokens",
+    "by_reason",
     "checked_reason",
     "fenced_blocks",
     "higher",

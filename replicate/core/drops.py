@@ -14,6 +14,8 @@ repository's tests could write others; they are reported, not refused).
 from __future__ import annotations
 
 import re
+from collections import Counter
+from collections.abc import Iterable
 from enum import StrEnum
 from functools import cache
 
@@ -102,6 +104,14 @@ def _patterns() -> tuple[tuple[DropReason, re.Pattern[str]], ...]:
         words = ".+?".join(re.escape(part) for part in member.value.split("{}"))
         found.append((member, re.compile(words + tail, re.DOTALL)))
     return tuple(sorted(found, key=lambda pair: -len(pair[0].value)))
+
+
+def by_reason(drops: Iterable[tuple[str, int]]) -> tuple[tuple[DropReason, int], ...]:
+    """Counts of reason texts (a funnel's) summed per member, the most first (then by text)."""
+    counts: Counter[DropReason] = Counter()
+    for text, n in drops:
+        counts[DropReason.of(text)] += n
+    return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0].value)))
 
 
 def checked_reason(text: str) -> str:

@@ -1,24 +1,26 @@
 """The batch card of a `--repos` minting: `CARD.md` for people, `card.json` for scripts.
 Per repository: tasks, yield (validated / extracted), the median kill rate, the tasks per
-difficulty band (`replicate.core.difficulty`), set-up notes, the failure, the licence; then the
-totals."""
+difficulty band (`replicate.core.difficulty`), the main drop reasons (`replicate.core.DropReason`),
+set-up notes, the failure, the licence; then the totals."""
 
 from __future__ import annotations
 
 import statistics
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from replicate import GRADER_VERSION
-from replicate.core import BANDS, Band
+from replicate.core import BANDS, Band, by_reason
 from replicate.gen.many.ledger import RepoOutcome
 
 CARD_MD = "CARD.md"
 CARD_JSON = "card.json"
+MAIN_REASONS = 5  # drop reasons the card shows over the batch
+MAIN_REASONS_EACH = 3  # and per repository (card.json)
 
 
 class _Frozen(BaseModel):
@@ -38,6 +40,7 @@ class RepoLine(_Frozen):
     kill_rate_median: float | None  # over the tasks that recorded one
     bands: tuple[tuple[str, int], ...] = ()  # (band, tasks) for easy, medium, hard
     setup_notes: tuple[str, ...]
+    drops: tuple[tuple[str, int], ...] = ()  # (drop reason, targets), the main ones first
     failure: str | None  # "<stage>: <reason>"
     licence: str | None
     seconds: float
@@ -53,6 +56,7 @@ class Totals(_Frozen):
     yield_rate: float | None
     kill_rate_median: float | None
     bands: tuple[tuple[str, int], ...] = ()  # (band, tasks) for easy, medium, hard
+    drops: tuple[tuple[str, int], ...] = ()  # (drop reason, targets) over every repository
     seconds: float
     licences: tuple[tuple[str, int], ...]  # licence, repositories; most common first
 
@@ -83,6 +87,7 @@ def build_card(
         yield_rate=_ratio(validated, extracted),
         kill_rate_median=_median(rates),
         bands=_count([t for o in outcomes for t in o.tasks], found),
+        drops=_reasons([d for o in outcomes for d in o.drops], MAIN_REASONS),
         seconds=round(sum(o.seconds for o in outcomes), 1),
         licences=tuple(sorted(licences.items(), key=lambda item: (-item[1], item[0]))),
     )
@@ -109,10 +114,16 @@ def _line(outcome: RepoOutcome, bands: tuple[tuple[str, int], ...]) -> RepoLine:
         kill_rate_median=_median(outcome.kill_rates),
         bands=bands,
         setup_notes=outcome.setup_notes,
+        drops=_reasons(outcome.drops, MAIN_REASONS_EACH),
         failure=failure,
         licence=outcome.licence,
         seconds=outcome.seconds,
     )
+
+
+def _reasons(drops: Iterable[tuple[str, int]], most: int) -> tuple[tuple[str, int], ...]:
+    """The `most` commonest drop reasons (`DropReason`s' texts) and their counts."""
+    return tuple((r.value, n) for r, n in by_reason(drops)[:most])
 
 
 def _ratio(part: int, whole: int) -> float | None:
@@ -144,6 +155,9 @@ def render_markdown(card: BatchCard) -> str:
             f"| {_num(r.kill_rate_median)} | {_cell(r.licence or 'not stated')} | {result} |"
         )
     out += _bands_markdown(card)
+    if t.drops:
+        out += ["", "## Why targets dropped (main reasons)", ""]
+        out += [f"- {_cell(reason)}: {n}" for reason, n in t.drops]
     out += ["", "## Licences", ""]
     out += [f"- {_cell(name)}: {count}" for name, count in t.licences] or ["- none minted"]
     notes = [(r.source, note) for r in card.repositories for note in r.setup_notes]

@@ -46,6 +46,8 @@ class RepoOutcome(BaseModel):
     validated: int = 0
     kill_rates: tuple[float, ...] = ()
     setup_notes: tuple[str, ...] = ()
+    # the funnel's drop reasons by `DropReason` (its text, qualifiers aside), counts most first
+    drops: tuple[tuple[str, int], ...] = ()
     licence: str | None = None
     worker: Worker | None = None
     log_tail: str = ""  # the end of the child's stderr, when its minting crashed

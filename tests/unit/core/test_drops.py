@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from replicate.core import DropReason, LedgerEntry, checked_reason
+from replicate.core import DropReason, LedgerEntry, by_reason, checked_reason
 
 
 def _text(member: DropReason) -> str:
@@ -67,3 +67,15 @@ def test_a_ledger_line_of_an_unknown_reason_is_kept_as_written() -> None:
 def test_a_member_is_its_text_where_text_is_written() -> None:
     assert f"{DropReason.NONDETERMINISTIC}" == "nondeterministic outcome"
     assert DropReason.NONDETERMINISTIC == "nondeterministic outcome"
+
+
+def test_counts_sum_per_member_the_most_first() -> None:
+    drops = [
+        ("argument does not pickle: local lambda", 2),
+        ("not called by the tests", 3),
+        ("argument does not pickle: a generator", 2),
+    ]
+    assert by_reason(drops) == (
+        (DropReason.ARGUMENT_DOES_NOT_PICKLE, 4),
+        (DropReason.NOT_CALLED, 3),
+    )

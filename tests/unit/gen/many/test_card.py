@@ -68,3 +68,22 @@ def test_tasks_per_difficulty_band() -> None:
     assert "## Difficulty" in text and "| all | 1 | 1 | 2 |" in text
     assert "| pypi:a==1 | 1 | 0 | 2 |" in text
     assert "## Difficulty" not in render_markdown(build_card(outcomes))  # none measured
+
+
+def test_the_main_drop_reasons_are_counted_by_member() -> None:
+    most = "fewer than 3 deterministic inputs (most dropped: nondeterministic outcome)"
+    other = "fewer than 3 deterministic inputs (most dropped: reference hangs)"
+    outcomes = [
+        RepoOutcome(source="a", status="minted", drops=((most, 4), ("not called by the tests", 3))),
+        RepoOutcome(source="b", status="minted", drops=((other, 2), ("an older reason", 1))),
+    ]
+    card = build_card(outcomes)
+    assert card.totals.drops == (
+        ("fewer than 3 deterministic inputs", 6),
+        ("not called by the tests", 3),
+        ("(a reason this version does not know)", 1),
+    )
+    assert card.repositories[1].drops[0] == ("fewer than 3 deterministic inputs", 2)
+    text = render_markdown(card)
+    assert "## Why targets dropped (main reasons)" in text
+    assert "- fewer than 3 deterministic inputs: 6" in text
