@@ -26,6 +26,7 @@ def test_a_kept_target_names_its_task_and_files(tiny: Tiny) -> None:
     task_id = tiny.id_of(SYMBOLS[1])
     assert (found["symbol"], found["kept"], found["task_id"]) == (SYMBOLS[1], True, task_id)
     assert found["reached"] == "validated" and found["dropped_at"] is None
+    assert found["reason_code"] is None
     assert Path(found["spec_dir"]) == tiny.batch_dir / "specs" / task_id
     assert (Path(found["hidden_dir"]) / "task.json").is_file()
     shown = run_cli("explain", "--tasks", str(tiny.batch_dir), SYMBOLS[1])
@@ -38,7 +39,7 @@ def test_a_dropped_target_says_where_and_why(tiny: Tiny) -> None:
     found = json.loads(done.stdout)
     assert (found["symbol"], found["kept"], found["task_id"]) == (DROPPED, False, None)
     assert (found["reached"], found["dropped_at"]) == ("extracted", "traced")
-    assert found["reason"] == "not called by the tests"
+    assert (found["reason"], found["reason_code"]) == ("not called by the tests", "NOT_CALLED")
     shown = run_cli("explain", "--tasks", str(tiny.batch_dir), DROPPED)
     assert "dropped at traced" in shown.stderr and "not called by the tests" in shown.stderr
 
@@ -52,7 +53,7 @@ def test_the_reasons_counted_per_stage(tiny: Tiny) -> None:
     assert traced == {
         "stage": "traced",
         "kept": 4,
-        "drops": [{"reason": "not called by the tests", "count": 1}],
+        "drops": [{"reason": "not called by the tests", "code": "NOT_CALLED", "count": 1}],
     }
     table = run_cli("explain", "--tasks", str(tiny.batch_dir))
     assert "not called by the tests" in table.stderr and "4 of 5 targets" in table.stderr
