@@ -85,9 +85,10 @@ def _kind(token: tokenize.TokenInfo) -> Lexeme:
     return Lexeme.STRING if token.type == tokenize.STRING else Lexeme.OP
 
 
-def body_lexemes(node: FunctionNode) -> tuple[Token, ...]:
-    """The kinded tokens of a function's body, docstring dropped, formatting normalised (its
-    statements printed back by `ast.unparse`: layout, comments and redundant brackets gone)."""
+def body_lexemes(node: FunctionNode | ast.ClassDef) -> tuple[Token, ...]:
+    """The kinded tokens of a function's (or a class's) body, docstring dropped, formatting
+    normalised (its statements printed back by `ast.unparse`: layout, comments and redundant
+    brackets gone)."""
     body = list(node.body)
     first = body[0] if body else None
     is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)

@@ -57,11 +57,14 @@ __all__ = [
 
 
 def stub_source(source: bytes, target: Target) -> bytes:
-    """`source` with exactly the bytes of the target's body span replaced by the stub."""
-    span = target.body_span
-    if not 0 <= span.start_byte <= span.end_byte <= len(source):
-        raise ValueError(f"body span {span.start_byte}..{span.end_byte} outside the source")
-    return source[: span.start_byte] + STUB_BODY + source[span.end_byte :]
+    """`source` with exactly the bytes of the target's body span replaced by the stub; for a
+    class, each member's body span (the last first, so the earlier spans stay where they are)."""
+    for part in reversed(target.members or (target,)):
+        span = part.body_span
+        if not 0 <= span.start_byte <= span.end_byte <= len(source):
+            raise ValueError(f"body span {span.start_byte}..{span.end_byte} outside the source")
+        source = source[: span.start_byte] + STUB_BODY + source[span.end_byte :]
+    return source
 
 
 def _normalised(candidate_text: str) -> str:
@@ -103,7 +106,7 @@ def replace_definition(source: bytes, definition: str, target: Target) -> bytes 
     except SpliceError:
         return None
     node = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(node, FunctionNode) or node.name != target.name:
+    if not isinstance(node, FunctionNode) or node.name != target.name or target.members:
         return None
     if target.decorators and not node.decorator_list:
         return None  # `splice` would keep the original's decorators
