@@ -16,7 +16,15 @@ from replicate.cli.progress import progress_display
 from replicate.cli.run import default_workers as usable_cores
 from replicate.core import Funnel
 from replicate.errors import ReplicateError
-from replicate.gen import DEFAULT_MIN_KILL_RATE, LEDGER, GenOptions, GenReport, mint
+from replicate.gen import (
+    DEFAULT_MIN_KILL_RATE,
+    LEDGER,
+    MINTED_KINDS,
+    GenOptions,
+    GenReport,
+    mint,
+    parse_kinds,
+)
 from replicate.jail import sandbox_names
 
 
@@ -88,6 +96,12 @@ def register(sub: Any) -> None:
         help="without the speed-ups (compiled runner, exact warm pools): the same tasks, "
         "slower; to measure against",
     )
+    p.add_argument(
+        "--kinds",
+        metavar="KINDS",
+        help="task kinds to mint, comma-separated: function, method, class (every method of a "
+        "class at once; needs method); default: all the repository yields; module: not yet",
+    )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.add_argument(
         "--repo-budget",
@@ -116,6 +130,7 @@ def handle(args: argparse.Namespace) -> int:
         budget_s=args.budget,
         fresh=args.fresh,
         cold=args.cold,
+        kinds=MINTED_KINDS if args.kinds is None else parse_kinds(args.kinds),
     )
     with progress_display(plain=args.json) as progress:
         report = mint(options, progress)
