@@ -66,8 +66,11 @@ def render_prompt(target: Target, examples: tuple[Example, ...], hidden_inputs: 
 
 CLASS_REWARD_SENTENCE = (
     "The reward runs from 0 to 1: the mean, over the methods that are called, of each method's "
-    "share of matching inputs (weighted by the kind of input as above), so no one method "
-    "outweighs the others; rescaled so that the best trivial body for each method earns 0."
+    "share of matching inputs (weighted by the kind of input: calls seen in the repository's "
+    "tests, generated variations of them, edge cases, inputs on which the original raises), so "
+    "no one method outweighs the others; rescaled so that a class whose every method has the "
+    "best trivial body for it (`return None`, returning an argument or a constant, raising, or "
+    "a lookup table of the visible examples) earns 0, and matching every input earns 1."
 )
 
 

@@ -42,6 +42,17 @@ class TaskKind(StrEnum):
             return cls.CLASS
         return cls.METHOD
 
+    @classmethod
+    def parse(cls, text: str) -> frozenset[TaskKind]:
+        """`function,method,class`: the kinds named; ValueError naming the first unknown one."""
+        names = [name.strip() for name in text.split(",") if name.strip()]
+        known = {kind.value for kind in cls}
+        wrong = [name for name in names if name not in known] or ([] if names else [text])
+        if wrong:
+            choices = ", ".join(kind.value for kind in cls)
+            raise ValueError(f"unknown task kind {wrong[0]!r} (choose from {choices})")
+        return frozenset(cls(name) for name in names)
+
 
 class Record(BaseModel):
     """Base of every record: frozen, no unknown fields."""

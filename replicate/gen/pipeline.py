@@ -38,15 +38,10 @@ MINTED_KINDS = frozenset({TaskKind.FUNCTION, TaskKind.METHOD, TaskKind.CLASS})
 
 def parse_kinds(text: str) -> frozenset[TaskKind]:
     """`--kinds function,method,class`: the kinds named, or a one-line ReplicateError."""
-    names = [name.strip() for name in text.split(",") if name.strip()]
-    known = {kind.value for kind in TaskKind}
-    wrong = [name for name in names if name not in known]
-    if wrong or not names:
-        raise ReplicateError(
-            f"--kinds: unknown task kind {wrong[0] if wrong else text!r} (choose from "
-            f"{', '.join(k.value for k in TaskKind)})"
-        )
-    kinds = frozenset(TaskKind(name) for name in names)
+    try:
+        kinds = TaskKind.parse(text)
+    except ValueError as exc:
+        raise ReplicateError(f"--kinds: {exc}") from None
     if TaskKind.MODULE in kinds:
         raise ReplicateError("--kinds: module tasks are not supported yet")
     if TaskKind.CLASS in kinds and TaskKind.METHOD not in kinds:
