@@ -182,7 +182,11 @@ def test_a_whole_class_candidate_replaces_the_class_and_keeps_its_decorators() -
     assert namespace["Box"].double(2) == 6
     tokens = candidate_tokens(spliced, stubbed, box)
     assert tokens is not None and ("NAME", "append") in [(k.name, t) for k, t in tokens]
-    assert original_tokens(SOURCE, box)
+    original = original_tokens(SOURCE, box)
+    assert original is not None and ("NAME", "append") in [(k.name, t) for k, t in original]
+    # a class's body tokens are its methods' bodies: the stub's are only its raises
+    stub_tokens = candidate_tokens(stubbed, stubbed, box) or ()
+    assert {t for _, t in stub_tokens} == {"raise", "NotImplementedError"}
 
 
 def test_a_candidate_without_the_class_is_refused() -> None:
