@@ -154,20 +154,23 @@ def fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def answer_sentence(qualname: str, context: Context) -> str:
-    """How to answer: the whole file is a fair answer only when the whole file was shown as is."""
+def answer_sentence(qualname: str, context: Context, header: str = "def") -> str:
+    """How to answer: the whole file is a fair answer only when the whole file was shown as is.
+    `header`: the keyword that starts the definition (`class` for a class task)."""
     head = f"Answer with your implementation of `{qualname}` in one ```python fenced block: "
+    whole = f"its complete definition (the `{header}` line included)"
     if context is Context.FILE:
-        return head + "its complete definition (the `def` line included), or the whole file."
+        return head + whole + ", or the whole file."
     return (
-        head + "its complete definition (the `def` line included), not the whole file: the rest "
-        "of the file stays as the repository has it."
+        head + whole + ", not the whole file: the rest of the file stays as the repository has it."
     )
 
 
-def render_row_prompt(task_md: str, path: str, qualname: str, shown: str, context: Context) -> str:
+def render_row_prompt(
+    task_md: str, path: str, qualname: str, shown: str, context: Context, header: str = "def"
+) -> str:
     """A trainer row's one user message: TASK.md, the part of the file `context` shows, and how
-    to answer."""
+    to answer (`header`: as `answer_sentence` takes it)."""
     marks = fence(shown)
     note = _NOTE[context].format(name=qualname)
     return "\n".join(
@@ -182,6 +185,6 @@ def render_row_prompt(task_md: str, path: str, qualname: str, shown: str, contex
             shown.rstrip("\n"),
             marks,
             "",
-            answer_sentence(qualname, context),
+            answer_sentence(qualname, context, header),
         ]
     )
