@@ -20,6 +20,7 @@ A class needs at least `MIN_GRADED_MEMBERS` methods minted as method tasks.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -69,18 +70,26 @@ def mint_classes(
     known: Mapping[str, LedgerEntry],
     publish: Publisher,
     work: ClassWork,
+    workers: int = 1,
 ) -> None:
-    """Mint (or resume from the ledger) a class task for each of `classes`, each published as
-    a target is, from the method tasks `method_ids` of this gen."""
+    """Mint (or resume from the ledger) a class task for each of `classes`, from the method
+    tasks `method_ids` of this gen, `workers` at once; each published as a target is, in order."""
     by_class = _method_tasks(work, method_ids)
     publish.counter.keep("extracted", len(classes))
+    todo = []
     for target in classes:
         entry = known.get(target.symbol)
         if entry is not None:
             publish.resume(entry)
-            continue
-        found = by_class.get((target.module, target.qualname), [])
-        publish.outcome(target.symbol, mint_class(target, found, work))
+        else:
+            todo.append(target)
+
+    def one(target: Target) -> Minted | Dropped:
+        return mint_class(target, by_class.get((target.module, target.qualname), []), work)
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for target, result in zip(todo, pool.map(one, todo), strict=True):
+            publish.outcome(target.symbol, result)
 
 
 def _method_tasks(work: ClassWork, ids: Iterable[str]) -> dict[tuple[str, str], list[TaskFiles]]:

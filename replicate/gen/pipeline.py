@@ -115,7 +115,8 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
             show.stage("minting class tasks")
             jail = Jail(prepared.context, sandbox)
             at = ClassWork(out, prepared.snapshot, prepared.repo_dir, jail)
-            mint_classes(extraction.classes, tuple(publish.task_ids), known, publish, at)
+            ids = tuple(publish.task_ids)
+            mint_classes(extraction.classes, ids, known, publish, at, options.workers)
     _write(out)
     notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
     if not_started:
