@@ -6,9 +6,10 @@ the same gen: each one's recorded and widened inputs with the `self` the tests h
 agreed by two runs of the reference, with their golden outcomes (`CallInput.member` says whose).
 So are its guarantees:
 - baseline: a degenerate class may pick, per method, the degenerate program that does best on
-  it; the grade is the mean over methods (`grading/classes.py`), so the best degenerate class
-  earns the mean of the methods' baselines, and that is the class's baseline: no degenerate
-  class earns more than 0 once normalised;
+  it; the grade is the mean over methods (`grading/classes.py`), so such a class earns the mean
+  of the methods' baselines.  The class whose every method returns None is graded too (its
+  methods then call each other's degenerate bodies, which no method task saw): the baseline is
+  the higher of the two, and a class on which that one earns `MAX_BASELINE` is dropped;
 - strength: a mutant of one method changes the file as the method task's mutant did, and runs
   on the same inputs: the class's mutants are its methods', killed as they were, at the same
   kill-rate floor each method task was held to;
@@ -45,13 +46,15 @@ from replicate.core import (
 )
 from replicate.gen.publish import Publisher
 from replicate.gen.target import Dropped, Minted
-from replicate.grading import grade_text, original_source, stubbed_source
+from replicate.grading import MAX_BASELINE, grade_text, original_source, stubbed_source
 from replicate.jail import Jail
 
 MIN_GRADED_MEMBERS = 2
 TOO_FEW_MEMBERS = f"fewer than {MIN_GRADED_MEMBERS} of its methods minted as method tasks"
 REFERENCE_MISSES = "the reference class misses its methods' inputs"
 STUB_EARNS = "the stubbed class earns a reward"
+EVERY_NONE = "class: every method returns None"
+NONE_EARNS = f"a degenerate class ({EVERY_NONE}) scores {MAX_BASELINE} or more"
 
 
 @dataclass(frozen=True)
@@ -122,9 +125,26 @@ def mint_class(target: Target, methods: Sequence[TaskFiles], work: ClassWork) ->
     stub = grade_text(task, stubbed_source(task).decode("utf-8"), work.jail, shrink=False)
     if stub.reward != 0.0:
         return Dropped("validated", STUB_EARNS, f"{stub.reward}: {stub.reason}")
-    validation = Validation(reference_reward=1.0, stub_reward=0.0)
-    hidden = task.hidden.model_copy(update={"validation": validation})
-    return Minted(replace(task, hidden=hidden))
+    none = grade_text(task, returning_none(task).decode("utf-8"), work.jail, shrink=False)
+    raw = none.raw_reward or 0.0
+    if raw >= MAX_BASELINE:
+        return Dropped("validated", NONE_EARNS, f"{raw:.2f}: {none.reason}")
+    baseline = task.hidden.baseline or Baseline(raw_reward=0.0)
+    programs = (*baseline.programs, DegenerateScore(program=EVERY_NONE, raw_reward=raw))
+    update = {
+        "validation": Validation(reference_reward=1.0, stub_reward=0.0),
+        "baseline": Baseline(raw_reward=max(baseline.raw_reward, raw), programs=programs),
+    }
+    return Minted(replace(task, hidden=task.hidden.model_copy(update=update)))
+
+
+def returning_none(task: LoadedTask) -> bytes:
+    """The target file with every member of the class returning None: a degenerate class."""
+    source = original_source(task)
+    for member in reversed(task.hidden.target.members):
+        span = member.body_span
+        source = source[: span.start_byte] + b"return None" + source[span.end_byte :]
+    return source
 
 
 def assemble(

@@ -12,7 +12,7 @@ from pathlib import Path
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core import TaskKind, Verdict
-from replicate.gen.classes import MIN_GRADED_MEMBERS
+from replicate.gen.classes import EVERY_NONE, MIN_GRADED_MEMBERS
 from replicate.grading import grade_text, original_source, stubbed_source
 from replicate.jail import Jail
 from replicate.jail.context import context_for
@@ -70,6 +70,10 @@ def test_class_tasks_mint_and_the_reference_earns_one_and_the_stub_zero(boltons:
         assert len(graded) >= MIN_GRADED_MEMBERS
         assert graded <= {m.qualname for m in target.members}
         assert all(f"`{m.name}`" in task.prompt for m in target.members)
+        baseline = task.hidden.baseline  # the every-None class graded at gen, under the baseline
+        assert baseline is not None and baseline.raw_reward < 1.0
+        (none,) = [p for p in baseline.programs if p.program == EVERY_NONE]
+        assert none.raw_reward <= baseline.raw_reward
     bad = [
         f"{ident}: reference {ref.reward} ({ref.reason}), stub {stub.reward} ({stub.reason})"
         for ident, ref, stub in _grades(tasks)
