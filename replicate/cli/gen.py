@@ -115,6 +115,8 @@ def register(sub: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     if args.repos is not None:
+        if args.kinds is not None:
+            raise ReplicateError("--kinds is for --repo: --repos mints every kind gen mints")
         return gen_many.handle(args)
     if args.executor != "local" or args.repo_budget is not None:
         raise ReplicateError("--executor and --repo-budget are for --repos")
