@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 from collections import Counter
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Collection, Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -33,6 +33,7 @@ from replicate.core import (
     Band,
     CopyIndex,
     Difficulty,
+    TaskKind,
     higher,
     measure,
     target_tokens,
@@ -160,11 +161,17 @@ def choose(
     limit: int | None = None,
     bands: Sequence[Band] = (),
     max_solve_rate: float | None = None,
+    kinds: Collection[TaskKind] = (),
 ) -> tuple[str, ...]:
-    """`Batch.select`, keeping only the tasks in `bands` (all when none) whose recorded solve
-    rate is at most `max_solve_rate` (tasks without one are left out), then the limit; a
-    one-line error when that leaves none."""
+    """`Batch.select`, keeping only the tasks of `kinds` (all when none) in `bands` (all when
+    none) whose recorded solve rate is at most `max_solve_rate` (tasks without one are left
+    out), then the limit; a one-line error when that leaves none."""
     chosen = batch.select(names)
+    if kinds:
+        chosen = tuple(i for i in chosen if batch.spec(i).task_kind in kinds)
+        if not chosen:
+            named = ",".join(sorted(kinds))
+            raise ReplicateError(f"no task of {batch.root} is of the kinds {named}")
     if not bands and max_solve_rate is None:
         return chosen[:limit] if limit is not None else chosen
     found = difficulties(batch, chosen)

@@ -1,5 +1,5 @@
-"""`--difficulty` and `--max-solve-rate`: choosing a batch's tasks by difficulty, shared by
-`run` and `export`."""
+"""`--difficulty`, `--max-solve-rate` and `--kinds`: choosing a batch's tasks by difficulty and
+task kind, shared by `run` and `export`."""
 
 from __future__ import annotations
 
@@ -7,7 +7,8 @@ import argparse
 
 from replicate.batch import parse_bands
 from replicate.cli import numbers
-from replicate.core import BANDS, Band
+from replicate.core import BANDS, Band, TaskKind
+from replicate.errors import ReplicateError
 
 
 def add_difficulty_arguments(p: argparse.ArgumentParser) -> None:
@@ -24,6 +25,24 @@ def add_difficulty_arguments(p: argparse.ArgumentParser) -> None:
         metavar="X",
         help="only tasks whose recorded solve rate is at most X (see `report --write-solve-rate`)",
     )
+
+
+def add_kinds_argument(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--kinds",
+        metavar="KINDS",
+        help="only tasks of these task kinds (comma list: function, method, class, module)",
+    )
+
+
+def kinds_filter(args: argparse.Namespace) -> frozenset[TaskKind]:
+    """The task kinds asked for (empty: all), or a one-line error."""
+    if args.kinds is None:
+        return frozenset()
+    try:
+        return TaskKind.parse(args.kinds)
+    except ValueError as exc:
+        raise ReplicateError(f"--kinds: {exc}") from None
 
 
 def difficulty_filters(args: argparse.Namespace) -> tuple[tuple[Band, ...], float | None]:

@@ -12,7 +12,12 @@ from rich.table import Table
 from replicate.batch import Batch, choose
 from replicate.cli import numbers
 from replicate.cli.console import err_console
-from replicate.cli.difficulty_options import add_difficulty_arguments, difficulty_filters
+from replicate.cli.difficulty_options import (
+    add_difficulty_arguments,
+    add_kinds_argument,
+    difficulty_filters,
+    kinds_filter,
+)
 from replicate.core import prompt, prompt_lengths, splits
 from replicate.errors import ReplicateError
 from replicate.exporters import EXPORTERS, ExportOptions, ExportPlan, Written, exporter, plan_export
@@ -44,6 +49,7 @@ def register(sub: Any) -> None:
     p.add_argument("--task", action="append", default=[], help="task id or symbol (repeatable)")
     p.add_argument("--limit", type=numbers.count, default=None, help="at most N tasks")
     add_difficulty_arguments(p)
+    add_kinds_argument(p)
     p.add_argument("--context", choices=[c.value for c in prompt.Context], help=CONTEXT_HELP)
     split_help = "split name recorded in every row (default train)"
     p.add_argument("--split", metavar="NAME", help=split_help)
@@ -91,7 +97,7 @@ def handle(args: argparse.Namespace) -> int:
     options = options_from(args, folder=chosen.workdir is not None)
     bands, bound = difficulty_filters(args)
     batch = Batch.open(args.tasks, verify=not args.no_verify)
-    task_ids = choose(batch, args.task, args.limit, bands, bound)
+    task_ids = choose(batch, args.task, args.limit, bands, bound, kinds_filter(args))
     plan = plan_export(batch, task_ids, options, workdir=chosen.workdir)
     written = chosen.export(batch, plan, args.out, options)
     if args.json:

@@ -16,7 +16,15 @@ from replicate.cli.progress import progress_display
 from replicate.cli.run import default_workers as usable_cores
 from replicate.core import Funnel
 from replicate.errors import ReplicateError
-from replicate.gen import DEFAULT_MIN_KILL_RATE, LEDGER, GenOptions, GenReport, mint
+from replicate.gen import (
+    DEFAULT_MIN_KILL_RATE,
+    LEDGER,
+    MINTED_KINDS,
+    GenOptions,
+    GenReport,
+    mint,
+    parse_kinds,
+)
 from replicate.jail import sandbox_names
 
 
@@ -88,6 +96,12 @@ def register(sub: Any) -> None:
         help="without the speed-ups (compiled runner, exact warm pools): the same tasks, "
         "slower; to measure against",
     )
+    p.add_argument(
+        "--kinds",
+        metavar="KINDS",
+        help="task kinds to mint, comma-separated: function, method, class (every method of a "
+        "class at once; needs method); default: all the repository yields; module: not yet",
+    )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.add_argument(
         "--repo-budget",
@@ -101,6 +115,8 @@ def register(sub: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     if args.repos is not None:
+        if args.kinds is not None:
+            raise ReplicateError("--kinds is for --repo: --repos mints every kind gen mints")
         return gen_many.handle(args)
     if args.executor != "local" or args.repo_budget is not None:
         raise ReplicateError("--executor and --repo-budget are for --repos")
@@ -116,6 +132,7 @@ def handle(args: argparse.Namespace) -> int:
         budget_s=args.budget,
         fresh=args.fresh,
         cold=args.cold,
+        kinds=MINTED_KINDS if args.kinds is None else parse_kinds(args.kinds),
     )
     with progress_display(plain=args.json) as progress:
         report = mint(options, progress)

@@ -25,7 +25,12 @@ from replicate.agents import (
 )
 from replicate.cli import numbers
 from replicate.cli.console import err_console
-from replicate.cli.difficulty_options import add_difficulty_arguments, difficulty_filters
+from replicate.cli.difficulty_options import (
+    add_difficulty_arguments,
+    add_kinds_argument,
+    difficulty_filters,
+    kinds_filter,
+)
 from replicate.cli.executors import add_executor_arguments
 from replicate.cli.grade import NO_VERIFY_HELP, REPO_TESTS_HELP
 from replicate.cli.progress import RichProgress
@@ -89,6 +94,7 @@ def register(sub: Any) -> None:
     p.add_argument("--task", action="append", default=[], help="only this task id (repeatable)")
     p.add_argument("--limit", type=numbers.count, help="only the first N tasks")
     add_difficulty_arguments(p)
+    add_kinds_argument(p)
     p.add_argument("--keep-workspaces", action="store_true", help="keep workspaces in RUN_DIR")
     p.add_argument("--repo-tests", action="store_true", help=REPO_TESTS_HELP)
     p.add_argument("--no-verify", action="store_true", help=NO_VERIFY_HELP)
@@ -200,6 +206,7 @@ def handle(args: argparse.Namespace) -> int:
         limit=args.limit,
         bands=bands,
         max_solve_rate=bound,
+        kinds=kinds_filter(args),
         keep_workspaces=args.keep_workspaces,
         repo_tests=args.repo_tests,
         verify=not args.no_verify,

@@ -33,7 +33,7 @@ from replicate.core.ids import MAX_PART, normalise_repo_url, repo_dir_name, slug
 from replicate.core.parsing import PARSE_LOCK
 from replicate.core.paths import name_problem, path_problem
 from replicate.core.progress import NullProgress, Progress
-from replicate.core.prompt import render_prompt
+from replicate.core.prompt import render_class_prompt, render_prompt
 from replicate.core.records import (
     AgentStatus,
     Baseline,
@@ -60,6 +60,7 @@ from replicate.core.records import (
     StratumWeights,
     Strength,
     Target,
+    TaskKind,
     TaskSpec,
     Validation,
     Verdict,
@@ -108,6 +109,7 @@ __all__ = [
     "StratumWeights",
     "Strength",
     "Target",
+    "TaskKind",
     "TaskSpec",
     "Token",
     "Validation",
@@ -127,6 +129,7 @@ __all__ = [
     "path_problem",
     "read_response",
     "recall",
+    "render_class_prompt",
     "render_prompt",
     "repo_dir_name",
     "response_of_query",

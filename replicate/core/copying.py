@@ -85,9 +85,13 @@ def _kind(token: tokenize.TokenInfo) -> Lexeme:
     return Lexeme.STRING if token.type == tokenize.STRING else Lexeme.OP
 
 
-def body_lexemes(node: FunctionNode) -> tuple[Token, ...]:
+def body_lexemes(node: FunctionNode | ast.ClassDef) -> tuple[Token, ...]:
     """The kinded tokens of a function's body, docstring dropped, formatting normalised (its
-    statements printed back by `ast.unparse`: layout, comments and redundant brackets gone)."""
+    statements printed back by `ast.unparse`: layout, comments and redundant brackets gone);
+    of a class, its methods' bodies one after another (what a class task hides)."""
+    if isinstance(node, ast.ClassDef):
+        methods = [n for n in node.body if isinstance(n, ast.FunctionDef | ast.AsyncFunctionDef)]
+        return tuple(token for method in methods for token in body_lexemes(method))
     body = list(node.body)
     first = body[0] if body else None
     is_doc = isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant)

@@ -69,6 +69,11 @@ class DropReason(StrEnum):
     DEGENERATE_OVERPAID = "a degenerate program ({}) earns more than {} normalised"
     SEARCH_FAILED = "baseline search"  # ": <the infrastructure's trouble>"
     SEARCHED_MISS = "the reference misses searched inputs run with the others"
+    # a class task, from its methods' tasks (gen/classes.py)
+    CLASS_TOO_FEW_MEMBERS = "fewer than {} of its methods minted as method tasks"
+    REFERENCE_CLASS_MISSES = "the reference class misses its methods' inputs"
+    STUB_CLASS_EARNS = "the stubbed class earns a reward"
+    DEGENERATE_CLASS_AT_FLOOR = "a degenerate class ({}) scores {} or more"
     TASK_FILES_NOT_WRITTEN = "task files could not be written"
     TASK_FILES_NOT_READ_BACK = "task files could not be read back"
     # counted by the funnel only, never in the ledger: targets this run did not get to

@@ -41,8 +41,12 @@ def repo_dir_name(repo_key: str, commit: str) -> str:
     return f"{name}-{digest}-{commit[:12]}"
 
 
-def task_id(repo_key: str, commit: str, symbol: str) -> str:
-    """Stable id from repository key, commit and symbol; unique and safe as a file name."""
+def task_id(repo_key: str, commit: str, symbol: str, kind: str = "") -> str:
+    """Stable id from repository key, commit, symbol and task kind; unique and safe as a file
+    name.  A function's or method's id (`kind` "") names no kind, as before task kinds (its
+    symbol says it); a class's id names it: `<repo>__class.<symbol>__<digest>`."""
     name = slug(repo_key.rsplit("/", 1)[-1])[:MAX_PART]
-    digest = hashlib.sha256(f"{repo_key}\n{commit}\n{symbol}".encode()).hexdigest()[:10]
-    return f"{name}__{slug(symbol)[:MAX_PART]}__{digest}"
+    text = f"{repo_key}\n{commit}\n{symbol}" + (f"\n{kind}" if kind else "")
+    digest = hashlib.sha256(text.encode()).hexdigest()[:10]
+    part = f"{kind}.{symbol}" if kind else symbol
+    return f"{name}__{slug(part)[:MAX_PART]}__{digest}"

@@ -64,6 +64,64 @@ def render_prompt(target: Target, examples: tuple[Example, ...], hidden_inputs: 
     return "\n".join(lines)
 
 
+CLASS_REWARD_SENTENCE = (
+    "The reward runs from 0 to 1: the mean, over the methods that are called, of each method's "
+    "share of matching inputs (weighted by the kind of input: calls seen in the repository's "
+    "tests, generated variations of them, edge cases, inputs on which the original raises), so "
+    "no one method outweighs the others; rescaled so that a class whose every method has the "
+    "best trivial body for it (`return None`, returning an argument or a constant, raising, or "
+    "a lookup table of the visible examples) earns 0, and matching every input earns 1."
+)
+
+
+def render_class_prompt(
+    target: Target, examples: tuple[Example, ...], hidden_inputs: int, graded: tuple[str, ...]
+) -> str:
+    """TASK.md of a class task: the class to rebuild, each member's signature and docstring (the
+    surface that must exist), which members the hidden inputs call, and what the reward is."""
+    where = f"`{target.path}` (line {target.def_span.start_line})"
+    lines = [
+        f"# Implement the class `{target.symbol}`",
+        "",
+        f"In this repository the body of every method of the class `{target.qualname}` in "
+        f"{where} has been replaced by `raise NotImplementedError`; its `class` statement, "
+        "bases, decorators, class attributes, and each method's signature and docstring are "
+        "kept. Write every method so that the class behaves exactly like the original one: the "
+        "same return values (types included), the same exceptions (by type), and the same "
+        "effect on the arguments and on the instance.",
+        "",
+        "## The class",
+        "",
+        "```python",
+        target.signature.rstrip(),
+        "```",
+    ]
+    if target.docstring:
+        lines += ["", "```text", target.docstring.rstrip(), "```"]
+    lines += ["", "## Members that must exist", ""]
+    for member in target.members:
+        lines += [f"### `{member.name}`", "", "```python", member.signature.rstrip(), "```"]
+        if member.docstring:
+            lines += ["", "```text", member.docstring.rstrip(), "```"]
+        lines.append("")
+    if examples:
+        lines += ["## Examples", "", *(f"- `{ex.call}` → `{ex.outcome}`" for ex in examples), ""]
+    called = ", ".join(f"`{name.rsplit('.', 1)[-1]}`" for name in graded)
+    lines += [
+        "## How it is graded",
+        "",
+        f"- Only `{target.path}` is taken from your workspace; edits to other files are ignored.",
+        f"- {hidden_inputs} hidden calls of {called} (each on an instance in a state the "
+        "repository's tests reached) run in a sandbox without network, with every method of "
+        "the class yours; their behaviour is compared with the original's. The other members "
+        "are reached through these.",
+        f"- {CLASS_REWARD_SENTENCE}",
+        "- Keep the class and every signature. Helpers you add to the same file are fine.",
+        "",
+    ]
+    return "\n".join(lines)
+
+
 class Context(StrEnum):
     """How much of the target's file a row's prompt shows (`replicate export --context`)."""
 
@@ -96,20 +154,23 @@ def fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def answer_sentence(qualname: str, context: Context) -> str:
-    """How to answer: the whole file is a fair answer only when the whole file was shown as is."""
+def answer_sentence(qualname: str, context: Context, header: str = "def") -> str:
+    """How to answer: the whole file is a fair answer only when the whole file was shown as is.
+    `header`: the keyword that starts the definition (`class` for a class task)."""
     head = f"Answer with your implementation of `{qualname}` in one ```python fenced block: "
+    whole = f"its complete definition (the `{header}` line included)"
     if context is Context.FILE:
-        return head + "its complete definition (the `def` line included), or the whole file."
+        return head + whole + ", or the whole file."
     return (
-        head + "its complete definition (the `def` line included), not the whole file: the rest "
-        "of the file stays as the repository has it."
+        head + whole + ", not the whole file: the rest of the file stays as the repository has it."
     )
 
 
-def render_row_prompt(task_md: str, path: str, qualname: str, shown: str, context: Context) -> str:
+def render_row_prompt(
+    task_md: str, path: str, qualname: str, shown: str, context: Context, header: str = "def"
+) -> str:
     """A trainer row's one user message: TASK.md, the part of the file `context` shows, and how
-    to answer."""
+    to answer (`header`: as `answer_sentence` takes it)."""
     marks = fence(shown)
     note = _NOTE[context].format(name=qualname)
     return "\n".join(
@@ -124,6 +185,6 @@ def render_row_prompt(task_md: str, path: str, qualname: str, shown: str, contex
             shown.rstrip("\n"),
             marks,
             "",
-            answer_sentence(qualname, context),
+            answer_sentence(qualname, context, header),
         ]
     )

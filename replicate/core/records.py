@@ -8,6 +8,7 @@ Every record is a frozen pydantic model so that it validates on load and publish
 
 from __future__ import annotations
 
+from enum import StrEnum
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,11 +17,43 @@ from replicate.core.drops import DropReason
 
 SCHEMA_VERSION = "1"
 
-CallKind = Literal["function", "method", "classmethod", "staticmethod"]
+# What a target is: a function, one of a class's methods by how it is bound, or a whole class.
+CallKind = Literal["function", "method", "classmethod", "staticmethod", "class"]
 Stratum = Literal["traced", "widened", "edge", "raises"]
 Provenance = Literal["traced", "widened", "edge"]
 VerdictStatus = Literal["graded", "violation", "infra_error"]
 AgentStatus = Literal["ok", "error", "timeout", "disk_quota_exceeded", "budget_exhausted"]
+
+
+class TaskKind(StrEnum):
+    """What a task asks to build: one function, one method, every method of one class, or every
+    body of one file (`module`: named, not minted yet).  A batch minted before task kinds reads as
+    function or method, from its target's kind (`TaskKind.of`)."""
+
+    FUNCTION = "function"
+    METHOD = "method"
+    CLASS = "class"
+    MODULE = "module"
+
+    @classmethod
+    def of(cls, kind: CallKind) -> TaskKind:
+        """The task kind of a target of this kind."""
+        if kind == "function":
+            return cls.FUNCTION
+        if kind == "class":
+            return cls.CLASS
+        return cls.METHOD
+
+    @classmethod
+    def parse(cls, text: str) -> frozenset[TaskKind]:
+        """`function,method,class`: the kinds named; ValueError naming the first unknown one."""
+        names = [name.strip() for name in text.split(",") if name.strip()]
+        known = {kind.value for kind in cls}
+        wrong = [name for name in names if name not in known] or ([] if names else [text])
+        if wrong:
+            choices = ", ".join(kind.value for kind in cls)
+            raise ValueError(f"unknown task kind {wrong[0]!r} (choose from {choices})")
+        return frozenset(cls(name) for name in names)
 
 
 class Record(BaseModel):
@@ -50,7 +83,11 @@ class Source(Record):
 
 
 class Target(Record):
-    """One extracted function or method: everything needed to stub, splice and call it."""
+    """One extracted function, method or class: everything needed to stub, splice and call it.
+
+    A class (`kind` "class") is called through its `members`: each method it defines whose body
+    is hidden with the others; its own `body_span` runs from the first member's body to the
+    last's, and `signature` is its decorators and `class` line."""
 
     path: str
     module: str
@@ -69,10 +106,18 @@ class Target(Record):
     )
     body_indent: str = Field(description="Indentation of the body's statements ('' if inline).")
     body_statements: int = Field(description="Statements in the body, docstring excluded.")
+    members: tuple[Target, ...] = Field(
+        default=(),
+        description="A class's methods, hidden at once, in source order (empty for the others).",
+    )
 
     @property
     def symbol(self) -> str:
         return f"{self.module}.{self.qualname}"
+
+    @property
+    def task_kind(self) -> TaskKind:
+        return TaskKind.of(self.kind)
 
     @property
     def name(self) -> str:
@@ -155,6 +200,11 @@ class CallInput(Record):
         "can read in the workspace; False: a call made inside the library while a test ran, "
         "or a generated input.",
     )
+    member: str | None = Field(
+        default=None,
+        description="For a class task: the qualname of the member this input calls; None for "
+        "a function or method task.",
+    )
 
 
 class Example(Record):
@@ -178,6 +228,10 @@ class TaskSpec(Record):
     examples: tuple[Example, ...] = ()
     hidden_inputs: int = Field(description="How many hidden inputs grade this task.")
     body_statements: int
+
+    @property
+    def task_kind(self) -> TaskKind:
+        return TaskKind.of(self.kind)
 
 
 class Validation(Record):

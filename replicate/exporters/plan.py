@@ -73,7 +73,10 @@ def shown_file(task: LoadedTask, context: prompt.Context, every: Sequence[Loaded
 def row_prompt(task: LoadedTask, context: prompt.Context, every: Sequence[LoadedTask]) -> str:
     target = task.hidden.target
     shown = shown_file(task, context, every)
-    return prompt.render_row_prompt(task.prompt, target.path, target.qualname, shown, context)
+    header = "class" if target.kind == "class" else "def"
+    return prompt.render_row_prompt(
+        task.prompt, target.path, target.qualname, shown, context, header
+    )
 
 
 class _WorkspaceSearch:

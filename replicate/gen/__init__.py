@@ -7,7 +7,7 @@ from replicate.gen.audit import LeakAudit, audit_leaks, visible_roots
 from replicate.gen.ledger import LEDGER
 from replicate.gen.many.card import CARD_MD, BatchCard
 from replicate.gen.many.driver import ManyOptions, mint_many
-from replicate.gen.pipeline import GenOptions, GenReport, mint
+from replicate.gen.pipeline import MINTED_KINDS, GenOptions, GenReport, mint, parse_kinds
 from replicate.gen.reasons import (
     Explanation,
     NoLedger,
@@ -32,6 +32,7 @@ __all__ = [
     "CARD_MD",
     "DEFAULT_MIN_KILL_RATE",
     "LEDGER",
+    "MINTED_KINDS",
     "BatchCard",
     "Explanation",
     "GenOptions",
@@ -51,6 +52,7 @@ __all__ = [
     "mint_many",
     "mutant_settings",
     "outcomes",
+    "parse_kinds",
     "reference_run",
     "run_mutants",
     "search",

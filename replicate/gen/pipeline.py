@@ -13,10 +13,11 @@ from typing import TypeVar
 from replicate import GRADER_VERSION
 from replicate.batch import minting, write_difficulty, write_manifest, write_repo, write_schemas
 from replicate.cache import cache_root
-from replicate.core import DropReason, Funnel, LedgerEntry, NullProgress, Progress, Target
+from replicate.core import DropReason, Funnel, LedgerEntry, NullProgress, Progress, Target, TaskKind
 from replicate.errors import ReplicateError
 from replicate.executors import first_done, in_lanes
 from replicate.gen.audit import LeakAudit, visible_roots
+from replicate.gen.classes import ClassWork, mint_classes
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.ledger import Ledger, LedgerKey, decided
 from replicate.gen.prepare import PreparedRepo, prepare_repo
@@ -29,6 +30,25 @@ from replicate.jail import KNOWN_OUTCOMES, Jail, Sandbox, WorkerSessions, get_sa
 PYTEST_FALLBACKS = ("pytest<9", "pytest<8", "pytest<7")
 T = TypeVar("T")
 R = TypeVar("R")
+
+
+# What gen mints (module: named, not minted yet); a class task is assembled from its methods'.
+MINTED_KINDS = frozenset({TaskKind.FUNCTION, TaskKind.METHOD, TaskKind.CLASS})
+
+
+def parse_kinds(text: str) -> frozenset[TaskKind]:
+    """`--kinds function,method,class`: the kinds named, or a one-line ReplicateError."""
+    try:
+        kinds = TaskKind.parse(text)
+    except ValueError as exc:
+        raise ReplicateError(f"--kinds: {exc}") from None
+    if TaskKind.MODULE in kinds:
+        raise ReplicateError("--kinds: module tasks are not supported yet")
+    if TaskKind.CLASS in kinds and TaskKind.METHOD not in kinds:
+        raise ReplicateError(
+            "--kinds: class needs method too (a class task is assembled from its methods' tasks)"
+        )
+    return kinds
 
 
 @dataclass(frozen=True)
@@ -48,6 +68,7 @@ class GenOptions:
     budget_s: float | None = None
     fresh: bool = False  # mint every target again, whatever the batch's ledger says
     cold: bool = False  # without the speed-ups (see RepoContext.speedups), to measure them
+    kinds: frozenset[TaskKind] = MINTED_KINDS  # the task kinds to mint (`parse_kinds`)
 
 
 @dataclass(frozen=True)
@@ -69,7 +90,8 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     key = LedgerKey(record.key, record.commit, GRADER_VERSION, options.min_kill_rate)
     known = {} if options.fresh else decided(out, key)
     counter = FunnelCounter()
-    targets = {t.symbol: t for t in prepared.extraction.targets}
+    extraction = prepared.extraction
+    targets = {t.symbol: t for t in extraction.targets if t.task_kind in options.kinds}
     counter.keep(STAGES[0], len(targets))
     harvest, prepared = _harvest(prepared, targets, sandbox, options, show)
     prepared = prepared.with_extra_paths(harvest.extra_paths)
@@ -89,6 +111,12 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
         finally:
             if sessions is not None:
                 sessions.close()
+        if TaskKind.CLASS in options.kinds and extraction.classes:
+            show.stage("minting class tasks")
+            jail = Jail(prepared.context, sandbox)
+            at = ClassWork(out, prepared.snapshot, prepared.repo_dir, jail)
+            ids = tuple(publish.task_ids)
+            mint_classes(extraction.classes, ids, known, publish, at, options.workers)
     _write(out)
     notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
     if not_started:
@@ -335,4 +363,4 @@ def _write(out: Path) -> None:
     minting.finish(out)
 
 
-__all__ = ["GenOptions", "GenReport", "mint"]
+__all__ = ["MINTED_KINDS", "GenOptions", "GenReport", "mint", "parse_kinds"]

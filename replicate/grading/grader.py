@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from replicate import GRADER_VERSION
 from replicate.batch import LoadedTask
 from replicate.core import MAX_CANDIDATE_BYTES, SpliceError, Verdict, VerdictStatus
+from replicate.grading.classes import is_class_task, run_members, score_members
 from replicate.grading.recall import with_recall
 from replicate.grading.reward import normalise, score_matches
 from replicate.grading.shrink import shrink_counterexample
@@ -116,14 +117,17 @@ def run_spliced(
     when `jail` has candidate sessions, else in a jail started ahead of time when it has a warm
     pool and the sandbox can; see `Jail.run`).  `again`: the determinism check's second run."""
     hidden = task.hidden
-    run = jail.run(
-        hidden.target,
-        task.inputs,
-        hidden.grading,
-        override=spliced,
-        hash_seed=hash_seed,
-        again=again,
-    )
+    if is_class_task(task):  # each member's inputs, a run a member (`grading.classes`)
+        run = run_members(task, spliced, jail, hash_seed=hash_seed, again=again)
+    else:
+        run = jail.run(
+            hidden.target,
+            task.inputs,
+            hidden.grading,
+            override=spliced,
+            hash_seed=hash_seed,
+            again=again,
+        )
     infra = run.infra_problem()
     if infra:
         return Refusal(None, "infra_error", infra, spliced)
@@ -191,7 +195,8 @@ def _graded(
     run = found.run
     settings = task.hidden.grading
     first = compared(task.inputs, task.expected, run.parsed.outcomes, settings)
-    result = score_matches(task.inputs, first.misses, settings)
+    scored = score_members if is_class_task(task) else score_matches
+    result = scored(task.inputs, first.misses, settings)
     base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
     if normalise(result.reward, base) > 0:
         again = _second_run(task, found, first, jail, hash_seed)
@@ -199,11 +204,12 @@ def _graded(
             verdict = _verdict(task, started, again.reward, again.status, again.reason)
             raw = None if again.reward is None else round(result.reward, 6)
             return verdict.model_copy(update={"raw_reward": raw, "counts": result.counts})
-        result = score_matches(task.inputs, rescued(task.inputs, first, again), settings)
+        result = scored(task.inputs, rescued(task.inputs, first, again), settings)
     reward = round(normalise(result.reward, base), 6)
     reason = _reason(result.mismatches, len(task.inputs), run.result.timed_out, run.parsed.ready)
     example = result.counterexample
-    if shrink and example is not None and result.first_mismatch is not None:
+    # a class task's counterexample is not shrunk yet: the shortest failing call sequence will be
+    if shrink and not is_class_task(task) and example and result.first_mismatch is not None:
         example = shrink_counterexample(
             task, result.first_mismatch, example, found.spliced, jail.cold()
         )

@@ -14,7 +14,7 @@ from replicate.jail.bytecode import compile_candidate
 from replicate.jail.calls import JAIL_ENV, JailRun, RepoContext, Until, run_calls
 from replicate.jail.candidates import CandidateSessions, idle_sessions
 from replicate.jail.context import context_for
-from replicate.jail.frames import is_result
+from replicate.jail.frames import ParsedRun, is_result
 from replicate.jail.jail import Jail
 from replicate.jail.known_outcomes import KNOWN as KNOWN_OUTCOMES
 from replicate.jail.series import WorkerSessions
@@ -46,6 +46,7 @@ __all__ = [
     "JailRun",
     "Limits",
     "Mount",
+    "ParsedRun",
     "RepoContext",
     "Sandbox",
     "SandboxRequest",

@@ -43,6 +43,7 @@ class Extraction:
     skipped_files: tuple[SkippedFile, ...]
     source_roots: tuple[str, ...]
     source_files: int
+    classes: tuple[Target, ...] = ()  # class targets (task kind `class`), apart from `targets`
 
     @classmethod
     def of(
@@ -50,6 +51,7 @@ class Extraction:
     ) -> Extraction:
         """The extraction of one outcome per source file: its targets, or why it was skipped."""
         targets: list[Target] = []
+        classes: list[Target] = []
         skipped: list[SkippedFile] = []
         files = 0
         for outcome in outcomes:
@@ -57,8 +59,9 @@ class Extraction:
             if isinstance(outcome, SkippedFile):
                 skipped.append(outcome)
             else:
-                targets.extend(outcome)
-        return cls(tuple(targets), tuple(skipped), source_roots, files)
+                targets.extend(t for t in outcome if t.kind != "class")
+                classes.extend(t for t in outcome if t.kind == "class")
+        return cls(tuple(targets), tuple(skipped), source_roots, files, tuple(classes))
 
 
 @runtime_checkable

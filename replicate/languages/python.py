@@ -9,6 +9,7 @@ from pathlib import Path
 from replicate.core import SkippedFile, Target, Token
 from replicate.errors import ReplicateError
 from replicate.languages.base import Extraction
+from replicate.languages.python_classes import extract_classes
 from replicate.languages.python_context import outline, stub_bodies
 from replicate.languages.python_extract import extract_targets, first_error_line, parse_tree
 from replicate.languages.python_layout import (
@@ -76,7 +77,8 @@ def discover_python(root: Path) -> Extraction:
 
 
 def extract_file(module_file: ModuleFile) -> list[Target] | SkippedFile:
-    """The targets of one file, or why it was skipped (unreadable, generated, does not parse)."""
+    """The targets of one file (its functions and methods, then its classes), or why it was
+    skipped (unreadable, generated, does not parse)."""
     try:
         data = module_file.path.read_bytes()
     except OSError as exc:
@@ -90,7 +92,8 @@ def extract_file(module_file: ModuleFile) -> list[Target] | SkippedFile:
         return SkippedFile(
             path=module_file.rel_path, reason=f"does not parse (tree-sitter): line {error_line}"
         )
-    return extract_targets(data, tree, module_file.rel_path, module_file.module)
+    path, module = module_file.rel_path, module_file.module
+    return extract_targets(data, tree, path, module) + extract_classes(data, tree, path, module)
 
 
 def file_problem(data: bytes, rel_path: str) -> str | None:

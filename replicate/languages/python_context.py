@@ -15,9 +15,10 @@ from __future__ import annotations
 
 import ast
 import warnings
+from collections.abc import Callable
 
 from replicate.core import PARSE_LOCK, Target
-from replicate.languages.python_splice import STUB_BODY, stub_source
+from replicate.languages.python_splice import STUB_BODY, stub_source, stub_spans
 
 _DEFINITIONS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
@@ -26,13 +27,15 @@ def stub_bodies(source: bytes, target: Target, others: tuple[Target, ...]) -> by
     """`source` with the bodies of `target` and of `others` (targets of the same file) stubbed.
 
     A body that holds the target's own definition is kept (stubbing it would take the target
-    away); a body inside another stubbed body goes with it."""
-    spans = {(target.body_span.start_byte, target.body_span.end_byte)}
+    away); a body inside another stubbed body goes with it.  A class's bodies are its
+    members' (`stub_spans`)."""
+    spans = {(span.start_byte, span.end_byte) for span in stub_spans(target)}
     start, end = target.def_span.start_byte, target.def_span.end_byte
     for other in others:
-        span = (other.body_span.start_byte, other.body_span.end_byte)
-        if not (span[0] <= start and end <= span[1]):
-            spans.add(span)
+        for part in stub_spans(other):
+            span = (part.start_byte, part.end_byte)
+            if not (span[0] <= start and end <= span[1]):
+                spans.add(span)
     for first, last in spans:
         if not 0 <= first <= last <= len(source):
             raise ValueError(f"body span {first}..{last} outside the source")
@@ -72,9 +75,7 @@ def _is_filler(text: str) -> bool:
 def outline(source: bytes, target: Target) -> bytes:
     """The part of `source` (the target's original file) around the target, the target stubbed,
     as above; the comments name lines by their numbers in `source`."""
-    span = target.body_span
     stubbed = stub_source(source, target)
-    shift = source[span.start_byte : span.end_byte].count(b"\n")  # the stub is one line
     text = stubbed.decode("utf-8")
     with PARSE_LOCK, warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -82,8 +83,7 @@ def outline(source: bytes, target: Target) -> bytes:
     lines = text.splitlines(keepends=True)
     dropped = _dropped_lines(tree, target.def_span.start_line)
 
-    def original(number: int) -> int:
-        return number + shift if number > span.start_line else number
+    original = _original_lines(source, target)
 
     shown: list[str] = []
     gap: list[int] = []  # line numbers of the run being left out (filler lines included)
@@ -98,6 +98,21 @@ def outline(source: bytes, target: Target) -> bytes:
     if gap:
         shown += _gap_lines([original(n) for n in gap], gap, lines)
     return "".join(shown).encode("utf-8")
+
+
+def _original_lines(source: bytes, target: Target) -> Callable[[int], int]:
+    """A line's number in `source` from its number in the stubbed file (each stub one line)."""
+    stubs: list[tuple[int, int]] = []  # (the stub's line in the stubbed file, lines it took)
+    removed = 0
+    for span in stub_spans(target):
+        lines = source[span.start_byte : span.end_byte].count(b"\n")
+        stubs.append((span.start_line - removed, lines))
+        removed += lines
+
+    def original(number: int) -> int:
+        return number + sum(lines for line, lines in stubs if number > line)
+
+    return original
 
 
 def _gap_lines(numbers: list[int], gap: list[int], lines: list[str]) -> list[str]:

@@ -9,12 +9,13 @@ definitions and `python_body` reads a body.
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
 
 from tree_sitter import Language as TSLanguage
 from tree_sitter import Node, Parser, Tree
 
 from replicate.core import CallKind, Span, Target
-from replicate.languages.python_body import read_body
+from replicate.languages.python_body import Body, read_body
 from replicate.languages.python_defs import Definition, collect_definitions, decorator_name
 from replicate.languages.syntax import first_error_line
 
@@ -48,29 +49,27 @@ def parse_tree(data: bytes) -> Tree:
 
 
 def extract_targets(data: bytes, tree: Tree, path: str, module: str) -> list[Target]:
-    """Every target in one parsed file, in source order."""
-    targets: list[Target] = []
-    _collect(data, tree.root_node, path, module, (), targets)
-    return targets
+    """Every function and method target in one parsed file, in source order."""
+    found = (
+        _function_target(data, definition, path, module, classes)
+        for definition, classes in walk_definitions(tree.root_node)
+        if definition.node.type != "class_definition"
+    )
+    return [target for target in found if target is not None]
 
 
-def _collect(
-    data: bytes,
-    container: Node,
-    path: str,
-    module: str,
-    classes: tuple[str, ...],
-    out: list[Target],
-) -> None:
+def walk_definitions(
+    container: Node, classes: tuple[str, ...] = ()
+) -> Iterator[tuple[Definition, tuple[str, ...]]]:
+    """Each definition (functions and classes) bound once at its level, with the chain of
+    classes it is in, in source order: a module's (through top-level if/try/with blocks) and,
+    recursively, those directly in each class body outside TYPE_CHECKING."""
     for definition in collect_definitions(container, nested=not classes):
-        if definition.node.type == "class_definition":
+        yield definition, classes
+        if definition.node.type == "class_definition" and not definition.in_type_checking:
             body = definition.node.child_by_field_name("body")
-            if body is not None and not definition.in_type_checking:
-                _collect(data, body, path, module, (*classes, definition.name), out)
-            continue
-        target = _function_target(data, definition, path, module, classes)
-        if target is not None:
-            out.append(target)
+            if body is not None:
+                yield from walk_definitions(body, (*classes, definition.name))
 
 
 def is_excluded_decorator(expression: str) -> bool:
@@ -93,6 +92,18 @@ def _function_target(
     body = read_body(data, definition.node)
     if body is None or body.trivial:
         return None
+    return target_of(data, definition, body, path, module, classes)
+
+
+def target_of(
+    data: bytes,
+    definition: Definition,
+    body: Body,
+    path: str,
+    module: str,
+    classes: tuple[str, ...],
+) -> Target:
+    """The target of one function definition whose body is `body`."""
     return Target(
         path=path,
         module=module,
@@ -104,12 +115,7 @@ def _function_target(
         decorators=definition.decorators,
         is_async=any(child.type == "async" for child in definition.node.children),
         is_generator=body.is_generator,
-        def_span=Span(
-            start_byte=definition.outer.start_byte,
-            end_byte=body.end_byte,
-            start_line=definition.outer.start_point[0] + 1,
-            end_line=body.end_line,
-        ),
+        def_span=def_span(definition, body),
         body_span=Span(
             start_byte=body.start_byte,
             end_byte=body.end_byte,
@@ -118,6 +124,16 @@ def _function_target(
         ),
         body_indent=body.indent,
         body_statements=body.statements,
+    )
+
+
+def def_span(definition: Definition, body: Body) -> Span:
+    """A definition's whole span: from its first decorator to the end of its body."""
+    return Span(
+        start_byte=definition.outer.start_byte,
+        end_byte=body.end_byte,
+        start_line=definition.outer.start_point[0] + 1,
+        end_line=body.end_line,
     )
 
 
@@ -132,9 +148,12 @@ def _kind(decorators: tuple[str, ...], in_class: bool) -> CallKind:
 
 
 __all__ = [
+    "def_span",
     "extract_targets",
     "first_error_line",
     "is_excluded_decorator",
     "parse_tree",
     "python_parser",
+    "target_of",
+    "walk_definitions",
 ]

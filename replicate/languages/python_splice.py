@@ -20,7 +20,7 @@ from __future__ import annotations
 import ast
 import warnings
 
-from replicate.core import SpliceError, Target
+from replicate.core import Span, SpliceError, Target
 from replicate.languages.python_answer import Code, extract_code
 from replicate.languages.python_splice_text import (
     dedent_code,
@@ -53,15 +53,24 @@ __all__ = [
     "splice",
     "strip_fences",
     "stub_source",
+    "stub_spans",
 ]
 
 
+def stub_spans(target: Target) -> tuple[Span, ...]:
+    """What the stub replaces, in source order: the target's body span, or for a class each
+    member's."""
+    return tuple(part.body_span for part in target.members or (target,))
+
+
 def stub_source(source: bytes, target: Target) -> bytes:
-    """`source` with exactly the bytes of the target's body span replaced by the stub."""
-    span = target.body_span
-    if not 0 <= span.start_byte <= span.end_byte <= len(source):
-        raise ValueError(f"body span {span.start_byte}..{span.end_byte} outside the source")
-    return source[: span.start_byte] + STUB_BODY + source[span.end_byte :]
+    """`source` with exactly the bytes of the target's body span replaced by the stub; for a
+    class, each member's body span (the last first, so the earlier spans stay where they are)."""
+    for span in reversed(stub_spans(target)):
+        if not 0 <= span.start_byte <= span.end_byte <= len(source):
+            raise ValueError(f"body span {span.start_byte}..{span.end_byte} outside the source")
+        source = source[: span.start_byte] + STUB_BODY + source[span.end_byte :]
+    return source
 
 
 def _normalised(candidate_text: str) -> str:
@@ -103,7 +112,7 @@ def replace_definition(source: bytes, definition: str, target: Target) -> bytes 
     except SpliceError:
         return None
     node = tree.body[0] if len(tree.body) == 1 else None
-    if not isinstance(node, FunctionNode) or node.name != target.name:
+    if not isinstance(node, FunctionNode) or node.name != target.name or target.members:
         return None
     if target.decorators and not node.decorator_list:
         return None  # `splice` would keep the original's decorators

@@ -13,6 +13,12 @@ from dataclasses import dataclass
 from replicate.core import PARSE_LOCK, SpliceError, Target
 
 FunctionNode = ast.FunctionDef | ast.AsyncFunctionDef
+DefNode = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef  # a class target's is a class
+
+
+def _def_types(target: Target) -> tuple[type[ast.stmt], ...]:
+    """The nodes that can define `target`: a class statement for a class, else a def."""
+    return (ast.ClassDef,) if target.kind == "class" else (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
 def bound_names(statements: list[ast.stmt]) -> list[str]:
@@ -116,7 +122,7 @@ def _read_stubbed(tree: ast.Module, target: Target) -> Stubbed:
     )
 
 
-def first_line(node: FunctionNode) -> int:
+def first_line(node: DefNode) -> int:
     return min([node.lineno, *(decorator.lineno for decorator in node.decorator_list)])
 
 
@@ -124,28 +130,36 @@ def end_line(node: ast.stmt) -> int:
     return node.end_lineno if node.end_lineno is not None else node.lineno
 
 
-def find_candidate_def(tree: ast.Module, target: Target) -> FunctionNode | None:
+def find_candidate_def(tree: ast.Module, target: Target) -> DefNode | None:
     """The candidate's definition of the target, or None.
 
     A method: the def inside `class <Name>:` (the class chain, or any tail of it), else a bare
     top-level def, else a def of that name at any depth. A function: a module-level def (the last
-    one, as Python would keep it).
+    one, as Python would keep it).  A class target: its class statement, found the same way.
     """
-    name = target.name
+    name, types = target.name, _def_types(target)
     module_level = _flatten(tree.body)
     if target.class_name:
         chain = target.class_name.split(".")
         for start in range(len(chain)):
-            found = _def_in_classes(module_level, chain[start:], name)
+            found = _def_in_classes(module_level, chain[start:], name, types)
             if found is not None:
                 return found
-    found = _last_def(module_level, name)
+    found = _last_def(module_level, name, types)
     if found is not None or not target.class_name:
         return found
     return next(
-        (node for node in ast.walk(tree) if isinstance(node, FunctionNode) and node.name == name),
+        (node for node in ast.walk(tree) if isinstance(node, DefNode) and _named_as(node, target)),
         None,
     )
+
+
+def _named_as(node: DefNode, target: Target) -> bool:
+    return isinstance(node, _def_types(target)) and node.name == target.name
+
+
+def _named(node: ast.AST, name: str) -> bool:
+    return isinstance(node, DefNode) and node.name == name
 
 
 def _flatten(statements: list[ast.stmt]) -> list[ast.stmt]:
@@ -161,36 +175,53 @@ def _flatten(statements: list[ast.stmt]) -> list[ast.stmt]:
     return flat
 
 
-def _last_def(statements: list[ast.stmt], name: str) -> FunctionNode | None:
-    found = [node for node in statements if isinstance(node, FunctionNode) and node.name == name]
-    return found[-1] if found else None
+_DEFS: tuple[type[ast.stmt], ...] = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
-def _def_in_classes(statements: list[ast.stmt], chain: list[str], name: str) -> FunctionNode | None:
+def _last_def(
+    statements: list[ast.stmt], name: str, types: tuple[type[ast.stmt], ...] = _DEFS
+) -> DefNode | None:
+    found = [node for node in statements if isinstance(node, types) and _named(node, name)]
+    last = found[-1] if found else None
+    return last if isinstance(last, DefNode) else None
+
+
+def _def_in_classes(
+    statements: list[ast.stmt],
+    chain: list[str],
+    name: str,
+    types: tuple[type[ast.stmt], ...] = _DEFS,
+) -> DefNode | None:
     classes = [node for node in statements if isinstance(node, ast.ClassDef)]
     for node in reversed(classes):
         if node.name != chain[0]:
             continue
         body = _flatten(node.body)
-        found = _last_def(body, name) if len(chain) == 1 else _def_in_classes(body, chain[1:], name)
+        found = (
+            _last_def(body, name, types)
+            if len(chain) == 1
+            else _def_in_classes(body, chain[1:], name, types)
+        )
         if found is not None:
             return found
     return None
 
 
-def _find_stubbed_def(tree: ast.Module, target: Target) -> FunctionNode | None:
+def _find_stubbed_def(tree: ast.Module, target: Target) -> DefNode | None:
     """The target's def in the stubbed file: where it starts (as in the original), else by name."""
+    types = _def_types(target)
     for node in ast.walk(tree):
         if (
-            isinstance(node, FunctionNode)
-            and node.name == target.name
+            isinstance(node, types)
+            and _named(node, target.name)
+            and isinstance(node, DefNode)
             and first_line(node) == target.def_span.start_line
         ):
             return node
     module_level = _flatten(tree.body)
     if target.class_name:
-        return _def_in_classes(module_level, target.class_name.split("."), target.name)
-    return _last_def(module_level, target.name)
+        return _def_in_classes(module_level, target.class_name.split("."), target.name, types)
+    return _last_def(module_level, target.name, types)
 
 
 def _is_str_constant(node: ast.expr) -> bool:

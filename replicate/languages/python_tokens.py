@@ -13,7 +13,7 @@ from __future__ import annotations
 from replicate.core import SpliceError, Target, Token, body_lexemes
 from replicate.languages.python_splice_text import leading_space
 from replicate.languages.python_splice_tree import (
-    FunctionNode,
+    DefNode,
     find_candidate_def,
     parse_text,
     stubbed_facts,
@@ -60,6 +60,8 @@ def _after_stub(
         return None
     indent = leading_space(old[def_line - 1])
     heads = (f"{indent}def {target.name}(", f"{indent}async def {target.name}(")
+    if target.kind == "class":
+        heads = (f"{indent}class {target.name}(", f"{indent}class {target.name}:")
     for start in range(end - 1, -1, -1):
         if lines[start].startswith(heads):
             return _tokens_of(lines, start, end, target.name)
@@ -78,6 +80,6 @@ def _tokens_of(lines: list[str], start: int, end: int, name: str) -> tuple[Token
     except SpliceError:
         return None
     node = tree.body[-1] if tree.body else None
-    if not isinstance(node, FunctionNode) or node.name != name:
+    if not isinstance(node, DefNode) or node.name != name:
         return None
     return body_lexemes(node)

@@ -27,7 +27,15 @@ from replicate.agents import (
 )
 from replicate.batch import Batch, LoadedTask, choose
 from replicate.cache import cache_root
-from replicate.core import Band, NullProgress, Progress, ResultRow, Verdict, VerdictStatus
+from replicate.core import (
+    Band,
+    NullProgress,
+    Progress,
+    ResultRow,
+    TaskKind,
+    Verdict,
+    VerdictStatus,
+)
 from replicate.executors import get_executor, in_lanes, map_in_order, openers
 from replicate.grading import grade_text, with_repo_tests
 from replicate.jail import (
@@ -64,6 +72,7 @@ class RunOptions:
     limit: int | None = None
     bands: tuple[Band, ...] = ()  # only tasks of these difficulty bands (all when none)
     max_solve_rate: float | None = None  # only tasks whose recorded solve rate is at most this
+    kinds: frozenset[TaskKind] = frozenset()  # only tasks of these task kinds (all when none)
     samples: int = 1
     keep_workspaces: bool = False
     repo_tests: bool = False  # also run the repository's tests of each target (reported only)
@@ -154,7 +163,14 @@ def run_batch(options: RunOptions, progress: Progress | None = None) -> RunSumma
     whole run; rows cut short by an earlier crash are moved aside before resuming."""
     agent = make_agent(options.agent, options.model)
     batch = Batch.open(options.tasks, verify=options.verify)
-    ids = choose(batch, options.task_ids, options.limit, options.bands, options.max_solve_rate)
+    ids = choose(
+        batch,
+        options.task_ids,
+        options.limit,
+        options.bands,
+        options.max_solve_rate,
+        options.kinds,
+    )
     identity = RunIdentity(
         tasks=str(batch.root),
         agent=agent.identity,

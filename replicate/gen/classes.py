@@ -1,0 +1,235 @@
+"""Minting class tasks (task kind `class`) from the method tasks a gen minted.
+
+A class task hides every method of one class at once (`languages/python_classes.py`).  Until
+call sequences grade it, its hidden inputs are its methods' own, taken from the method tasks of
+the same gen: each one's recorded and widened inputs with the `self` the tests had, already
+agreed by two runs of the reference, with their golden outcomes (`CallInput.member` says whose).
+So are its guarantees:
+- baseline: a degenerate class may pick, per method, the degenerate program that does best on
+  it; the grade is the mean over methods (`grading/classes.py`), so such a class earns the mean
+  of the methods' baselines.  The class whose every method returns None is graded too (its
+  methods then call each other's degenerate bodies, which no method task saw): the baseline is
+  the higher of the two, and a class on which that one earns `MAX_BASELINE` is dropped;
+- strength: a mutant of one method changes the file as the method task's mutant did, and runs
+  on the same inputs: the class's mutants are its methods', killed as they were, at the same
+  kill-rate floor each method task was held to;
+- validation: the reference class, spliced into the stubbed file, earns 1.0 and the stub 0.0,
+  graded as a candidate is (each member's inputs, a run a member), else the class is dropped.
+A class needs at least `MIN_GRADED_MEMBERS` methods minted as method tasks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from replicate import GRADER_VERSION
+from replicate.batch import LoadedTask, RepoSnapshot, TaskFiles, read_task_files
+from replicate.core import (
+    Baseline,
+    CallInput,
+    DegenerateScore,
+    DropReason,
+    Example,
+    HiddenTask,
+    LedgerEntry,
+    Source,
+    Strength,
+    Target,
+    TaskKind,
+    TaskSpec,
+    Validation,
+    render_class_prompt,
+    task_id,
+)
+from replicate.gen.publish import Publisher
+from replicate.gen.target import Dropped, Minted
+from replicate.grading import MAX_BASELINE, grade_text, original_source, stubbed_source
+from replicate.jail import Jail
+
+MIN_GRADED_MEMBERS = 2
+TOO_FEW_MEMBERS = DropReason.CLASS_TOO_FEW_MEMBERS.says(MIN_GRADED_MEMBERS)
+REFERENCE_MISSES = DropReason.REFERENCE_CLASS_MISSES.value
+STUB_EARNS = DropReason.STUB_CLASS_EARNS.value
+EVERY_NONE = "class: every method returns None"
+NONE_EARNS = DropReason.DEGENERATE_CLASS_AT_FLOOR.says(EVERY_NONE, MAX_BASELINE)
+
+
+@dataclass(frozen=True)
+class ClassWork:
+    """What minting a class task needs: the batch, the repository and a jail to validate in."""
+
+    out: Path
+    repo: RepoSnapshot
+    repo_dir: str
+    jail: Jail
+
+
+def mint_classes(
+    classes: Sequence[Target],
+    method_ids: Iterable[str],
+    known: Mapping[str, LedgerEntry],
+    publish: Publisher,
+    work: ClassWork,
+    workers: int = 1,
+) -> None:
+    """Mint (or resume from the ledger) a class task for each of `classes`, from the method
+    tasks `method_ids` of this gen, `workers` at once; each published as a target is, in order."""
+    by_class = _method_tasks(work, method_ids)
+    publish.counter.keep("extracted", len(classes))
+    todo = []
+    for target in classes:
+        entry = known.get(target.symbol)
+        if entry is not None:
+            publish.resume(entry)
+        else:
+            todo.append(target)
+
+    def one(target: Target) -> Minted | Dropped:
+        return mint_class(target, by_class.get((target.module, target.qualname), []), work)
+
+    with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+        for target, result in zip(todo, pool.map(one, todo), strict=True):
+            publish.outcome(target.symbol, result)
+
+
+def _method_tasks(work: ClassWork, ids: Iterable[str]) -> dict[tuple[str, str], list[TaskFiles]]:
+    """This repository's method tasks among `ids`, by their class (module, qualname)."""
+    record = work.repo.record
+    found: dict[tuple[str, str], list[TaskFiles]] = {}
+    for ident in ids:
+        files = read_task_files(work.out, ident)
+        target = files.hidden.target
+        source = files.hidden.source
+        if (source.repo, source.commit) != (record.key, record.commit):
+            continue
+        if target.kind != "class" and target.class_name:
+            found.setdefault((target.module, target.class_name), []).append(files)
+    return found
+
+
+def mint_class(target: Target, methods: Sequence[TaskFiles], work: ClassWork) -> Minted | Dropped:
+    """The class task of `target` from its methods' tasks, validated; or why not."""
+    names = dict.fromkeys(member.qualname for member in target.members)
+    by_name = {files.hidden.target.qualname: files for files in methods}
+    ordered = [by_name[name] for name in names if name in by_name]
+    if len(ordered) < MIN_GRADED_MEMBERS:
+        detail = f"{len(ordered)} of its {len(names)} methods minted as method tasks"
+        return Dropped("traced", TOO_FEW_MEMBERS, detail)
+    task = assemble(target, ordered, work.repo, work.repo_dir)
+    reference = grade_text(task, original_source(task).decode("utf-8"), work.jail, shrink=False)
+    if reference.reward != 1.0:
+        return Dropped("validated", REFERENCE_MISSES, reference.reason)
+    stub = grade_text(task, stubbed_source(task).decode("utf-8"), work.jail, shrink=False)
+    if stub.reward != 0.0:
+        return Dropped("validated", STUB_EARNS, f"{stub.reward}: {stub.reason}")
+    none = grade_text(task, returning_none(task).decode("utf-8"), work.jail, shrink=False)
+    raw = none.raw_reward or 0.0
+    if raw >= MAX_BASELINE:
+        return Dropped("validated", NONE_EARNS, f"{raw:.2f}: {none.reason}")
+    baseline = task.hidden.baseline or Baseline(raw_reward=0.0)
+    programs = (*baseline.programs, DegenerateScore(program=EVERY_NONE, raw_reward=raw))
+    update = {
+        "validation": Validation(reference_reward=1.0, stub_reward=0.0),
+        "baseline": Baseline(raw_reward=max(baseline.raw_reward, raw), programs=programs),
+    }
+    return Minted(replace(task, hidden=task.hidden.model_copy(update=update)))
+
+
+def returning_none(task: LoadedTask) -> bytes:
+    """The target file with every member of the class returning None: a degenerate class."""
+    source = original_source(task)
+    for member in reversed(task.hidden.target.members):
+        span = member.body_span
+        source = source[: span.start_byte] + b"return None" + source[span.end_byte :]
+    return source
+
+
+def assemble(
+    target: Target, methods: Sequence[TaskFiles], repo: RepoSnapshot, repo_dir: str
+) -> LoadedTask:
+    """The class task whose hidden inputs are `methods`' own, each naming its member, with
+    their golden outcomes, examples, baselines and strength (not validated yet)."""
+    inputs: list[CallInput] = []
+    expected: dict[int, Mapping[str, Any]] = {}
+    for files in methods:
+        member = files.hidden.target.qualname
+        for item in files.inputs:
+            index = len(inputs)
+            inputs.append(item.model_copy(update={"index": index, "member": member}))
+            expected[index] = files.expected[item.index]
+    record = repo.record
+    ident = task_id(record.key, record.commit, target.symbol, TaskKind.CLASS)
+    source = Source(repo=record.key, commit=record.commit, path=target.path, symbol=target.symbol)
+    examples: tuple[Example, ...] = tuple(ex for f in methods for ex in f.spec.examples)
+    spec = TaskSpec(
+        id=ident,
+        source=source,
+        kind="class",
+        signature=target.signature,
+        docstring=target.docstring,
+        examples=examples,
+        hidden_inputs=len(inputs),
+        body_statements=target.body_statements,
+    )
+    first = methods[0].hidden.grading
+    grading = first.model_copy(
+        update={
+            "call_timeout_s": max(f.hidden.grading.call_timeout_s for f in methods),
+            "total_timeout_s": max(f.hidden.grading.total_timeout_s for f in methods),
+        }
+    )
+    hidden = HiddenTask(
+        id=ident,
+        repo_dir=repo_dir,
+        source=source,
+        target=target,
+        grading=grading,
+        validation=Validation(reference_reward=1.0, stub_reward=0.0),
+        grader_version=GRADER_VERSION,
+        baseline=_baseline(methods),
+        strength=_strength(methods),
+    )
+    graded = tuple(f.hidden.target.qualname for f in methods)
+    prompt = render_class_prompt(target, examples, len(inputs), graded)
+    return LoadedTask(
+        spec=spec, hidden=hidden, inputs=tuple(inputs), expected=expected, prompt=prompt, repo=repo
+    )
+
+
+def _baseline(methods: Sequence[TaskFiles]) -> Baseline:
+    """The best degenerate class: each method's best degenerate program, their mean."""
+    programs = []
+    for files in methods:
+        best = files.hidden.baseline
+        name = files.hidden.target.name
+        raw = best.raw_reward if best else 0.0
+        top = (
+            max(best.programs, key=lambda p: p.raw_reward).program if best and best.programs else ""
+        )
+        programs.append(DegenerateScore(program=f"{name}: {top}".rstrip(": "), raw_reward=raw))
+    raw = sum(p.raw_reward for p in programs) / len(programs)
+    return Baseline(raw_reward=round(raw, 6), programs=tuple(programs))
+
+
+def _strength(methods: Sequence[TaskFiles]) -> Strength | None:
+    """The methods' mutants together (None when a method was minted without a strength check)."""
+    found = [f.hidden.strength for f in methods]
+    known = [s for s in found if s is not None]
+    if len(known) < len(found):
+        return None
+    mutants = sum(s.mutants for s in known)
+    killed = sum(s.killed for s in known)
+    return Strength(
+        mutants=mutants,
+        killed=killed,
+        kill_rate=round(killed / mutants, 6) if mutants else 1.0,
+        killed_before=sum(s.killed_before for s in known),
+        likely_equivalent=sum(s.likely_equivalent for s in known),
+        added_inputs=sum(s.added_inputs for s in known),
+        searched_inputs=sum(s.searched_inputs for s in known),
+        threshold=max(s.threshold for s in known),
+    )
