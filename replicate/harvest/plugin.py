@@ -230,7 +230,8 @@ class _Harvest:
             data = dumps_capped((args, kwargs), self.max_bytes)  # None: past `max_bytes`
         except Exception as exc:  # noqa: BLE001 - any pickling failure is a drop reason
             found: tuple[bytes, bool] | None = None
-            by_value = self.by_value.dumps((args, kwargs), protocol=4)
+            me = args[0] if rebuild and args else None
+            by_value = self.by_value.dumps((args, kwargs), protocol=4, target_self=me)
             if by_value is not None:
                 found = (by_value, False)
             elif rebuild:

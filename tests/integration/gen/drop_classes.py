@@ -1,0 +1,82 @@
+"""Gens of tiny real git repositories for the drop-class tests: targets a former harvest or gen
+dropped, minted now. Each test mints its repository twice, in this process (so a control can
+take a mend out with monkeypatch): with the mend taken out (the targets dropped: the control) and
+as shipped (tasks), then grades the reference (1.0) and the stub (0.0) on the new tasks."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from replicate.batch.store import Batch
+from replicate.cache import cache_root
+from replicate.cli.main import main
+from replicate.grading.grader import grade_text
+from replicate.harvest import collect
+from replicate.jail import Jail
+from replicate.jail.context import context_for
+from replicate.sandbox import get_sandbox
+
+
+@dataclass(frozen=True)
+class Gen:
+    batch: Path
+    entries: dict[str, dict[str, Any]]  # funnel.jsonl's line per target symbol
+
+    def kept(self, symbols: Iterable[str]) -> list[str]:
+        return [s for s in symbols if self.entries.get(s, {}).get("kept")]
+
+    def reasons(self, symbols: Iterable[str]) -> dict[str, str]:
+        return {s: str(self.entries.get(s, {}).get("reason")) for s in symbols}
+
+
+def gen(repo: Path, out: Path, *options: str) -> Gen:
+    """`replicate gen` of `repo` into `out` (no strength stage: what these tests look at is
+    what the harvest records and the golden run keeps)."""
+    argv = ["gen", "--repo", str(repo), "--out", str(out), "--no-strength", "--workers", "2"]
+    assert main([*argv, *options]) == 0
+    lines = (out / "funnel.jsonl").read_text(encoding="utf-8").split("\n")
+    entries = [json.loads(line) for line in lines if line.strip()]
+    return Gen(out, {e["symbol"]: e for e in entries})
+
+
+def reference_and_stub(batch: Path, symbol: str) -> tuple[float | None, float | None]:
+    """The rewards of the task's reference body and of its stub."""
+    task = Batch.open(batch).load(symbol)
+    jail = Jail(context_for(task.repo, cache_root()), get_sandbox("local"))
+    right = grade_text(task, task.original_source().decode(), jail)
+    stub = grade_text(task, task.stubbed_source().decode(), jail)
+    return right.reward, stub.reward
+
+
+def edit_shipped(monkeypatch: pytest.MonkeyPatch, edits: dict[str, tuple[str, str]]) -> None:
+    """The harvest installs its shipped files with `old` replaced by `new` in each file named
+    (a mend taken out, for a control)."""
+    install = collect.install_plugin
+
+    def edited(folder: Path) -> None:
+        install(folder)
+        for name, (old, new) in edits.items():
+            text = (folder / name).read_text(encoding="utf-8")
+            assert old in text, (name, old)
+            (folder / name).write_text(text.replace(old, new), encoding="utf-8")
+
+    monkeypatch.setattr(collect, "install_plugin", edited)
+
+
+def report(name: str, before: Gen, after: Gen, symbols: Iterable[str]) -> None:
+    """The before/after counts, printed for the record (`pytest -s`)."""
+    symbols = list(symbols)
+    line = {
+        "drop class": name,
+        "tasks before": len(before.kept(symbols)),
+        "tasks after": len(after.kept(symbols)),
+        "reasons before": before.reasons(symbols),
+    }
+    print(json.dumps(line), file=sys.stderr)
