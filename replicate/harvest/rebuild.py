@@ -115,6 +115,20 @@ _DISPATCH: ChainMap[Any, Any] = ChainMap(
 )
 
 
+def replayed(data: bytes, consumed: dict[Any, list[Any]]) -> tuple[tuple[Any, ...], dict[Any, Any]]:
+    """A call's arguments pickled before it (`data`, our own pickle: a copy of their state
+    then) with each slot of `consumed` holding an iterator over the items the call read from
+    the generator passed there."""
+    args, kwargs = pickle.loads(data)
+    args = list(args)
+    for slot, items in consumed.items():
+        if isinstance(slot, int):
+            args[slot] = iter(list(items))
+        else:
+            kwargs[slot] = iter(list(items))
+    return tuple(args), kwargs
+
+
 CTOR_ATTEMPTS = 20_000  # constructions of one class pickled at most (each costs a pickling)
 
 

@@ -22,6 +22,7 @@ from replicate.harvest import collect
 from replicate.jail import Jail
 from replicate.jail.context import context_for
 from replicate.sandbox import get_sandbox
+from tests.integration.minted import make_git_repo
 
 
 @dataclass(frozen=True)
@@ -70,11 +71,33 @@ def edit_shipped(monkeypatch: pytest.MonkeyPatch, edits: dict[str, tuple[str, st
     monkeypatch.setattr(collect, "install_plugin", edited)
 
 
-def report(name: str, before: Gen, after: Gen, symbols: Iterable[str]) -> None:
+def before_and_after(
+    root: Path,
+    files: dict[str, str],
+    without: dict[str, tuple[str, str]],
+    monkeypatch: pytest.MonkeyPatch,
+    symbols: Iterable[str],
+) -> tuple[Gen, Gen]:
+    """A repository of `files` minted with the shipped files edited by `without` (the control)
+    and as shipped; the counts printed; every target of `symbols` minted the second time, its
+    reference scoring 1.0 and its stub 0.0."""
+    repo = make_git_repo(root / "repo", files)
+    with monkeypatch.context() as control:
+        edit_shipped(control, without)
+        before = gen(repo, root / "before")
+    after = gen(repo, root / "after")
+    report(before, after, symbols)
+    assert after.kept(symbols) == list(symbols), after.reasons(symbols)
+    for symbol in symbols:
+        assert reference_and_stub(after.batch, symbol) == (1.0, 0.0)
+    return before, after
+
+
+def report(before: Gen, after: Gen, symbols: Iterable[str]) -> None:
     """The before/after counts, printed for the record (`pytest -s`)."""
     symbols = list(symbols)
     line = {
-        "drop class": name,
+        "repository": before.batch.parent.name,
         "tasks before": len(before.kept(symbols)),
         "tasks after": len(after.kept(symbols)),
         "reasons before": before.reasons(symbols),

@@ -16,8 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.integration.gen.drop_classes import edit_shipped, gen, reference_and_stub, report
-from tests.integration.minted import make_git_repo
+from tests.integration.gen.drop_classes import before_and_after
 
 CORE = '''"""Words ranked by a key function."""
 
@@ -89,18 +88,10 @@ WITHOUT = {"replicate_harvest_byvalue.py": ("elif id(obj) in self._selves:", "el
 def test_targets_called_with_bound_methods_are_minted(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    repo = make_git_repo(tmp_path / "keyed", FILES)
-    with monkeypatch.context() as control:
-        edit_shipped(control, WITHOUT)
-        before = gen(repo, tmp_path / "before")
-    after = gen(repo, tmp_path / "after")
-    report("bound methods", before, after, SYMBOLS)
+    before, _ = before_and_after(tmp_path, FILES, WITHOUT, monkeypatch, SYMBOLS)
     assert before.kept(SYMBOLS) == []
     assert before.reasons(SYMBOLS) == {
         "keyed.core.rank": "argument does not pickle: method",
         "keyed.core.best": "argument does not pickle: method",
         "keyed.core.Scorer.score": "argument does not pickle: Scorer holding a lock",
     }
-    assert after.kept(SYMBOLS) == list(SYMBOLS), after.reasons(SYMBOLS)
-    for symbol in SYMBOLS:
-        assert reference_and_stub(after.batch, symbol) == (1.0, 0.0)
