@@ -6,6 +6,7 @@ as shipped (tasks), then grades the reference (1.0) and the stub (0.0) on the ne
 from __future__ import annotations
 
 import json
+import shutil
 import sys
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -20,7 +21,9 @@ from replicate.cli.main import main
 from replicate.grading.grader import grade_text
 from replicate.harvest import collect
 from replicate.jail import Jail
+from replicate.jail import calls as calls_module
 from replicate.jail.context import context_for
+from replicate.jail.runner.base import wire_beside
 from replicate.sandbox import get_sandbox
 from tests.integration.minted import make_git_repo
 
@@ -71,19 +74,35 @@ def edit_shipped(monkeypatch: pytest.MonkeyPatch, edits: dict[str, tuple[str, st
     monkeypatch.setattr(collect, "install_plugin", edited)
 
 
+def edit_runner(monkeypatch: pytest.MonkeyPatch, folder: Path, old: str, new: str) -> None:
+    """Jails start a copy of the runner (in `folder`) with `old` replaced by `new` in the one
+    part that holds it (a mend taken out, for a control)."""
+    source = Path(calls_module.RUNNER_PATH)
+    copy = folder / "runner" / source.name
+    shutil.copytree(source.parent, copy.parent, ignore=shutil.ignore_patterns("__pycache__"))
+    holding = [part for part in copy.parent.glob("*.py") if old in part.read_text()]
+    assert len(holding) == 1, holding
+    holding[0].write_text(holding[0].read_text().replace(old, new))
+    shutil.copy(wire_beside(str(source)), wire_beside(str(copy)))
+    monkeypatch.setattr(calls_module, "RUNNER_PATH", copy)
+
+
 def before_and_after(
     root: Path,
     files: dict[str, str],
     without: dict[str, tuple[str, str]],
     monkeypatch: pytest.MonkeyPatch,
     symbols: Iterable[str],
+    runner: tuple[str, str] | None = None,
 ) -> tuple[Gen, Gen]:
-    """A repository of `files` minted with the shipped files edited by `without` (the control)
-    and as shipped; the counts printed; every target of `symbols` minted the second time, its
-    reference scoring 1.0 and its stub 0.0."""
+    """A repository of `files` minted with the shipped files edited by `without` and the
+    runner by `runner` (the control), and as shipped; the counts printed; every target of
+    `symbols` minted the second time, its reference scoring 1.0 and its stub 0.0."""
     repo = make_git_repo(root / "repo", files)
     with monkeypatch.context() as control:
         edit_shipped(control, without)
+        if runner is not None:
+            edit_runner(control, root / "jail", *runner)
         before = gen(repo, root / "before")
     after = gen(repo, root / "after")
     report(before, after, symbols)
@@ -97,7 +116,7 @@ def report(before: Gen, after: Gen, symbols: Iterable[str]) -> None:
     """The before/after counts, printed for the record (`pytest -s`)."""
     symbols = list(symbols)
     line = {
-        "repository": before.batch.parent.name,
+        "package": symbols[0].split(".")[0] if symbols else "",
         "tasks before": len(before.kept(symbols)),
         "tasks after": len(after.kept(symbols)),
         "reasons before": before.reasons(symbols),
