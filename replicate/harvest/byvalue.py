@@ -101,6 +101,7 @@ class ByValue:
                 sys.modules[MODULE] = module  # its pickles name their helpers by this module
                 spec.loader.exec_module(module)
                 self._pickler = _reproducible(module, os.getcwd(), self._is_test_file)
+                module.register_pickle_by_value(sys.modules[Benchmark.__module__])
                 self._module = module
                 self._modules_seen = 0  # the test modules found so far are registered now
             except Exception:  # noqa: BLE001 - without it, calls that need it are dropped
@@ -125,6 +126,41 @@ class ByValue:
                 except (ValueError, TypeError):
                     continue  # not registrable (a module object not in sys.modules under name)
         self._test_names = tuple(names)
+
+
+class Benchmark:
+    """What a recorded call passes where the tests passed pytest-benchmark's `benchmark`
+    fixture (which holds its logger, its session and its timer: it does not pickle): the
+    fixture as `--benchmark-disable` runs it, the benchmarked function called once with the
+    arguments the call hands it (`benchmark(fn, *args)`, `benchmark.pedantic(fn, args, kwargs,
+    setup=...)`), returning what it returns. Pickled by value (the jail has no plugin)."""
+
+    def __init__(self, name: str, group: str | None) -> None:
+        self.name, self.group = name, group
+        self.extra_info: dict[str, Any] = {}
+
+    def __call__(self, function_to_benchmark: Any, *args: Any, **kwargs: Any) -> Any:
+        return function_to_benchmark(*args, **kwargs)
+
+    def pedantic(self, target: Any, args: Any = (), kwargs: Any = None, **how: Any) -> Any:
+        setup, teardown = how.get("setup"), how.get("teardown")
+        if setup is not None:
+            made = setup()
+            args, kwargs = made if made is not None else (args, kwargs)
+        try:
+            return target(*args, **(kwargs or {}))
+        finally:
+            if teardown is not None:
+                teardown(*args, **(kwargs or {}))
+
+
+def _benchmark_reduce(fixture: Any) -> Any:
+    """pytest-benchmark's fixture as a `Benchmark`, or NotImplemented for anything else."""
+    kind = type(fixture)
+    if kind.__name__ != "BenchmarkFixture" or not kind.__module__.startswith("pytest_benchmark"):
+        return NotImplemented
+    name, group = getattr(fixture, "name", ""), getattr(fixture, "group", None)
+    return Benchmark, (str(name), group if group is None else str(group))
 
 
 class _Imported:
@@ -230,6 +266,8 @@ def _reproducible(module: Any, root: str, is_test_file: Callable[[str], bool]) -
                 found = _method_reduce(obj, self._selves)
             elif id(obj) in self._selves:
                 found = _self_reduce(obj, self._selves[id(obj)], is_test_file)
+            elif kind.__name__ == "BenchmarkFixture":
+                found = _benchmark_reduce(obj)
             return super().reducer_override(obj) if found is NotImplemented else found
 
         def _function_getnewargs(self, func: Any) -> Any:
