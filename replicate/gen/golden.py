@@ -25,7 +25,7 @@ from replicate.gen.settings import GOLDEN_SETTINGS, leashed
 from replicate.gen.sizes import BULKY_BYTES, Sizes, bulky_outcome, strip_inputs
 from replicate.gen.target_detail import NOT_COMPARABLE, example
 from replicate.grading import is_gradable, same_outcome
-from replicate.inputs import Budget, Seed, other_selves, render_call, widen
+from replicate.inputs import Budget, Seed, cut_down, other_selves, render_call, widen
 from replicate.jail import Jail, JailRun
 
 __all__ = ["BULKY_BYTES", "Golden", "Sizes", "golden", "render_call", "strip_inputs"]
@@ -52,6 +52,8 @@ BLOW_UPS = frozenset({"builtins.RecursionError", "builtins.MemoryError", "builti
 # doctest's `datetime.utcnow()` compared with the current time, say) shows as nondeterministic.
 CLOCK_SHIFT_DAYS = 400
 MAX_RESUMES = 8
+# Calls cut from those whose outcome is too large for a generated input (`cut_down`), at most
+MAX_CUT = 24
 
 Outcome = Mapping[str, Any]
 
@@ -262,14 +264,39 @@ def _generate(
     made = widening.inputs
     found, _, infra = run_resuming(jail, target, made, seed=1, settings=leashed(slow_s))
     widened, widen_drops = screen(made, found, slow_s, sizes)
-    return _Generated(
-        (*kept, *widened),
-        {**outcomes, **found},
-        drops + widen_drops,
-        widening.generatable or bool(kept),
-        len(others) + len(made),
-        infra,
+    cut = _cut_down(
+        jail, target, [*traced, *others, *made], (first, outcomes, found), sizes, slow_s
     )
+    return _Generated(
+        (*kept, *widened, *cut.kept),
+        {**outcomes, **found, **cut.outcomes},
+        drops + widen_drops + cut.drops,
+        widening.generatable or bool(kept) or bool(cut.kept),
+        len(others) + len(made) + cut.tried,
+        infra or cut.infra,
+    )
+
+
+def _cut_down(
+    jail: Jail,
+    target: Target,
+    items: Sequence[CallInput],
+    runs: Sequence[Mapping[int, Outcome]],
+    sizes: Sizes,
+    slow_s: float,
+) -> _Generated:
+    """Calls cut from those of `items` whose first outcome (in one of `runs`) returned a value
+    too large for a generated input (`cut_down`), run once; those whose outcome fits kept."""
+    bulky = []
+    for item in items:
+        outcome = next((run[item.index] for run in runs if item.index in run), None)
+        if outcome and outcome.get("status") == "returned" and sizes.bulky(item.index)(outcome):
+            bulky.append((item, outcome))
+    start = max((i.index for i in items), default=0) + 1
+    cut = cut_down(target.kind, bulky, start, MAX_CUT)
+    found, _, infra = run_resuming(jail, target, cut, seed=1, settings=leashed(slow_s))
+    fits, drops = screen(cut, found, slow_s, sizes)
+    return _Generated(tuple(fits), found, drops, bool(fits), len(cut), infra)
 
 
 def _slow_limit(

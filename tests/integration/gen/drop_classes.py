@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -94,15 +94,19 @@ def before_and_after(
     monkeypatch: pytest.MonkeyPatch,
     symbols: Iterable[str],
     runner: tuple[str, str] | None = None,
+    control: Callable[[pytest.MonkeyPatch], None] | None = None,
 ) -> tuple[Gen, Gen]:
-    """A repository of `files` minted with the shipped files edited by `without` and the
-    runner by `runner` (the control), and as shipped; the counts printed; every target of
-    `symbols` minted the second time, its reference scoring 1.0 and its stub 0.0."""
+    """A repository of `files` minted with the shipped files edited by `without`, the runner
+    by `runner` and whatever `control` patches (the control), and as shipped; the counts
+    printed; every target of `symbols` minted the second time, its reference scoring 1.0 and
+    its stub 0.0."""
     repo = make_git_repo(root / "repo", files)
-    with monkeypatch.context() as control:
-        edit_shipped(control, without)
+    with monkeypatch.context() as patched:
+        edit_shipped(patched, without)
         if runner is not None:
-            edit_runner(control, root / "jail", *runner)
+            edit_runner(patched, root / "jail", *runner)
+        if control is not None:
+            control(patched)
         before = gen(repo, root / "before")
     after = gen(repo, root / "after")
     report(before, after, symbols)
