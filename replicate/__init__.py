@@ -22,6 +22,10 @@ __version__ = "0.1.0"
 #     call returned, and once its result was read, is part of the outcome (`arg_reads`), and
 #     generated inputs pass a traced call's sequence as an iterator and one iterator in two
 #     slots. /6 tasks, which lack `arg_reads`, grade as before, against their recorded baseline.
-GRADER_VERSION = "replicate-grader/7"
+# /8: an instance of a class whose name does not verify (a class a function makes) and that defines
+#     no `__eq__` is named `<by state>` and its claimed name, and compares by that name and its
+#     fields (it was `<unverified>`, which matches nothing: its targets were "outcome not
+#     comparable"). No expected outcome of a /7 task holds such a name: they grade as before.
+GRADER_VERSION = "replicate-grader/8"
 
 __all__ = ["GRADER_VERSION", "__version__"]

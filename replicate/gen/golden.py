@@ -15,7 +15,6 @@ A run that dies midway is resumed after the input it died on, which is dropped.
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -23,19 +22,19 @@ from dataclasses import dataclass, field
 from replicate.batch import StoredOutcome
 from replicate.core import CallInput, DropReason, GradingSettings, Target
 from replicate.gen.settings import GOLDEN_SETTINGS, leashed
+from replicate.gen.sizes import BULKY_BYTES, Sizes, bulky_outcome, strip_inputs
 from replicate.gen.target_detail import example
 from replicate.grading import is_gradable, same_outcome
-from replicate.inputs import Budget, Seed, other_selves, render_call, widen
+from replicate.inputs import Budget, Seed, cut_down, other_selves, render_call, widen
 from replicate.jail import Jail, JailRun, wire
 
-__all__ = ["Golden", "golden", "render_call"]
+__all__ = ["BULKY_BYTES", "Golden", "Sizes", "golden", "render_call", "strip_inputs"]
 
 SLOW_S = 0.1  # a generated input on which the reference takes longer (and 3x the traced) is dropped
 # Timings are wall-clock, so a busy machine inflates them: an input is "too slow" only when both
 # runs took longer (the faster run counts), and the first run alone drops an input only when it
 # is far beyond the limit.  So a passing hiccup does not change which inputs a batch keeps.
 SLOW_FIRST_RUN = 5.0
-BULKY_BYTES = 20_000  # a generated input whose expected outcome is larger is not worth its storage
 # All of a task's expected outcomes together: every grade (and every mutant at gen time) sends
 # and compares them all.  Past it, the inputs with the largest outcomes go first.
 TASK_EXPECTED_BYTES = 2_000_000
@@ -53,6 +52,8 @@ BLOW_UPS = frozenset({"builtins.RecursionError", "builtins.MemoryError", "builti
 # doctest's `datetime.utcnow()` compared with the current time, say) shows as nondeterministic.
 CLOCK_SHIFT_DAYS = 400
 MAX_RESUMES = 8
+# Calls cut from those whose outcome is too large for a generated input (`cut_down`), at most
+MAX_CUT = 24
 
 Outcome = wire.Outcome
 
@@ -134,7 +135,7 @@ def generated_problem(
     outcome: Outcome | None, slow_s: float, bulky: Callable[[Outcome], bool] | None = None
 ) -> DropReason | None:
     """Why a generated input's first outcome cannot be golden, or None (`bulky`: whether the
-    outcome is too large, `_bulky` when not given)."""
+    outcome is too large, `bulky_outcome` when not given)."""
     if outcome is not None and outcome.get("status") == "timeout":
         return DropReason.TOO_SLOW  # it ran past the first run's limit (`leashed`)
     problem = _first_problem(outcome)
@@ -145,57 +146,9 @@ def generated_problem(
         return DropReason.BLOWS_UP
     if float(outcome.get("t", 0.0)) > slow_s:
         return DropReason.TOO_SLOW
-    if (bulky or _bulky)(outcome):
+    if (bulky or bulky_outcome)(outcome):
         return DropReason.OUTCOME_TOO_LARGE
     return None
-
-
-def _bulky(outcome: Outcome) -> bool:
-    return _size(outcome) > BULKY_BYTES
-
-
-def _text(outcome: Outcome) -> str:
-    """The outcome's JSON text as the task stores it (its inputs stripped)."""
-    return json.dumps(strip_inputs(outcome))
-
-
-def _size(outcome: Outcome) -> int:
-    return len(_text(outcome))
-
-
-class Sizes:
-    """The JSON size of each input's first outcome, its inputs stripped (what the task stores),
-    by input index: measured once, where screening, seeding and the task's byte budget each ask
-    for it (encoding outcomes to measure them was a tenth of a gen's own Python, each outcome
-    encoded up to three times).  One per golden run or search: an index has one first outcome.
-    With `folder` (where the batch keeps the repository), the outcomes whose text names it."""
-
-    def __init__(self, folder: str | None = None) -> None:
-        self._found: dict[int, int] = {}
-        self.folder, self._located = folder, set[int]()
-
-    def of(self, index: int, outcome: Outcome) -> int:
-        found = self._found.get(index)
-        if found is None:
-            text = _text(outcome)
-            found = self._found[index] = len(text)
-            if self.folder and self.folder in text:
-                self._located.add(index)
-        return found
-
-    @classmethod
-    def in_batch(cls, jail: Jail) -> Sizes:  # which outcomes name the repository's folder too
-        return cls(str(jail.ctx.tree.parent))
-
-    def located(self, index: int, outcome: Outcome) -> bool:
-        """Whether the outcome names the batch's folder: a batch moved elsewhere, or exported,
-        runs the repository from another path, and even the original would not answer so."""
-        self.of(index, outcome)
-        return index in self._located
-
-    def bulky(self, index: int) -> Callable[[Outcome], bool]:
-        """`_bulky` for the first outcome of input `index`."""
-        return lambda outcome: self.of(index, outcome) > BULKY_BYTES
 
 
 def _seeds(inputs: Sequence[CallInput], first: Mapping[int, Outcome], sizes: Sizes) -> list[Seed]:
@@ -209,7 +162,7 @@ def seed_of(item: CallInput, outcome: Outcome, sizes: Sizes | None = None) -> Se
     generated input: calls varied from it answer as largely and are dropped, each after its runs
     (an infinite iterator the tests pass, consumed to the item cap, made every varied call cost
     the cap's worth, in golden runs, mutants and the survivor search alike)."""
-    bulky = sizes.bulky(item.index) if sizes is not None else _bulky
+    bulky = sizes.bulky(item.index) if sizes is not None else bulky_outcome
     return None if bulky(outcome) else Seed.of(item, outcome)
 
 
@@ -312,14 +265,39 @@ def _generate(
     made = widening.inputs
     found, _, infra = run_resuming(jail, target, made, seed=1, settings=leashed(slow_s))
     widened, widen_drops = screen(made, found, slow_s, sizes)
-    return _Generated(
-        (*kept, *widened),
-        {**outcomes, **found},
-        drops + widen_drops,
-        widening.generatable or bool(kept),
-        len(others) + len(made),
-        infra,
+    cut = _cut_down(
+        jail, target, [*traced, *others, *made], (first, outcomes, found), sizes, slow_s
     )
+    return _Generated(
+        (*kept, *widened, *cut.kept),
+        {**outcomes, **found, **cut.outcomes},
+        drops + widen_drops + cut.drops,
+        widening.generatable or bool(kept) or bool(cut.kept),
+        len(others) + len(made) + cut.tried,
+        infra or cut.infra,
+    )
+
+
+def _cut_down(
+    jail: Jail,
+    target: Target,
+    items: Sequence[CallInput],
+    runs: Sequence[Mapping[int, Outcome]],
+    sizes: Sizes,
+    slow_s: float,
+) -> _Generated:
+    """Calls cut from those of `items` whose first outcome (in one of `runs`) returned a value
+    too large for a generated input (`cut_down`), run once; those whose outcome fits kept."""
+    bulky = []
+    for item in items:
+        outcome = next((run[item.index] for run in runs if item.index in run), None)
+        if outcome and outcome.get("status") == "returned" and sizes.bulky(item.index)(outcome):
+            bulky.append((item, outcome))
+    start = max((i.index for i in items), default=0) + 1
+    cut = cut_down(target.kind, bulky, start, MAX_CUT)
+    found, _, infra = run_resuming(jail, target, cut, seed=1, settings=leashed(slow_s))
+    fits, drops = screen(cut, found, slow_s, sizes)
+    return _Generated(tuple(fits), found, drops, bool(fits), len(cut), infra)
 
 
 def _slow_limit(
@@ -438,10 +416,3 @@ def _largest_first(amounts: Mapping[int, float], budget: float, above: float = 0
         total -= amounts[index]
         over.add(index)
     return over
-
-
-_INPUTS_SHOWN = frozenset({"args_in", "kwargs_in", "ctor_in", "t"})
-
-
-def strip_inputs(outcome: Outcome) -> StoredOutcome:
-    return {k: v for k, v in outcome.items() if k not in _INPUTS_SHOWN}

@@ -179,10 +179,10 @@ def unpicklable(args: tuple[Any, ...], kwargs: dict[str, Any]) -> str:
     """What in the arguments does not pickle, named by its type, looking one level in: an item
     of a builtin container, an attribute of an object (`Store holding a RLock`)."""
     for value in (*args, *kwargs.values()):
-        if _pickles(value):
+        if pickles(value):
             continue
         inner = _parts(value)
-        bad = next((v for v in inner if not _pickles(v)), None)
+        bad = next((v for v in inner if not pickles(v)), None)
         if bad is None:
             return what(value)
         if type(value) in (list, tuple, set, frozenset, dict):
@@ -204,7 +204,7 @@ def _parts(value: Any) -> list[Any]:
     return list(attributes.values())[:PLAIN_ITEMS] if type(attributes) is dict else []
 
 
-def _pickles(value: Any) -> bool:
+def pickles(value: Any) -> bool:
     try:
         pickle.dumps(value, protocol=4)
     except Exception:  # noqa: BLE001 - any failure means no

@@ -81,11 +81,37 @@ class HarvestResult:
     drop_details: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class CollectedPaths:
+    """What the harvest hands pytest: the usual folders and packages, then what the repository
+    declares beyond them (`harvest/declared.py`), read once per harvest."""
+
+    usual: tuple[str, ...]
+    declared: tuple[DeclaredPath, ...]
+
+    @property
+    def paths(self) -> list[str]:
+        return [*self.usual, *(d.path for d in self.declared)]
+
+    def note(self) -> tuple[str, ...]:
+        """Which test paths came from what the repository declares, beyond the usual folders."""
+        if not self.declared:
+            return ()
+        named = ", ".join(f"{d.path} ({d.source})" for d in self.declared[:6])
+        more = f" and {len(self.declared) - 6} more" if len(self.declared) > 6 else ""
+        return (f"tests also collected from what the repository declares: {named}{more}",)
+
+
+def collected_paths(tree: Path, source_roots: Sequence[str]) -> CollectedPaths:
+    usual = _usual_paths(tree, source_roots)
+    declared = [d for d in declared_tests(tree, source_roots) if d.path not in usual]
+    return CollectedPaths(tuple(usual), tuple(declared))
+
+
 def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
     """Repo-relative paths to hand to pytest: test folders, then packages (for doctests), then
     what the repository declares beyond them (`harvest/declared.py`)."""
-    usual = _usual_paths(tree, source_roots)
-    return usual + [d.path for d in _declared_beyond(tree, source_roots, usual)]
+    return collected_paths(tree, source_roots).paths
 
 
 def _usual_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
@@ -103,22 +129,6 @@ def _usual_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
             if (is_package or is_module) and not child.name.startswith((".", "test")):
                 found.append(child.relative_to(tree).as_posix())
     return found
-
-
-def _declared_beyond(
-    tree: Path, source_roots: Sequence[str], usual: Sequence[str]
-) -> list[DeclaredPath]:
-    return [d for d in declared_tests(tree, source_roots) if d.path not in usual]
-
-
-def _declared_note(tree: Path, source_roots: Sequence[str]) -> tuple[str, ...]:
-    """Which test paths came from what the repository declares, beyond the usual folders."""
-    extra = _declared_beyond(tree, source_roots, _usual_paths(tree, source_roots))
-    if not extra:
-        return ()
-    named = ", ".join(f"{d.path} ({d.source})" for d in extra[:6])
-    more = f" and {len(extra) - 6} more" if len(extra) > 6 else ""
-    return (f"tests also collected from what the repository declares: {named}{more}",)
 
 
 ITEM_LIMIT_S = 60.0  # a test item running longer is stopped, the suite goes on (the plugin's)
@@ -236,8 +246,9 @@ def _attempt(
     }
     (scratch / "harvest.json").write_text(json.dumps(config), encoding="utf-8")
     python_path = [seen(plugin_dir), *ctx.sys_path(Path(seen(work)))]
+    paths = collected_paths(work, ctx.source_roots)
     request = SandboxRequest(
-        argv=_argv(ctx, test_paths(work, ctx.source_roots), budget, drop_addopts),
+        argv=_argv(ctx, paths.paths, budget, drop_addopts),
         env={
             **JAIL_ENV,
             "PYTHONHASHSEED": "0",
@@ -262,7 +273,7 @@ def _attempt(
         configured=parsed.configured,
         log_tail="\n".join(tail),
         notes=(
-            *_declared_note(work, ctx.source_roots),
+            *paths.note(),
             *parsed.notes,
             *_rebuilt_note(parsed.calls),
             *_benchmark_note(ctx, budget),

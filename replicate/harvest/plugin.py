@@ -66,7 +66,7 @@ try:
     )
     from .by_value_pickler import ByValue
     from .item_limit import arm, disarm, numbered
-    from .rebuild import Memory, dumps_capped, looks_large
+    from .rebuild import Memory, dumps_capped, looks_large, replayed
     from .wrapping import install, owner_of, remember_constructions, short_reason, wrap_target
 except ImportError:
     from replicate_harvest_budget import (  # type: ignore[no-redef]
@@ -86,6 +86,7 @@ except ImportError:
         Memory,
         dumps_capped,
         looks_large,
+        replayed,
     )
     from replicate_harvest_wrapping import (  # type: ignore[no-redef]
         install,
@@ -150,9 +151,13 @@ class _Harvest:
         kwargs: dict[str, Any],
         rebuild: bool = False,
         caller: Any = None,
-    ) -> None:
+        consumed: dict[Any, list[Any]] | None = None,
+    ) -> Any:
         """Record one call; with `rebuild`, `args[0]` is a `self` that may be rebuilt; `caller`:
-        the frame that made the call (whether it is test code is looked up only when needed)."""
+        the frame that made the call (whether it is test code is looked up only when needed).
+        With `consumed` (the slots that pass generators, and the items the call reads from
+        each), the arguments are pickled now without them, and the function that records the
+        call, once it returned, with an iterator over those items in each, is returned."""
         tally = self.tallies.get(key)
         if tally is None:
             tally = self.tallies[key] = Tally()
@@ -161,15 +166,48 @@ class _Harvest:
         test.calls += 1
         if test.stopped or not self._open(tally, test):
             self.let_be[key] = (tally, test)
-            return
-        ident = None if self.by_attempts else plain_key(args, kwargs)
+            return None
+        if consumed:
+            args = tuple(None if n in consumed else v for n, v in enumerate(args))
+            kwargs = {k: None if k in consumed else v for k, v in kwargs.items()}
+        ident = None if self.by_attempts or consumed else plain_key(args, kwargs)
         if ident is not None and not self._first_time(tally, test, ident, caller):
-            return
+            return None
         test.attempts += 1
         tally.attempts += 1
         data = self._pickled(key, args, kwargs, rebuild)
-        if data is None:
-            return
+        if data is None or (consumed and data[1]):  # a rebuilt `self` would be built twice
+            return None
+        if not consumed:
+            return self._keep(key, (tally, test), args, data, ident, rebuild, caller)
+        return functools.partial(self._replay, key, (tally, test), args, data[0], consumed, caller)
+
+    def _replay(
+        self,
+        key: str,
+        tallies: tuple[Tally, TestTally],
+        args: tuple[Any, ...],
+        before: bytes,
+        consumed: dict[Any, list[Any]],
+        caller: Any,
+    ) -> None:
+        again = replayed(before, consumed)
+        data = self._pickled(key, again[0], again[1], False)
+        if data is not None:
+            self._keep(key, tallies, args, data, None, False, caller)
+
+    def _keep(
+        self,
+        key: str,
+        tallies: tuple[Tally, TestTally],
+        args: tuple[Any, ...],
+        data: tuple[bytes, bool],
+        ident: Any,
+        rebuild: bool,
+        caller: Any,
+    ) -> None:
+        """Write the call's record, unless it was seen before."""
+        tally, test = tallies
         pickled, rebuilt = data
         if ident is None:
             ident = hashlib.sha256(pickled).digest()
@@ -230,7 +268,8 @@ class _Harvest:
             data = dumps_capped((args, kwargs), self.max_bytes)  # None: past `max_bytes`
         except Exception as exc:  # noqa: BLE001 - any pickling failure is a drop reason
             found: tuple[bytes, bool] | None = None
-            by_value = self.by_value.dumps((args, kwargs), protocol=4)
+            me = args[0] if rebuild and args else None
+            by_value = self.by_value.dumps((args, kwargs), protocol=4, target_self=me)
             if by_value is not None:
                 found = (by_value, False)
             elif rebuild:

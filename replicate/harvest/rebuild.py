@@ -10,6 +10,7 @@ import functools
 import operator
 import pickle
 import re
+import types
 import weakref
 from collections import ChainMap, Counter
 from typing import Any
@@ -80,8 +81,52 @@ def _reduce_match(match: re.Match[Any]) -> Any:
     return operator.methodcaller("match", match.string, match.start(), match.endpos), (match.re,)
 
 
+def method_attribute(owner: Any, method: Any) -> str | None:
+    """The attribute of `owner` that gives `method` back (bound to it), or None: its name, or
+    that name mangled (`__key` defined in class `Ranker` is `_Ranker__key`)."""
+    name = getattr(method, "__name__", None)
+    if type(name) is not str:
+        return None
+    names = [name]
+    if name.startswith("__") and not name.endswith("__"):
+        names += [f"_{k.__name__.lstrip('_')}{name}" for k in type(owner).__mro__]
+    for attribute in names:
+        try:
+            if getattr(owner, attribute) == method:
+                return attribute
+        except Exception:  # noqa: BLE001 - an attribute lookup of the library's making
+            continue
+    return None
+
+
+def _reduce_method(method: types.MethodType) -> Any:
+    """A bound method as `getattr(self, attribute)`, as `pickle` writes it, but by the
+    attribute that gives it back (pickle's own reads `__name__`, which a private method's
+    mangled attribute is not: its pickle would not load)."""
+    attribute = method_attribute(method.__self__, method)
+    if attribute is None:
+        raise pickle.PicklingError(f"cannot pickle the bound method {method.__name__!r}")
+    return getattr, (method.__self__, attribute)
+
+
 # copyreg's table as it is when pickling: a library registers its reducers when imported
-_DISPATCH: ChainMap[Any, Any] = ChainMap({re.Match: _reduce_match}, copyreg.dispatch_table)
+_DISPATCH: ChainMap[Any, Any] = ChainMap(
+    {re.Match: _reduce_match, types.MethodType: _reduce_method}, copyreg.dispatch_table
+)
+
+
+def replayed(data: bytes, consumed: dict[Any, list[Any]]) -> tuple[tuple[Any, ...], dict[Any, Any]]:
+    """A call's arguments pickled before it (`data`, our own pickle: a copy of their state
+    then) with each slot of `consumed` holding an iterator over the items the call read from
+    the generator passed there."""
+    args, kwargs = pickle.loads(data)
+    args = list(args)
+    for slot, items in consumed.items():
+        if isinstance(slot, int):
+            args[slot] = iter(list(items))
+        else:
+            kwargs[slot] = iter(list(items))
+    return tuple(args), kwargs
 
 
 CTOR_ATTEMPTS = 20_000  # constructions of one class pickled at most (each costs a pickling)

@@ -44,13 +44,78 @@ def _recorder(key: str, fn: Any, skip_first: bool, rebuild: bool = False) -> Any
             state.busy = True
             try:
                 caller = sys._getframe(1)
-                state.record(key, args[1:] if skip_first else args, kwargs, rebuild, caller)
+                seen = args[1:] if skip_first else args
+                if _has_generator(seen, kwargs):
+                    first = 1 if skip_first else 0
+                    return _consumed_call(state, key, fn, args, kwargs, first, (rebuild, caller))
+                state.record(key, seen, kwargs, rebuild, caller)
             finally:
                 state.busy = False
         return fn(*args, **kwargs)
 
     wrapper.__replicate_original__ = fn  # type: ignore[attr-defined]
     return wrapper
+
+
+MAX_CONSUMED = 5_001  # items of a generator argument kept (past `looks_large`: dropped)
+
+
+def _has_generator(args: tuple[Any, ...], kwargs: dict[str, Any]) -> bool:
+    return any(type(v) is types.GeneratorType for v in (*args, *kwargs.values()))
+
+
+def _consuming(gen: Any, items: list[Any]) -> Any:
+    """A generator yielding what `gen` yields, each item kept in `items` (to `MAX_CONSUMED`);
+    what is sent or thrown into it is passed on, and closing it closes `gen`."""
+    sent: Any = None
+    thrown: BaseException | None = None
+    while True:
+        try:
+            item = gen.send(sent) if thrown is None else gen.throw(thrown)
+        except StopIteration as stop:
+            return stop.value
+        if len(items) < MAX_CONSUMED:
+            items.append(item)
+        sent, thrown = None, None
+        try:
+            sent = yield item
+        except GeneratorExit:
+            gen.close()
+            raise
+        except BaseException as exc:  # noqa: BLE001 - thrown in: passed on to `gen`
+            thrown = exc
+
+
+def _consumed_call(
+    state: Any,
+    key: str,
+    fn: Any,
+    args: tuple[Any, ...],
+    kwargs: dict[str, Any],
+    first: int,
+    how: tuple[bool, Any],
+) -> Any:
+    """Call `fn` with each generator argument read through `_consuming`, and record the call
+    with it replaced by an iterator over the items the call read (`state.record`).
+    `first`: the arguments before the call's own (a classmethod's class); `how`: `record`'s
+    `rebuild` and `caller`.  Called busy; the call itself runs idle (its own calls of targets
+    are recorded)."""
+    consumed: dict[Any, list[Any]] = {}
+    call_args, call_kwargs = list(args), dict(kwargs)
+    for n, value in enumerate(args[first:]):
+        if type(value) is types.GeneratorType:
+            call_args[n + first] = _consuming(value, consumed.setdefault(n, []))
+    for name, value in kwargs.items():
+        if type(value) is types.GeneratorType:
+            call_kwargs[name] = _consuming(value, consumed.setdefault(name, []))
+    pending = state.record(key, args[first:], kwargs, *how, consumed)
+    state.busy = False
+    try:
+        return fn(*call_args, **call_kwargs)
+    finally:
+        state.busy = True
+        if pending is not None:
+            pending()
 
 
 class _Proxy:

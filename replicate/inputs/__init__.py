@@ -2,7 +2,8 @@
 
 Pure: no subprocess, no network. `widen` draws them from the traced calls' seeds with the
 strategies, mutations, recipes and relations beside it; `renamings` gives one string of a
-traced call a fresh name throughout its pickle.
+traced call a fresh name throughout its pickle; `cut_down` cuts a call whose outcome is too large
+to its first half, quarter and eighth.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from replicate.inputs.recipes import recipe_b64, with_replacements
 from replicate.inputs.renaming import renamings
 from replicate.inputs.selves import other_selves, seeds_among
 from replicate.inputs.signature import ParamSlot, parse, parse_signature
+from replicate.inputs.truncation import cut_down
 from replicate.inputs.widening import Budget, Seed, render_call, widen
 
 __all__ = [
     "Budget",
     "ParamSlot",
     "Seed",
+    "cut_down",
     "other_selves",
     "parse",
     "parse_signature",

@@ -53,7 +53,7 @@ from .base import (
 )
 from .by_type import _COMPOUNDS, _SCALARS, _SUB_BASES
 from .channel import _dumps
-from .naming import _alias, _bound_builtin, _callable_name, type_name
+from .naming import _alias, _bound_builtin, _callable_name, state_type_name, type_name
 from .probes import _PROBE, _PROBED, _drive, _fresh, _unnamed_function
 
 if TYPE_CHECKING:
@@ -259,7 +259,7 @@ class _Encoder:
         state = self.fields(x, lay, d) if lay.plain else None
         if state is None:
             return {"t": "opaque", "type": type_name(t)}
-        return {"t": "obj", "type": type_name(t), "fields": state}
+        return {"t": "obj", "type": state_type_name(t, name), "fields": state}
 
     def probed(self, fn: Callable[..., Any], probes: Probes, d: int) -> Tagged:
         """`fn` by its outcome on each of the input's probes; what those return is encoded as

@@ -93,6 +93,26 @@ def type_name(cls: type) -> str:
     return name
 
 
+_BY_STATE = "<by state>"
+
+
+def state_type_name(cls: type, name: str) -> str:
+    """The name an instance's class goes by in its outcome (`name`, its `type_name`), where the
+    instance is encoded by its state: a class whose name does not verify (one a function makes,
+    `make.<locals>.Handler`) and that defines no value equality (no `__eq__` in its MRO but
+    object's) is named `<by state>` and the name it claims, so that its instances compare by
+    class name and state (a class of its own a candidate names alike compares alike); any other
+    unverified class keeps its `<unverified>` name, which matches nothing."""
+    claimed = name[len(_UNVERIFIED) :]
+    if not name.startswith(_UNVERIFIED) or claimed == "?":
+        return name
+    for klass in _type_mro(cls):
+        own = _proxy_get(_type_dict(klass), "__eq__", _MISSING)
+        if klass is not object and own is not _MISSING:
+            return name
+    return _BY_STATE + claimed
+
+
 def _callable_name(fn: Any) -> str:
     # `fn` has an exact native type (function, builtin, descriptor): getattr runs no candidate code
     module = getattr(fn, "__module__", None)

@@ -11,7 +11,7 @@ import pytest
 
 from replicate.core import DropReason
 from replicate.core.records import CallInput, CallKind, Provenance, Target
-from replicate.gen import golden
+from replicate.gen import golden, sizes
 from replicate.gen.golden import (
     BULKY_BYTES,
     TASK_CALL_S,
@@ -336,14 +336,14 @@ def test_an_input_whose_outcome_is_too_large_is_no_seed() -> None:
 def _measured(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """The length of every outcome's encoding `golden` makes to measure it, in order."""
     seen: list[int] = []
-    text = golden._text
+    text = sizes._text
 
     def counted(outcome: Any) -> str:
         found = text(outcome)
         seen.append(len(found))
         return found
 
-    monkeypatch.setattr(golden, "_text", counted)
+    monkeypatch.setattr(sizes, "_text", counted)
     return seen
 
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import pytest
@@ -15,6 +15,7 @@ import pytest
 from replicate.batch import LoadedTask
 from replicate.harvest import collect
 from replicate.harvest.collect import run_harvest
+from replicate.harvest.declared import DeclaredPath, declared_tests
 from replicate.jail import Jail, RepoContext, get_sandbox
 
 ROOT_TEST = """
@@ -41,7 +42,7 @@ def test_high():
 """
 
 
-def _harvest(ctx: RepoContext, task: LoadedTask, root: Path) -> list[str]:
+def _harvest(ctx: RepoContext, task: LoadedTask, root: Path) -> tuple[list[str], tuple[str, ...]]:
     tree = root / "tree"
     shutil.copytree(ctx.tree, tree, symlinks=True)
     shutil.rmtree(tree / "tests")
@@ -52,7 +53,7 @@ def _harvest(ctx: RepoContext, task: LoadedTask, root: Path) -> list[str]:
     target = task.hidden.target
     jail = Jail(dataclasses.replace(ctx, tree=tree), get_sandbox("local"))
     found = run_harvest(jail, {target.symbol: target}, timeout_s=300)
-    return sorted(call.origin for call in found.calls.get(target.symbol, ()))
+    return sorted(call.origin for call in found.calls.get(target.symbol, ())), found.notes
 
 
 def test_declared_tests_are_harvested(
@@ -62,7 +63,16 @@ def test_declared_tests_are_harvested(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     task = tiny_task("tinypkg.core.clamp")
-    origins = _harvest(tiny_ctx, task, tmp_path / "declared")
+    reads: list[Path] = []
+
+    def counted(tree: Path, roots: Sequence[str]) -> list[DeclaredPath]:
+        reads.append(tree)
+        return declared_tests(tree, roots)
+
+    monkeypatch.setattr(collect, "declared_tests", counted)
+    origins, notes = _harvest(tiny_ctx, task, tmp_path / "declared")
     assert any("test.py" in o for o in origins) and any("clamp_spec.py" in o for o in origins)
+    assert any("spec/clamp_spec.py (tox.ini commands)" in n for n in notes)
+    assert len(reads) == 1  # the declarations are read once per harvest, for paths and note
     monkeypatch.setattr(collect, "declared_tests", lambda tree, roots: ())
-    assert _harvest(tiny_ctx, task, tmp_path / "control") == []
+    assert _harvest(tiny_ctx, task, tmp_path / "control") == ([], ())

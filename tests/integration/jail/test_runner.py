@@ -1009,8 +1009,8 @@ def test_a_local_class_sentinel_and_a_class_lambda_are_named_by_identity() -> No
         missing = module.__dict__["_MISSING"]
         assert encode(missing) == {"t": "ref", "v": "sentinels_mod._MISSING"}
         assert encode([missing, missing]) == {"t": "list", "v": [encode(missing)] * 2}
-        lookalike = type(missing)()  # same local class, not the module's object
-        assert encode(lookalike)["type"].startswith("<unverified>")
+        lookalike = type(missing)()  # same local class, not the module's object: by state
+        assert encode(lookalike)["type"] == f"<by state>sentinels_mod.{type(missing).__qualname__}"
         assert encode(Queue.key) == {"t": "ref", "v": "sentinels_mod.Queue.key"}
         assert encode(lambda p: -p)["v"].startswith("<unverified>")
         returned = {"status": "returned", "value": encode(missing), "args": [], "kwargs": {}}
@@ -1020,6 +1020,32 @@ def test_a_local_class_sentinel_and_a_class_lambda_are_named_by_identity() -> No
         assert compare_outcome(returned, forged, settings) is not None
     finally:
         del sys.modules["sentinels_mod"]
+
+
+def test_an_object_of_a_class_made_by_a_function_compares_by_state() -> None:
+    """Grader 8: a class whose name does not verify and that has no `__eq__` is named by the
+    name it claims, `<by state>`; its objects match on equal fields only, and one with an
+    `__eq__` of its own keeps `<unverified>` (a match for nothing)."""
+
+    def make(eq: bool) -> type:
+        class Tally:
+            def __init__(self, counts: dict[str, int]) -> None:
+                self.counts = counts
+
+        if eq:
+            Tally.__eq__ = lambda self, other: True  # type: ignore[assignment, method-assign]
+        return Tally
+
+    plain, again, with_eq = make(False), make(False), make(True)
+    expected = encode(plain({"a": 1}))
+    assert expected["type"] == f"<by state>{plain.__module__}.{plain.__qualname__}"
+    settings = GradingSettings()
+    returned = {"status": "returned", "value": expected, "args": [], "kwargs": {}}
+    alike = {**returned, "value": encode(again({"a": 1}))}  # another class claiming that name
+    assert compare_outcome(returned, alike, settings) is None
+    other = {**returned, "value": encode(again({"a": 2}))}
+    assert compare_outcome(returned, other, settings) is not None
+    assert encode(with_eq({"a": 1}))["type"].startswith("<unverified>")
 
 
 def test_an_input_that_fails_to_load_keeps_the_outcome_before_it(tmp_path: Path) -> None:

@@ -90,3 +90,26 @@ def test_a_match_that_would_not_come_back_alike_still_refuses() -> None:
     assert match is not None
     with pytest.raises(pickle.PicklingError):
         dumps_capped(match, 10**6)
+
+
+class Ranker:
+    def __init__(self, bonus: int) -> None:
+        self.bonus = bonus
+
+    def __key(self, word: str) -> int:
+        return len(word) + self.bonus
+
+    def key(self) -> Any:
+        return self.__key
+
+
+def test_a_private_bound_method_pickles_by_the_attribute_that_gives_it_back() -> None:
+    """pickle writes a bound method as `getattr(self, __name__)`: a private method's name is
+    not its attribute (`_Ranker__key`), and the pickle does not load (the control)."""
+    method = Ranker(2).key()
+    with pytest.raises(AttributeError):
+        pickle.loads(pickle.dumps(method, protocol=4))
+    data = dumps_capped(method, CAP)
+    assert data is not None
+    again = pickle.loads(data)
+    assert again("abc") == 5 and again.__func__ is method.__func__

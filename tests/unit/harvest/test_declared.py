@@ -138,6 +138,6 @@ def test_the_harvest_hands_them_to_pytest_after_the_usual_paths(tmp_path: Path) 
         },
     )
     assert harvest.test_paths(tmp_path, (".",)) == ["tests", "pkg", "spec", "test.py"]
-    (note,) = harvest._declared_note(tmp_path, (".",))
+    (note,) = harvest.collected_paths(tmp_path, (".",)).note()
     assert "spec (tox.ini commands)" in note and "test.py (a root-level test module)" in note
     assert "tests (" not in note  # a usual folder is not news
