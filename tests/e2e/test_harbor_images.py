@@ -34,14 +34,18 @@ for _path in _glob.glob("/opt/replicate/batch/reference_impls/_repos/*/tree/{pat
 pytestmark = pytest.mark.usefixtures("docker_engine")
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def task() -> LoadedTask:
     batch = Batch.open(REPO_ROOT)
     return batch.load(batch.ids[0])
 
 
-@pytest.fixture(scope="session")
-def exported(task: LoadedTask, tmp_path_factory: pytest.TempPathFactory) -> Path:
+@pytest.fixture(scope="module")
+def exported(
+    docker_engine: None, task: LoadedTask, tmp_path_factory: pytest.TempPathFactory
+) -> Path:
+    """Module-scoped, after `docker_engine`: a session fixture would run first, building images
+    for minutes before the module's check could skip (or fail) for want of docker."""
     out = tmp_path_factory.mktemp("harbor-images") / "out"
     done = replicate("export", "--tasks", str(REPO_ROOT), "--format", "harbor", "--out",
                      str(out), "--task", task.id, "--build-images", timeout=1800)  # fmt: skip

@@ -92,12 +92,13 @@ def test_signature_prompts_show_no_hidden_body(bodies: dict[str, str], exports: 
         "cross_split_pairs": 0,
     }
     batch = Batch.open(REPO_ROOT)
+    tasks = {task_id: batch.load(task_id) for task_id in bodies}  # each loaded once, not per row
     for row in rows:  # the other tasks of the file are still there, by signature and docstring
-        task = batch.load(row["task_id"])
+        task = tasks[row["task_id"]]
         content = row["prompt"][0]["content"]
         assert task.prompt.strip() in content and "not the whole file" in content
         for other_id in bodies:
-            other = batch.load(other_id).hidden.target
+            other = tasks[other_id].hidden.target
             if other.path == task.hidden.target.path:
                 assert other.signature.strip().splitlines()[-1] in content
 
