@@ -15,11 +15,12 @@ past the runner's depth or size bound a value is a `Cut`.
 from __future__ import annotations
 
 import base64
-import binascii
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
+
+from replicate.values.tagged import read_node
 
 MAX_DEPTH = 64
 MAX_DIGITS = 4000
@@ -255,18 +256,7 @@ def _bigint(text: Any) -> BigInt:
 
 def decode(node: Any, depth: int = 0) -> JsValue:
     """The record a tagged node stands for; `NotJsValue` for a malformed or unknown one."""
-    if depth > MAX_DEPTH or not isinstance(node, Mapping):
-        raise NotJsValue("too deep or not a node")
-    tag = node.get("t")
-    reader = _READERS.get(tag) if isinstance(tag, str) else None
-    if reader is None:
-        raise NotJsValue(f"unknown tag {tag!r}")
-    try:
-        return reader(node, depth + 1)
-    except NotJsValue:
-        raise
-    except (TypeError, ValueError, KeyError, IndexError, binascii.Error) as exc:
-        raise NotJsValue(f"malformed {tag} node: {exc}") from None
+    return read_node(node, depth, _READERS, max_depth=MAX_DEPTH, error=NotJsValue)
 
 
 def _text(value: Any) -> str:
