@@ -76,6 +76,7 @@ class Status(enum.Enum):
 class Thrown:
     type: str  # the thrown value's class name (or typeof for a primitive)
     message: str
+    rejected: bool = False  # a returned promise's rejection, not a throw
 
 
 @dataclass(frozen=True)
@@ -198,7 +199,7 @@ def read_outcome(outcome: Mapping[str, Any]) -> NodeOutcome:
             return NodeOutcome(status, value=js.decode(outcome["value"]), args=args, this=this)
         if status is Status.RAISED:
             exc = outcome["exc"]
-            thrown = Thrown(_text(exc["type"]), _text(exc["msg"]))
+            thrown = Thrown(_text(exc["type"]), _text(exc["msg"]), outcome.get("async") is True)
             return NodeOutcome(status, thrown=thrown, args=args, this=this)
         return NodeOutcome(status, detail=_text(outcome.get("msg", "")))
     except (ValueError, KeyError, TypeError) as exc:

@@ -97,7 +97,7 @@ function resolve(exports, job) {
 
 function each(list, f) {
   const out = [];
-  for (let i = 0; i < list.length; i += 1) out[i] = f(list[i]);
+  for (let i = 0; i < list.length; i += 1) values.append(out, f(list[i]));
   return out;
 }
 
@@ -120,17 +120,17 @@ function settle(fn, input) {
 
 function report(settled, input, job) {
   const encode = (v) => values.encoder(job.max_depth, job.max_items)(v);
-  let outcome;
-  if ('error' in settled) {
-    outcome = { status: 'raised', exc: values.thrown(settled.error) };
-    if (settled.promise) outcome.async = true;
-  } else {
-    const value = encode(settled.value);
-    outcome = { status: 'returned', value: settled.promise ? { t: 'promise', v: value } : value };
+  const args = each(input.args, encode);
+  const self = job.kind === 'method' ? encode(input.self) : undefined;
+  if (values.hasOwn(settled, 'error')) {
+    const exc = values.thrown(settled.error);
+    return { status: 'raised', exc, async: values.hasOwn(settled, 'promise'), args, this: self };
   }
-  outcome.args = each(input.args, encode);
-  if (job.kind === 'method') outcome.this = encode(input.self);
-  return outcome;
+  const value = encode(settled.value);
+  return {
+    status: 'returned', value: values.hasOwn(settled, 'promise') ? { t: 'promise', v: value } : value,
+    args, this: self,
+  };
 }
 
 async function callOne(fn, input, job, write) {

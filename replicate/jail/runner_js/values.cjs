@@ -24,6 +24,7 @@ const create = Object.create;
 const ownKeys = Reflect.ownKeys;
 const apply = Reflect.apply;
 const is = Object.is;
+const hasOwn = Object.hasOwn;
 const isArray = Array.isArray;
 const NumberCtor = Number;
 const BigIntCtor = BigInt;
@@ -71,7 +72,16 @@ const OPAQUE = [
 
 function ownData(object, key) {
   const d = desc(object, key);
-  return d !== undefined && 'value' in d ? d.value : undefined;
+  return d !== undefined && hasOwn(d, 'value') ? d.value : undefined;
+}
+
+// `list` with `item` added at its end by definition: no setter the repository put on
+// Array.prototype or Object.prototype sees it (as an assignment past the end would call one).
+function append(list, item) {
+  defineProperty(list, list.length, {
+    __proto__: null, value: item, writable: true, enumerable: true, configurable: true,
+  });
+  return list;
 }
 
 function numText(v) {
@@ -128,7 +138,7 @@ function encoder(maxDepth, maxItems) {
       if (path[i] === v) return { t: 'ref', v: path.length - i };
     }
     if (depth >= maxDepth) return { t: 'cut', v: 'depth' };
-    path[path.length] = v;
+    append(path, v);
     try {
       return container(v, depth + 1);
     } finally {
@@ -144,7 +154,7 @@ function encoder(maxDepth, maxItems) {
       if (typeof key !== 'string') continue;
       const d = desc(v, key);
       if (!d.enumerable) continue;
-      out[out.length] = [key, 'value' in d ? encode(d.value, depth) : { t: 'getter' }];
+      append(out, [key, hasOwn(d, 'value') ? encode(d.value, depth) : { t: 'getter' }]);
     }
     return out;
   }
@@ -156,7 +166,7 @@ function encoder(maxDepth, maxItems) {
       const step = apply(next, it, []);
       if (step.done) return out;
       const item = step.value;
-      out[out.length] = pairs ? [encode(item[0], depth), encode(item[1], depth)] : encode(item, depth);
+      append(out, pairs ? [encode(item[0], depth), encode(item[1], depth)] : encode(item, depth));
     }
   }
 
@@ -176,7 +186,7 @@ function encoder(maxDepth, maxItems) {
       const n = apply(typedLength, v, []);
       for (let i = 0; i < n; i += 1) {
         const item = v[i];
-        out[out.length] = typeof item === 'bigint' ? apply(bigintText, item, []) : numText(item);
+        append(out, typeof item === 'bigint' ? apply(bigintText, item, []) : numText(item));
       }
       return { t: 'typed', kind: apply(typedTag, v, []), v: out };
     }
@@ -205,15 +215,15 @@ function encoder(maxDepth, maxItems) {
     const n = ownData(v, 'length');
     for (let i = 0; i < n; i += 1) {
       if (budget <= 0) {
-        out[out.length] = { t: 'cut', v: 'size' };
+        append(out, { t: 'cut', v: 'size' });
         break;
       }
       const d = desc(v, apply(numberText, i, []));
       if (d === undefined) {
         budget -= 1;
-        out[out.length] = { t: 'hole' };
+        append(out, { t: 'hole' });
       } else {
-        out[out.length] = 'value' in d ? encode(d.value, depth) : { t: 'getter' };
+        append(out, hasOwn(d, 'value') ? encode(d.value, depth) : { t: 'getter' });
       }
     }
     return { t: 'array', v: out };
@@ -278,7 +288,7 @@ function decoder(classes) {
 
   function filled(node) {
     const shell = empty(node);
-    path[path.length] = shell;
+    append(path, shell);
     try {
       fill(shell, node);
     } finally {
@@ -329,10 +339,12 @@ function decoder(classes) {
 
   function setField(shell, key, node) {
     if (node.t === 'getter') {
-      defineProperty(shell, key, { get: () => undefined, enumerable: true, configurable: true });
+      defineProperty(shell, key, {
+        __proto__: null, get: () => undefined, enumerable: true, configurable: true,
+      });
     } else {
       defineProperty(shell, key, {
-        value: decode(node), enumerable: true, writable: true, configurable: true,
+        __proto__: null, value: decode(node), enumerable: true, writable: true, configurable: true,
       });
     }
   }
@@ -350,4 +362,4 @@ function unreplayed(name) {
   }[name];
 }
 
-module.exports = { encoder, decoder, thrown };
+module.exports = { encoder, decoder, thrown, append, hasOwn };

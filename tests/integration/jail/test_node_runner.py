@@ -27,6 +27,7 @@ exports.leave = () => process.exit(0);
 exports.spin = () => { for (;;) {} };
 exports.hog = () => { const keep = []; for (;;) keep.push(new Array(1e6).fill(1)); };
 exports.write = (file) => { require('node:fs').writeFileSync(file, 'x'); return true; };
+exports.pair = () => [1, { a: 2 }];
 exports.interfaces = () => Object.keys(require('node:os').networkInterfaces()).sort();
 class Counter {
   constructor() { this.n = 0; this.seen = []; }
@@ -172,7 +173,7 @@ def test_thrown_errors_and_promises(local: Sandbox, tree: Path) -> None:
     assert (failed.status, failed.thrown) == (Status.RAISED, Thrown("RangeError", "too far"))
     assert call(local, tree, "later", num(21)) == js.Settled(num(42))
     (refused,) = run_node(local, tree, NodeTarget("lib.js", ("refuse",)), [NodeCall(())]).outcomes
-    assert refused.thrown == Thrown("TypeError", "no")
+    assert refused.thrown == Thrown("TypeError", "no", rejected=True)
 
 
 def test_a_missing_module_or_export_is_an_import_error(local: Sandbox, tree: Path) -> None:
@@ -214,3 +215,33 @@ def test_the_tree_is_read_only_and_there_is_no_network(local: Sandbox, tree: Pat
     assert "EROFS" in written.outcomes[0].thrown.message  # type: ignore[union-attr]
     assert not (tree / "planted").exists()
     assert call(local, tree, "interfaces") == js.Array(("lo",))
+
+
+PATCHES = """\
+let taken = 0;
+for (const key of ['0', '1', 'args', 'value', 'this', 'error', 'promise', 'get', 'set']) {
+  Object.defineProperty(Object.prototype, key, {
+    __proto__: null,
+    set(v) { taken += 1; },
+    get() { return key === 'promise' || key === 'get' ? () => true : undefined; },
+    configurable: true,
+  });
+}
+"""
+
+
+def test_setters_and_getters_on_the_prototypes_do_not_change_an_outcome(tmp_path: Path) -> None:
+    """The module, at its import, puts setters (and getters) on Object.prototype for the
+    names and indexes the runner builds its reports with: a runner that assigned them would
+    hand its arguments, value and array items to the module and report them missing (or the
+    value as a promise)."""
+    (tmp_path / "lib.js").write_text(PATCHES + MODULE)
+    sandbox = get_sandbox("local")
+    expected = js.Array((num(1), js.PlainObject(js.fields({"a": num(2)}))))
+    assert call(sandbox, tmp_path, "pair") == expected
+    # the arguments are rebuilt, and reported, past the setters too
+    assert call(sandbox, tmp_path, "identity", expected) == expected
+    (failed,) = run_node(
+        sandbox, tmp_path, NodeTarget("lib.js", ("fail",)), [NodeCall(())]
+    ).outcomes
+    assert failed.thrown == Thrown("RangeError", "too far")
