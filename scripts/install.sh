@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what replicate needs on a Debian machine: bubblewrap (the local sandbox), git,
+# Install what replicate needs on a Debian machine: bubblewrap (the local sandbox), git, nodejs,
 # libfaketime, and the Python package itself (editable; with --dev also the dev tools, Ray (for
 # the tests of `--executor ray`) and chromium, for the end-to-end test of `replicate report`).
 set -euo pipefail
