@@ -10,6 +10,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from replicate.jail import node
 from replicate.jail.node import CallKind, NodeCall, NodeTarget, Status, Thrown, run_node
 from replicate.sandbox import Sandbox, get_sandbox
 from replicate.values import javascript as js
@@ -28,6 +29,10 @@ exports.spin = () => { for (;;) {} };
 exports.hog = () => { const keep = []; for (;;) keep.push(new Array(1e6).fill(1)); };
 exports.write = (file) => { require('node:fs').writeFileSync(file, 'x'); return true; };
 exports.pair = () => [1, { a: 2 }];
+exports.deep = (n) => { let v = []; for (let i = 0; i < n; i++) v = [v]; return v; };
+exports.wide = (n) => new Array(n).fill(0);
+exports.proxy = () => new Proxy({}, { get() { throw new Error('trap'); }, ownKeys() { throw 1; } });
+exports.getter = () => ({ get g() { throw new Error('ran'); }, v: 1 });
 exports.interfaces = () => Object.keys(require('node:os').networkInterfaces()).sort();
 class Counter {
   constructor() { this.n = 0; this.seen = []; }
@@ -245,3 +250,16 @@ def test_setters_and_getters_on_the_prototypes_do_not_change_an_outcome(tmp_path
         sandbox, tmp_path, NodeTarget("lib.js", ("fail",)), [NodeCall(())]
     ).outcomes
     assert failed.thrown == Thrown("RangeError", "too far")
+
+
+def test_depth_and_size_are_bounded_and_nothing_of_a_value_runs(local: Sandbox, tree: Path) -> None:
+    deep = call(local, tree, "deep", num(node.MAX_DEPTH + 10))
+    for _ in range(node.MAX_DEPTH):
+        assert isinstance(deep, js.Array) and len(deep.items) == 1
+        deep = deep.items[0]
+    assert deep == js.Cut("depth")
+    wide = call(local, tree, "wide", num(node.MAX_ITEMS + 5))
+    assert isinstance(wide, js.Array) and wide.items[-1] == js.Cut("size")
+    assert len(wide.items) <= node.MAX_ITEMS + 1
+    assert call(local, tree, "proxy") == js.Opaque("Proxy")
+    assert call(local, tree, "getter") == js.PlainObject(js.fields({"g": js.Getter(), "v": num(1)}))
