@@ -49,12 +49,15 @@ class CallKind(enum.Enum):
 @dataclass(frozen=True)
 class NodeTarget:
     """What to call: `module` (relative to the tree), the property names from its exports (or
-    ES module namespace) to the function or class, and the class's `member` for a method."""
+    ES module namespace; from its module-scope binding `scope` when given: a function or class
+    the module does not export) to the function or class, and the class's `member` for a
+    method."""
 
     module: str
     export: tuple[str, ...]
     kind: CallKind = CallKind.FUNCTION
     member: str | None = None
+    scope: str | None = None
 
 
 @dataclass(frozen=True)
@@ -128,6 +131,7 @@ def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall], nonce: st
     job = {
         "nonce": nonce,
         "module": str(tree / target.module),
+        "scope": target.scope,
         "export": list(target.export),
         "kind": target.kind.value,
         "member": target.member,

@@ -8,8 +8,9 @@
 // input call (i) and result (i, outcome), then done. Its stdout and stderr are the repository's
 // and are never read as frames. Values cross in the tagged form of values.cjs, not as pickles.
 //
-// The job: {nonce, module (an absolute path), export (property names from the module's exports
-// or namespace to the function or class), kind ("function", "static" or "method"), member (the
+// The job: {nonce, module (an absolute path), scope (a module-scope name to start from instead
+// of the module's exports or namespace, or null), export (property names from there to the
+// function or class), kind ("function", "static" or "method"), member (the
 // class's method), inputs: [{i, args: [node], this: node}], max_depth, max_items, channel_fd}.
 // A "method" input's `this` is an instance node rebuilt on the class's prototype from its own
 // fields. An outcome: {status: "returned", value, args, this} or {status: "raised", exc:
@@ -19,6 +20,7 @@
 // unwritten, and the host reports it as a failure.
 
 const fs = require('node:fs');
+const Module = require('node:module');
 const path = require('node:path');
 const url = require('node:url');
 const util = require('node:util');
@@ -70,9 +72,36 @@ function moduleFormat(file) {
   }
 }
 
-async function load(file) {
-  if (moduleFormat(file) === 'module') return import(url.pathToFileURL(file).href);
-  return require(file);
+// A module-scope binding the module does not export is reached through one line added after
+// the module's last (so no line of it moves): `module[Symbol.for(SCOPE)] = () => name` for
+// CommonJS, `export { name as "<SCOPE>" }` for an ES module (scope.mjs).
+const SCOPE = 'replicate:scope';
+const NAME = /^[A-Za-z_$][\w$]*$/;
+
+function scopeCommonJS(file, name) {
+  const proto = Module.prototype;
+  const compile = proto._compile;
+  proto._compile = function compileWithScope(content, filename) {
+    if (filename !== file) return apply(compile, this, [content, filename]);
+    proto._compile = compile;
+    const more = `\n;module[Symbol.for('${SCOPE}')] = () => ${name};\n`;
+    return apply(compile, this, [content + more, filename]);
+  };
+}
+
+async function load(file, scope) {
+  const esm = moduleFormat(file) === 'module';
+  const href = url.pathToFileURL(file).href;
+  if (scope === null || scope === undefined) return esm ? import(href) : require(file);
+  if (!NAME.test(scope)) throw new TypeError(`not a name: ${scope}`);
+  if (esm) {
+    const hook = url.pathToFileURL(path.join(__dirname, 'scope.mjs')).href;
+    Module.register(hook, { data: { href, name: scope, exportName: SCOPE } });
+    return (await import(href))[SCOPE];
+  }
+  scopeCommonJS(file, scope);
+  require(file);
+  return require.cache[file][Symbol.for(SCOPE)]();
 }
 
 function walk(root, names) {
@@ -164,7 +193,7 @@ async function main() {
   write({ event: 'started' });
   let target;
   try {
-    target = resolve(await load(job.module), job);
+    target = resolve(await load(job.module, job.scope), job);
     if (typeof target.fn !== 'function') throw new TypeError(`${job.export.join('.')} is no function`);
   } catch (error) {
     const exc = values.thrown(error);

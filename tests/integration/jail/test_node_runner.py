@@ -34,6 +34,8 @@ exports.wide = (n) => new Array(n).fill(0);
 exports.proxy = () => new Proxy({}, { get() { throw new Error('trap'); }, ownKeys() { throw 1; } });
 exports.getter = () => ({ get g() { throw new Error('ran'); }, v: 1 });
 exports.interfaces = () => Object.keys(require('node:os').networkInterfaces()).sort();
+function hidden(x) { return x + 1; }
+class Hidden { twice(n) { return n * 2; } }
 class Counter {
   constructor() { this.n = 0; this.seen = []; }
   add(k) { this.n += k; this.seen.push(k); return this.n; }
@@ -47,7 +49,17 @@ exports.Counter = Counter;
 def tree(tmp_path_factory: pytest.TempPathFactory) -> Path:
     root = tmp_path_factory.mktemp("js-tree")
     (root / "lib.js").write_text(MODULE)
+    (root / "esm").mkdir()
+    (root / "esm" / "package.json").write_text('{"type": "module"}')
+    (root / "esm" / "lib.js").write_text(ESM)
     return root
+
+
+ESM = """\
+const hidden = (x) => x * 10;
+class Secret { static make() { return 7; } }
+export default function visible() { return hidden(1); }
+"""
 
 
 @pytest.fixture(scope="module")
@@ -263,3 +275,24 @@ def test_depth_and_size_are_bounded_and_nothing_of_a_value_runs(local: Sandbox, 
     assert len(wide.items) <= node.MAX_ITEMS + 1
     assert call(local, tree, "proxy") == js.Opaque("Proxy")
     assert call(local, tree, "getter") == js.PlainObject(js.fields({"g": js.Getter(), "v": num(1)}))
+
+
+def test_bindings_a_module_does_not_export(local: Sandbox, tree: Path) -> None:
+    calls = {
+        NodeTarget("lib.js", (), scope="hidden"): NodeCall((num(1),)),
+        NodeTarget("lib.js", (), CallKind.METHOD, "twice", "Hidden"): NodeCall(
+            (num(4),), js.Instance("Hidden", ())
+        ),
+        NodeTarget("esm/lib.js", (), scope="hidden"): NodeCall((num(2),)),
+        NodeTarget("esm/lib.js", (), CallKind.STATIC, "make", "Secret"): NodeCall(()),
+        NodeTarget("esm/lib.js", ("default",)): NodeCall(()),
+    }
+    found = [run_node(local, tree, t, [c]).outcomes[0].value for t, c in calls.items()]
+    assert found == [num(2), num(8), num(20), num(7), num(10)]
+    for missing in (
+        NodeTarget("lib.js", (), scope="nope"),
+        NodeTarget("esm/lib.js", (), scope="no"),
+    ):
+        assert run_node(local, tree, missing, [NodeCall(())]).outcomes[0].status is (
+            Status.IMPORT_ERROR
+        )

@@ -64,6 +64,11 @@ def test_ms(local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path) -> None:
     stubbed = rewritten(root, tmp_path / "stubbed", parse)
     outcome = one(local, stubbed, export, call)
     assert (outcome.status, outcome.thrown) == (Status.RAISED, NOT_IMPLEMENTED)
+    # parse itself, which the module does not export
+    scoped = NodeTarget("index.js", (), scope="parse")
+    assert one(local, root, scoped, NodeCall(("1h",))).value == js.Num.of(3_600_000)
+    outcome = one(local, stubbed, scoped, NodeCall(("1h",)))
+    assert (outcome.status, outcome.thrown) == (Status.RAISED, NOT_IMPLEMENTED)
     exits = "function parse(str) { process.exit(0); }"
     exiting = rewritten(root, tmp_path / "exits", parse, exits)
     outcome = one(local, exiting, export, call)
