@@ -6,8 +6,10 @@ the channel fd, the same events and statuses), so its channel is read by the sam
 `frames.read_frame` and `frames.collect_frames`; its job and values differ, since there is no
 pickle to send: the job is one JSON object on stdin, the values are the tagged JavaScript
 values of `replicate.values.javascript`. The repository's tree is mounted read-only, the runner's
-folder beside it; no network; the sandbox's time and memory limits hold (no per-process address
-space limit: V8 reserves far more than it uses).
+folder beside it; no network; the sandbox's time and memory limits hold. V8 reserves far more
+address space than it uses (Node 20 does not start under 1 GB of it), so each process's address
+space is capped no lower than `NODE_ADDRESS_SPACE_MB`: where the machine gives no memory cgroup,
+that cap is the memory limit a run gets.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ NODE_ENV = {
 MAX_DEPTH = 32
 MAX_ITEMS = 100_000
 CHANNEL_CAP = 64 * 1024 * 1024
+NODE_ADDRESS_SPACE_MB = 2048
 
 
 class CallKind(enum.Enum):
@@ -159,7 +162,11 @@ def node_request(
         ),
         stdin=job,
         channel=True,
-        limits=Limits(memory_mb=memory_mb, address_space_mb=None, output_bytes=CHANNEL_CAP),
+        limits=Limits(
+            memory_mb=memory_mb,
+            address_space_mb=max(memory_mb, NODE_ADDRESS_SPACE_MB),
+            output_bytes=CHANNEL_CAP,
+        ),
     )
 
 
