@@ -26,9 +26,10 @@ from typing import Any
 
 from replicate.errors import ReplicateError
 from replicate.jail import wire
-from replicate.jail.calls import JAIL_ENV
+from replicate.jail.calls import JAIL_ENV, overlaid
 from replicate.jail.frames import collect_frames, read_frame
 from replicate.sandbox import CHANNEL_FD, Limits, Mount, Sandbox, SandboxRequest, system_view
+from replicate.scratch import temporary_dir
 from replicate.values import javascript as js
 
 RUNNER_DIR = Path(__file__).resolve().parent / "runner_js"
@@ -147,8 +148,15 @@ def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall], nonce: st
 
 
 def node_request(
-    tree: Path, job: bytes, *, timeout_s: float, memory_mb: int, node: Path | None = None
+    tree: Path,
+    job: bytes,
+    *,
+    timeout_s: float,
+    memory_mb: int,
+    mounts: Sequence[Mount] = (),
+    node: Path | None = None,
 ) -> SandboxRequest:
+    """The sandboxed Node process for `job`: `mounts` show the tree (by default, `tree` alone)."""
     binary = node or node_binary()
     return SandboxRequest(
         argv=(str(binary), "--no-warnings", str(RUNNER_MAIN)),
@@ -158,7 +166,7 @@ def node_request(
         mounts=(
             *_node_mounts(binary),
             Mount.same(str(RUNNER_DIR)),
-            Mount.same(str(tree)),
+            *(mounts or (Mount.same(str(tree)),)),
         ),
         stdin=job,
         channel=True,
@@ -176,14 +184,21 @@ def run_node(
     target: NodeTarget,
     calls: Sequence[NodeCall],
     *,
+    candidate: bytes | None = None,
     timeout_s: float = 30.0,
     memory_mb: int = 1024,
 ) -> NodeRun:
-    """Call `target` in `tree` on each of `calls` in one jailed Node process."""
+    """Call `target` in `tree` on each of `calls` in one jailed Node process; with `candidate`,
+    the target's file is those bytes (mounted over it: the original never appears in the
+    jail; a copy of the tree without isolation)."""
     nonce = secrets.token_hex(16)
-    job = job_for(tree.resolve(), target, calls, nonce)
-    request = node_request(tree.resolve(), job, timeout_s=timeout_s, memory_mb=memory_mb)
-    result = sandbox.run(request)
+    with temporary_dir("replicate-node-") as scratch:
+        seen, mounts = overlaid(
+            tree.resolve(), target.module, Path(scratch), candidate, sandbox.isolated, "candidate"
+        )
+        job = job_for(seen, target, calls, nonce)
+        request = node_request(seen, job, timeout_s=timeout_s, memory_mb=memory_mb, mounts=mounts)
+        result = sandbox.run(request)
     prefix = f"{nonce} ".encode()
     parsed = collect_frames(read_frame(line, prefix) for line in result.channel.split(b"\n"))
     outcomes = []

@@ -4,7 +4,6 @@ ms 2.1.3 (CommonJS), camelcase 8.0.0 (an ES module), semver 7.6.3 (CommonJS, cla
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
@@ -32,8 +31,10 @@ def local() -> Sandbox:
     return get_sandbox("local")
 
 
-def one(sandbox: Sandbox, tree: Path, target: NodeTarget, call: NodeCall) -> NodeOutcome:
-    (outcome,) = run_node(sandbox, tree, target, [call]).outcomes
+def one(
+    sandbox: Sandbox, tree: Path, target: NodeTarget, call: NodeCall, candidate: bytes | None = None
+) -> NodeOutcome:
+    (outcome,) = run_node(sandbox, tree, target, [call], candidate=candidate).outcomes
     return outcome
 
 
@@ -42,18 +43,13 @@ def target_named(root: Path, path: str, qualname: str) -> Target:
     return found
 
 
-def rewritten(root: Path, dest: Path, target: Target, candidate: str | None = None) -> Path:
-    """A copy of `root` with `target` stubbed, or with `candidate` spliced in its place."""
-    shutil.copytree(root, dest, ignore=shutil.ignore_patterns(".git"))
-    source = (root / target.path).read_bytes()
-    stubbed = JS.stub(source, target)
-    (dest / target.path).write_bytes(
-        stubbed if candidate is None else JS.splice(stubbed, candidate, target)
-    )
-    return dest
+def rewritten(root: Path, target: Target, candidate: str | None = None) -> bytes:
+    """The target's file with `target` stubbed, or with `candidate` spliced in its place."""
+    stubbed = JS.stub((root / target.path).read_bytes(), target)
+    return stubbed if candidate is None else JS.splice(stubbed, candidate, target)
 
 
-def test_ms(local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path) -> None:
+def test_ms(local: Sandbox, npm_repos: dict[str, Path]) -> None:
     root = npm_repos["ms"]
     export = NodeTarget("index.js", ())  # module.exports = function (val, options)
     call = NodeCall(("2 days",))
@@ -61,22 +57,21 @@ def test_ms(local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path) -> None:
         Status.RETURNED, value=js.Num.of(172_800_000), args=("2 days",)
     )
     parse = target_named(root, "index.js", "parse")  # what the export calls on a string
-    stubbed = rewritten(root, tmp_path / "stubbed", parse)
-    outcome = one(local, stubbed, export, call)
+    stubbed = rewritten(root, parse)
+    outcome = one(local, root, export, call, stubbed)
     assert (outcome.status, outcome.thrown) == (Status.RAISED, NOT_IMPLEMENTED)
     # parse itself, which the module does not export
     scoped = NodeTarget("index.js", (), scope="parse")
     assert one(local, root, scoped, NodeCall(("1h",))).value == js.Num.of(3_600_000)
-    outcome = one(local, stubbed, scoped, NodeCall(("1h",)))
+    outcome = one(local, root, scoped, NodeCall(("1h",)), stubbed)
     assert (outcome.status, outcome.thrown) == (Status.RAISED, NOT_IMPLEMENTED)
     exits = "function parse(str) { process.exit(0); }"
-    exiting = rewritten(root, tmp_path / "exits", parse, exits)
-    outcome = one(local, exiting, export, call)
+    outcome = one(local, root, export, call, rewritten(root, parse, exits))
     assert outcome.status is Status.RUNNER_ERROR and not outcome.passed
     assert "exit code 0" in outcome.detail
 
 
-def test_camelcase_an_es_module(local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path) -> None:
+def test_camelcase_an_es_module(local: Sandbox, npm_repos: dict[str, Path]) -> None:
     root = npm_repos["camelcase"]
     export = NodeTarget("index.js", ("default",))
     options = js.PlainObject(js.fields({"pascalCase": True}))
@@ -84,13 +79,13 @@ def test_camelcase_an_es_module(local: Sandbox, npm_repos: dict[str, Path], tmp_
         local, root, export, [NodeCall(("foo-bar",)), NodeCall(("foo_bar baz", options))]
     ).outcomes
     assert [o.value for o in outcomes] == ["fooBar", "FooBarBaz"]
-    stubbed = rewritten(root, tmp_path / "stubbed", target_named(root, "index.js", "camelCase"))
-    outcome = one(local, stubbed, export, NodeCall(("foo-bar",)))
+    stubbed = rewritten(root, target_named(root, "index.js", "camelCase"))
+    outcome = one(local, root, export, NodeCall(("foo-bar",)), stubbed)
     assert (outcome.status, outcome.thrown) == (Status.RAISED, NOT_IMPLEMENTED)
 
 
 def test_semver_functions_and_a_method_on_a_rebuilt_this(
-    local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path
+    local: Sandbox, npm_repos: dict[str, Path]
 ) -> None:
     root = npm_repos["semver"]
     satisfies = NodeTarget("functions/satisfies.js", ())
@@ -109,6 +104,14 @@ def test_semver_functions_and_a_method_on_a_rebuilt_this(
         version,
     )
     method = target_named(root, "classes/semver.js", "SemVer.compare")
-    stubbed = rewritten(root, tmp_path / "stubbed", method)
-    outcome = one(local, stubbed, compare, NodeCall(("1.2.3",), version))
+    outcome = one(local, root, compare, NodeCall(("1.2.3",), version), rewritten(root, method))
     assert (outcome.status, outcome.thrown) == (Status.RAISED, NOT_IMPLEMENTED)
+
+
+def test_a_candidate_without_isolation_runs_on_a_copy(npm_repos: dict[str, Path]) -> None:
+    root = npm_repos["ms"]
+    stubbed = rewritten(root, target_named(root, "index.js", "parse"))
+    scoped = NodeTarget("index.js", (), scope="parse")
+    outcome = one(get_sandbox("plain"), root, scoped, NodeCall(("1h",)), stubbed)
+    assert outcome.thrown == NOT_IMPLEMENTED
+    assert b"not implemented" not in (root / "index.js").read_bytes()  # the original untouched
