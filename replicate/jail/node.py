@@ -26,7 +26,7 @@ from typing import Any
 
 from replicate.errors import ReplicateError
 from replicate.jail import wire
-from replicate.jail.calls import JAIL_ENV, overlaid
+from replicate.jail.calls import JAIL_ENV, overlaid, shifted_clock_env
 from replicate.jail.frames import collect_frames, read_frame
 from replicate.sandbox import CHANNEL_FD, Limits, Mount, Sandbox, SandboxRequest, system_view
 from replicate.scratch import temporary_dir
@@ -147,22 +147,35 @@ def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall], nonce: st
     return json.dumps(job).encode()
 
 
+@dataclass(frozen=True)
+class NodeSettings:
+    """How a Node run is held: its wall clock and memory, the seed of `Math.random` (V8's
+    `--random-seed`; None: a fresh one each run), and the days its clock is shifted by
+    (libfaketime, as Python's second golden run; 0: the true time)."""
+
+    timeout_s: float = 30.0
+    memory_mb: int = 1024
+    random_seed: int | None = None
+    clock_shift_days: int = 0
+
+
 def node_request(
     tree: Path,
     job: bytes,
-    *,
-    timeout_s: float,
-    memory_mb: int,
+    settings: NodeSettings,
     mounts: Sequence[Mount] = (),
     node: Path | None = None,
 ) -> SandboxRequest:
     """The sandboxed Node process for `job`: `mounts` show the tree (by default, `tree` alone)."""
     binary = node or node_binary()
+    seed = () if settings.random_seed is None else (f"--random-seed={settings.random_seed}",)
+    shift = settings.clock_shift_days
+    memory_mb = settings.memory_mb
     return SandboxRequest(
-        argv=(str(binary), "--no-warnings", str(RUNNER_MAIN)),
-        env=NODE_ENV,
+        argv=(str(binary), "--no-warnings", *seed, str(RUNNER_MAIN)),
+        env={**NODE_ENV, **(shifted_clock_env(shift) if shift else {})},
         cwd=str(tree),
-        timeout_s=timeout_s,
+        timeout_s=settings.timeout_s,
         mounts=(
             *_node_mounts(binary),
             Mount.same(str(RUNNER_DIR)),
@@ -185,8 +198,7 @@ def run_node(
     calls: Sequence[NodeCall],
     *,
     candidate: bytes | None = None,
-    timeout_s: float = 30.0,
-    memory_mb: int = 1024,
+    settings: NodeSettings = NodeSettings(),
 ) -> NodeRun:
     """Call `target` in `tree` on each of `calls` in one jailed Node process; with `candidate`,
     the target's file is those bytes (mounted over it: the original never appears in the
@@ -197,7 +209,7 @@ def run_node(
             tree.resolve(), target.module, Path(scratch), candidate, sandbox.isolated, "candidate"
         )
         job = job_for(seen, target, calls, nonce)
-        request = node_request(seen, job, timeout_s=timeout_s, memory_mb=memory_mb, mounts=mounts)
+        request = node_request(seen, job, settings, mounts)
         result = sandbox.run(request)
     prefix = f"{nonce} ".encode()
     parsed = collect_frames(read_frame(line, prefix) for line in result.channel.split(b"\n"))

@@ -11,7 +11,15 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from replicate.jail import node
-from replicate.jail.node import CallKind, NodeCall, NodeTarget, Status, Thrown, run_node
+from replicate.jail.node import (
+    CallKind,
+    NodeCall,
+    NodeSettings,
+    NodeTarget,
+    Status,
+    Thrown,
+    run_node,
+)
 from replicate.sandbox import Sandbox, get_sandbox
 from replicate.values import javascript as js
 from tests.js_values import cyclic, values
@@ -32,6 +40,8 @@ exports.hog = (n) => {
   return keep.length;
 };
 exports.write = (file) => { require('node:fs').writeFileSync(file, 'x'); return true; };
+exports.now = () => Date.now();
+exports.random = () => [Math.random(), Math.random()];
 exports.pair = () => [1, { a: 2 }];
 exports.deep = (n) => { let v = []; for (let i = 0; i < n; i++) v = [v]; return v; };
 exports.wide = (n) => new Array(n).fill(0);
@@ -211,15 +221,16 @@ def test_process_exit_during_a_call_is_a_failure(local: Sandbox, tree: Path) -> 
 
 
 def test_time_and_memory_limits_end_the_run(local: Sandbox, tree: Path) -> None:
-    spin = run_node(local, tree, NodeTarget("lib.js", ("spin",)), [NodeCall(())], timeout_s=3)
+    spin = run_node(
+        local, tree, NodeTarget("lib.js", ("spin",)), [NodeCall(())], settings=NodeSettings(3)
+    )
     assert spin.timed_out and spin.outcomes[0].status is Status.TIMEOUT
     hog = run_node(
         local,
         tree,
         NodeTarget("lib.js", ("hog",)),
         [NodeCall((num(0),)), NodeCall((num(1e9),))],
-        timeout_s=60,
-        memory_mb=384,
+        settings=NodeSettings(timeout_s=60, memory_mb=384),
     )
     assert not hog.timed_out
     # Node started and answered the first call (its memory limit is not its start's failure)
@@ -306,3 +317,17 @@ def test_bindings_a_module_does_not_export(local: Sandbox, tree: Path) -> None:
         assert run_node(local, tree, missing, [NodeCall(())]).outcomes[0].status is (
             Status.IMPORT_ERROR
         )
+
+
+def test_a_seeded_random_and_a_shifted_clock(local: Sandbox, tree: Path) -> None:
+    def run(name: str, settings: NodeSettings) -> js.JsValue | None:
+        target = NodeTarget("lib.js", (name,))
+        return run_node(local, tree, target, [NodeCall(())], settings=settings).outcomes[0].value
+
+    seeded = [run("random", NodeSettings(random_seed=seed)) for seed in (7, 7, 8)]
+    assert seeded[0] == seeded[1] != seeded[2]
+    assert run("random", NodeSettings()) != run("random", NodeSettings())
+    now, later = (run("now", NodeSettings(clock_shift_days=days)) for days in (0, 3))
+    assert isinstance(now, js.Num) and isinstance(later, js.Num)
+    days = (later.value - now.value) / 86_400_000
+    assert 2.9 < days < 3.1
