@@ -7,7 +7,8 @@ BigInt apart from number, undefined apart from null and from a hole in an array;
 instances and errors by their class and own enumerable string-keyed fields in any order; Map
 and Set by their entries in any order; Date by its time, RegExp by source, flags and lastIndex,
 typed arrays by kind and items. Two departures, since identity does not cross processes: a
-function equals a function of the same name, a symbol a symbol of the same description. A
+function equals a function of the same name, a symbol a symbol of the same description; and one
+for NaN's sake: an Invalid Date equals an Invalid Date, as NaN equals NaN (Node says not). A
 cycle is a `Ref` to the container it repeats, counted in levels up, so equal graphs read equal;
 past the runner's depth or size bound a value is a `Cut`.
 """

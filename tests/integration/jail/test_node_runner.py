@@ -181,6 +181,35 @@ def test_record_equality_is_node_deep_strict_equality(local: Sandbox, tree: Path
     node_says = [outcome.value for outcome in run.outcomes]
     assert node_says == [a == b for a, b in PAIRS]
     assert True in node_says and False in node_says
+    # the departures, said in values/javascript.py: Node compares these by identity, or its
+    # Invalid Date's NaN time as unequal to itself; the records do not
+    departures = [
+        (js.Function("f"), js.Function("f")),
+        (js.Symbol("s"), js.Symbol("s")),
+        (js.Date(num(math.nan)), js.Date(num(math.nan))),
+    ]
+    calls = [NodeCall(pair) for pair in departures]
+    run = run_node(local, tree, NodeTarget("lib.js", ("same",)), calls)
+    assert [o.value for o in run.outcomes] == [False] * 3
+    assert all(a == b for a, b in departures)
+
+
+@settings(
+    max_examples=3,
+    deadline=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.data_too_large, HealthCheck.too_slow],
+)
+@given(st.lists(values(identities=False, map_keys=False), min_size=10, max_size=10))
+def test_drawn_values_are_equal_in_node_when_their_records_are(
+    local: Sandbox, tree: Path, drawn: list[js.JsValue]
+) -> None:
+    """Every pair of the drawn values, each with itself too: Node's isDeepStrictEqual on the
+    rebuilt values against the records' equality (functions, symbols and Invalid Dates left
+    out: the records' two departures from it, and Node's NaN time, unequal to itself)."""
+    pairs = [(a, b) for a in drawn for b in drawn]
+    run = run_node(local, tree, NodeTarget("lib.js", ("same",)), [NodeCall(p) for p in pairs])
+    assert [o.value for o in run.outcomes] == [a == b for a, b in pairs]
 
 
 def test_mutated_arguments_and_this_are_reported(local: Sandbox, tree: Path) -> None:
