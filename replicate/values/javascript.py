@@ -329,6 +329,7 @@ _READERS: dict[str, _Reader] = {
     "ref": _ref,
     "cut": lambda node, depth: Cut(_text(node["v"])),
 }
+TAGS = frozenset(_READERS)  # every tag the runner writes (values.cjs, main.cjs)
 
 
 # ---------------------------------------------------------------- encoding

@@ -136,3 +136,12 @@ def test_the_runner_writes_the_python_wire_events_and_statuses() -> None:
         wire.DONE,
     }
     assert statuses and statuses <= wire.STATUSES
+
+
+def test_both_sides_know_the_same_tags() -> None:
+    """Every tag the runner writes is one the trusted side reads, and every tag the trusted
+    side reads is one the runner writes."""
+    written = set()
+    for part in SCRIPTS:
+        written |= set(re.findall(r"\bt: '([a-z_]+)'", part.read_text()))
+    assert written == js.TAGS
