@@ -24,7 +24,8 @@ const Module = require('node:module');
 const path = require('node:path');
 const url = require('node:url');
 const util = require('node:util');
-const values = require('./values.cjs');
+// taken now: values.cjs's exports object is in require.cache, the repository's to change later
+const { encoder, decoder, thrown, append, hasOwn } = require('./values.cjs');
 
 const writeSync = fs.writeSync;
 const readFileSync = fs.readFileSync;
@@ -126,7 +127,7 @@ function resolve(exports, job) {
 
 function each(list, f) {
   const out = [];
-  for (let i = 0; i < list.length; i += 1) values.append(out, f(list[i]));
+  for (let i = 0; i < list.length; i += 1) append(out, f(list[i]));
   return out;
 }
 
@@ -148,16 +149,16 @@ function settle(fn, input) {
 }
 
 function report(settled, input, job) {
-  const encode = (v) => values.encoder(job.max_depth, job.max_items)(v);
+  const encode = (v) => encoder(job.max_depth, job.max_items)(v);
   const args = each(input.args, encode);
   const self = job.kind === 'method' ? encode(input.self) : undefined;
-  if (values.hasOwn(settled, 'error')) {
-    const exc = values.thrown(settled.error);
-    return { status: 'raised', exc, async: values.hasOwn(settled, 'promise'), args, this: self };
+  if (hasOwn(settled, 'error')) {
+    const exc = thrown(settled.error);
+    return { status: 'raised', exc, async: hasOwn(settled, 'promise'), args, this: self };
   }
   const value = encode(settled.value);
   return {
-    status: 'returned', value: values.hasOwn(settled, 'promise') ? { t: 'promise', v: value } : value,
+    status: 'returned', value: hasOwn(settled, 'promise') ? { t: 'promise', v: value } : value,
     args, this: self,
   };
 }
@@ -177,7 +178,7 @@ async function callOne(fn, input, job, write) {
 function rebuild(job, classes) {
   return each(job.inputs, (input) => {
     try {
-      const decode = values.decoder(classes);
+      const decode = decoder(classes);
       const args = each(input.args, decode);
       return { i: input.i, args, self: job.kind === 'method' ? decode(input.this) : undefined };
     } catch (error) {
@@ -196,7 +197,7 @@ async function main() {
     target = resolve(await load(job.module, job.scope), job);
     if (typeof target.fn !== 'function') throw new TypeError(`${job.export.join('.')} is no function`);
   } catch (error) {
-    const exc = values.thrown(error);
+    const exc = thrown(error);
     write({ event: 'import_error', type: exc.type, msg: exc.msg });
     exit(0);
     return;

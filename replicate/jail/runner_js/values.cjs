@@ -15,7 +15,9 @@
 
 const util = require('node:util');
 
-const types = util.types;
+// util.types' functions, each taken now: the object is the repository's to change later
+const types = { __proto__: null };
+for (const name of Object.keys(util.types)) types[name] = util.types[name];
 const ObjectProto = Object.prototype;
 const getProto = Object.getPrototypeOf;
 const desc = Object.getOwnPropertyDescriptor;

@@ -360,3 +360,41 @@ def test_a_seeded_random_and_a_shifted_clock(local: Sandbox, tree: Path) -> None
     assert isinstance(now, js.Num) and isinstance(later, js.Num)
     days = (later.value - now.value) / 86_400_000
     assert 2.9 < days < 3.1
+
+
+TAMPERING = """\
+const shared = require('node:util').types;
+shared.isProxy = () => false;
+shared.isDate = () => true;
+for (const key of Object.keys(require.cache)) {
+  if (!key.endsWith('values.cjs')) continue;
+  const parts = require.cache[key].exports;
+  parts.encoder = () => () => ({ t: 'str', v: 'forged' });
+  parts.thrown = () => ({ type: 'Forged', msg: '' });
+}
+exports.tampered = () => [
+  shared.isProxy(new Proxy({}, {})),
+  Object.keys(require.cache).filter((k) => k.endsWith('values.cjs'))
+    .map((k) => require.cache[k].exports.thrown().type),
+];
+"""
+
+
+def test_the_runners_parts_and_util_types_are_taken_before_the_module_loads(
+    tmp_path: Path,
+) -> None:
+    """The module, at its import, replaces util.types' checks and the runner's value functions
+    in require.cache: a runner that looked them up at each call would report forged values,
+    or call a Proxy's traps."""
+    (tmp_path / "lib.js").write_text(TAMPERING + MODULE)
+    sandbox = get_sandbox("local")
+    # the control: in the runner's own process, the module's replacements are in place
+    assert call(sandbox, tmp_path, "tampered") == js.Array((False, js.Array(("Forged",))))
+    assert call(sandbox, tmp_path, "pair") == js.Array(
+        (num(1), js.PlainObject(js.fields({"a": num(2)})))
+    )
+    assert call(sandbox, tmp_path, "proxy") == js.Opaque("Proxy")
+    (failed,) = run_node(
+        sandbox, tmp_path, NodeTarget("lib.js", ("fail",)), [NodeCall(())]
+    ).outcomes
+    assert failed.thrown == Thrown("RangeError", "too far")
