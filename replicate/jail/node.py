@@ -165,14 +165,16 @@ def node_request(
     settings: NodeSettings,
     mounts: Sequence[Mount] = (),
     node: Path | None = None,
+    script: Sequence[str] = (str(RUNNER_MAIN),),
 ) -> SandboxRequest:
-    """The sandboxed Node process for `job`: `mounts` show the tree (by default, `tree` alone)."""
+    """The sandboxed Node process for `job`: `mounts` show the tree (by default, `tree` alone);
+    `script` is what node runs (by default the runner)."""
     binary = node or node_binary()
     seed = () if settings.random_seed is None else (f"--random-seed={settings.random_seed}",)
     shift = settings.clock_shift_days
     memory_mb = settings.memory_mb
     return SandboxRequest(
-        argv=(str(binary), "--no-warnings", *seed, str(RUNNER_MAIN)),
+        argv=(str(binary), "--no-warnings", *seed, *script),
         env={**NODE_ENV, **(shifted_clock_env(shift) if shift else {})},
         cwd=str(tree),
         timeout_s=settings.timeout_s,

@@ -25,31 +25,15 @@ const path = require('node:path');
 const url = require('node:url');
 const util = require('node:util');
 // taken now: values.cjs's exports object is in require.cache, the repository's to change later
-const { encoder, decoder, thrown, append, hasOwn } = require('./values.cjs');
+const { decoder, thrown } = require('./values.cjs');
+const { channel, each, report } = require('./outcome.cjs');
 
-const writeSync = fs.writeSync;
 const readFileSync = fs.readFileSync;
-const stringify = JSON.stringify;
 const parse = JSON.parse;
-const BufferFrom = Buffer.from;
 const apply = Reflect.apply;
 const isPromise = util.types.isPromise;
 const promiseThen = Promise.prototype.then;
 const exit = process.reallyExit ? process.reallyExit.bind(process) : process.exit.bind(process);
-
-function channel(fd, nonce) {
-  return (frame) => {
-    const bytes = BufferFrom(`${nonce} ${stringify(frame)}\n`, 'utf8');
-    let off = 0;
-    while (off < bytes.length) {
-      try {
-        off += writeSync(fd, bytes, off, bytes.length - off);
-      } catch (error) {
-        if (error.code !== 'EAGAIN') throw error;
-      }
-    }
-  };
-}
 
 // "module" or "commonjs", by Node's own rule: the extension, else the nearest package.json.
 function moduleFormat(file) {
@@ -125,12 +109,6 @@ function resolve(exports, job) {
   return { fn, classes };
 }
 
-function each(list, f) {
-  const out = [];
-  for (let i = 0; i < list.length; i += 1) append(out, f(list[i]));
-  return out;
-}
-
 // What a call did: {value} or {error}, a returned promise awaited ({promise: true}).
 function settle(fn, input) {
   let value;
@@ -148,27 +126,12 @@ function settle(fn, input) {
   });
 }
 
-function report(settled, input, job) {
-  const encode = (v) => encoder(job.max_depth, job.max_items)(v);
-  const args = each(input.args, encode);
-  const self = job.kind === 'method' ? encode(input.self) : undefined;
-  if (hasOwn(settled, 'error')) {
-    const exc = thrown(settled.error);
-    return { status: 'raised', exc, async: hasOwn(settled, 'promise'), args, this: self };
-  }
-  const value = encode(settled.value);
-  return {
-    status: 'returned', value: hasOwn(settled, 'promise') ? { t: 'promise', v: value } : value,
-    args, this: self,
-  };
-}
-
 async function callOne(fn, input, job, write) {
   write({ event: 'call', i: input.i });
   const settled = await settle(fn, input);
   let outcome;
   try {
-    outcome = report(settled, input, job);
+    outcome = report(settled, input.args, job.kind === 'method' ? input.self : undefined, job);
   } catch (error) {
     outcome = { status: 'runner_error', msg: `the outcome could not be encoded: ${error}` };
   }

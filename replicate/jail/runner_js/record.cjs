@@ -1,0 +1,115 @@
+'use strict';
+// The harvest's recorder: loaded with `node --require record.cjs` into a repository's own test
+// process (one test file a process), it wraps each target function of a CommonJS module and
+// writes, for each distinct call the tests make, the arguments before the call and the outcome
+// (the runner's, outcome.cjs: the arguments after, the value or thrown error) as one frame on
+// the channel fd: `<nonce> {"event": "record", "target": key, "args": [node], "outcome": ...}`.
+// Node built-ins only, shipped as source; intrinsics taken when it loads, before the tests run.
+//
+// Its job is the environment variable REPLICATE_RECORD (removed when read, so the tests do not
+// see it): {nonce, channel_fd, per_file, max_depth, max_items, targets: [{key, module (an
+// absolute path), export (property names from module.exports), scope (a module-scope binding
+// instead, or null)}]}. An export is replaced after the module ran; a binding through one line
+// added after the module's last (no line of it moves): `try { name = wrap(name) } catch {}`, so
+// the module's own calls to it are recorded too. Each target records at most `per_file` distinct
+// calls (arguments as encoded) in a process; a call is made the same whether it is recorded or
+// not: the recorder's failures are swallowed, the target's own value or error passed through.
+
+const Module = require('node:module');
+const util = require('node:util');
+const { encoder } = require('./values.cjs');
+const { channel, each, report } = require('./outcome.cjs');
+
+const env = process.env;
+const job = JSON.parse(env.REPLICATE_RECORD);
+delete env.REPLICATE_RECORD;
+const stringify = JSON.stringify;
+const apply = Reflect.apply;
+const isPromise = util.types.isPromise;
+const promiseThen = Promise.prototype.then;
+const ProxyCtor = Proxy;
+const SetCtor = Set;
+const setHas = Set.prototype.has;
+const setAdd = Set.prototype.add;
+const WRAP = Symbol.for('replicate:record');
+const NAME = /^[A-Za-z_$][\w$]*$/;
+
+const write = channel(job.channel_fd, job.nonce);
+
+// A proxy of `fn` recording its calls under `key` (a non-function passes through unchanged).
+function recording(key, fn) {
+  if (typeof fn !== 'function') return fn;
+  const seen = new SetCtor();
+  const encode = (v) => encoder(job.max_depth, job.max_items)(v);
+  function record(args, before, settled) {
+    try {
+      const outcome = report(settled, args, undefined, job);
+      write({ event: 'record', target: key, args: before, outcome });
+    } catch {
+      // an outcome that cannot be encoded is not recorded
+    }
+  }
+  function call(target, self, args) {
+    let before;
+    try {
+      const text = stringify(before = each(args, encode));
+      if (seen.size >= job.per_file || apply(setHas, seen, [text])) before = undefined;
+      else apply(setAdd, seen, [text]);
+    } catch {
+      before = undefined;
+    }
+    if (before === undefined) return apply(target, self, args);
+    let value;
+    try {
+      value = apply(target, self, args);
+    } catch (error) {
+      record(args, before, { error });
+      throw error;
+    }
+    if (!isPromise(value)) record(args, before, { value });
+    else {
+      apply(promiseThen, value, [
+        (v) => record(args, before, { value: v, promise: true }),
+        (e) => record(args, before, { error: e, promise: true }),
+      ]);
+    }
+    return value;
+  }
+  return new ProxyCtor(fn, { apply: call });
+}
+
+function wrapExport(module, target) {
+  const names = target.export;
+  if (names.length === 0) {
+    module.exports = recording(target.key, module.exports);
+    return;
+  }
+  let owner = module.exports;
+  for (let i = 0; i < names.length - 1; i += 1) owner = owner == null ? owner : owner[names[i]];
+  const last = names[names.length - 1];
+  if (owner != null) owner[last] = recording(target.key, owner[last]);
+}
+
+const byFile = { __proto__: null };
+for (const target of job.targets) {
+  if (target.scope !== null && !NAME.test(target.scope)) continue;
+  (byFile[target.module] ||= []).push(target);
+}
+
+const proto = Module.prototype;
+const compile = proto._compile;
+proto._compile = function compileRecorded(content, filename) {
+  const targets = byFile[filename];
+  if (targets === undefined) return apply(compile, this, [content, filename]);
+  let more = '';
+  for (const target of targets) {
+    if (target.scope === null) continue;
+    const name = target.scope;
+    const wrap = `module[Symbol.for('replicate:record')](${stringify(target.key)}, ${name})`;
+    more += `try { ${name} = ${wrap}; } catch {} `;
+  }
+  this[WRAP] = recording;
+  const result = apply(compile, this, [more ? `${content}\n;${more}\n` : content, filename]);
+  for (const target of targets) if (target.scope === null) wrapExport(this, target);
+  return result;
+};

@@ -1,0 +1,110 @@
+"""The harvest's first cut on ms 2.1.3 (CommonJS): a node:test file in the ms repository (its npm
+tarball ships no tests; these are a few of ms's own tests.js cases) runs in the jail under the
+recorder, which records the distinct calls it makes to the export and to `parse`, a binding the
+module does not export; each replays to the same outcome on the original and fails on the
+stubbed file; the budgets hold per test file and per target."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from replicate.jail.node import NodeCall, NodeTarget, Status
+from replicate.jail.node_harvest import HarvestBudget, record_tests, replay
+from replicate.sandbox import Sandbox, get_sandbox
+from replicate.values import javascript as js
+from tests.integration.languages.test_npm_calls import (
+    NOT_IMPLEMENTED,
+    rewritten,
+    target_named,
+)
+
+HEAD = """'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const ms = require('../index.js');
+"""
+TESTS = """
+test('the recorder is unseen', () => {
+  assert.strictEqual(process.env.REPLICATE_RECORD, undefined);
+});
+test('parses strings', () => {
+  assert.strictEqual(ms('100'), 100);
+  assert.strictEqual(ms('1m'), 60000);
+  assert.strictEqual(ms('1h'), 3600000);
+  assert.strictEqual(ms('1h'), 3600000);  // made twice, recorded once
+  assert.strictEqual(ms('2 days'), 172800000);
+  assert.strictEqual(ms('☃'), undefined);
+});
+test('formats numbers', () => {
+  assert.strictEqual(ms(60000), '1m');
+  assert.strictEqual(ms(60000, { long: true }), '1 minute');
+});
+test('throws on bad input', () => {
+  assert.throws(() => ms(''), /val is not a non-empty string/);
+  assert.throws(() => ms(NaN), /val is not a non-empty string/);
+});
+"""
+EXPORT = NodeTarget("index.js", ())
+PARSE = NodeTarget("index.js", (), scope="parse")
+
+
+@pytest.fixture(scope="module")
+def local() -> Sandbox:
+    return get_sandbox("local")
+
+
+def ms_with_tests(npm_repos: dict[str, Path], dest: Path, files: dict[str, str]) -> Path:
+    tree = dest / "ms"
+    shutil.copytree(npm_repos["ms"], tree, ignore=shutil.ignore_patterns(".git"))
+    (tree / "test").mkdir()
+    for name, text in files.items():
+        (tree / "test" / name).write_text(HEAD + text)
+    return tree
+
+
+def test_ms_calls_recorded_replay_on_the_original_and_fail_on_the_stub(
+    local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path
+) -> None:
+    tree = ms_with_tests(npm_repos, tmp_path, {"ms.test.js": TESTS})
+    harvest = record_tests(local, tree, [EXPORT, PARSE], ["test/ms.test.js"])
+    (run,) = harvest.files
+    assert (run.exit_code, run.recorded) == (0, 14)  # the tests pass with the recorder in
+    parsed = [r.call.args for r in harvest.calls if r.target == PARSE]
+    assert parsed == [("100",), ("1m",), ("1h",), ("2 days",), ("☃",)]
+    exported = [r for r in harvest.calls if r.target == EXPORT]
+    assert len(exported) == 9
+    long = js.PlainObject(js.fields({"long": True}))
+    assert exported[6].call == NodeCall((js.Num.of(60000), long))
+    assert exported[6].outcome.value == "1 minute"
+    thrown = exported[7].outcome.thrown
+    assert exported[7].outcome.status is Status.RAISED
+    assert thrown is not None and "non-empty" in thrown.message
+    # the determinism check: every recorded call gives the same outcome again
+    assert replay(local, tree, harvest) == tuple(r.outcome for r in harvest.calls)
+    stubbed = rewritten(tree, target_named(tree, "index.js", "parse"))
+    on_stub = replay(local, tree, harvest, stubbed)
+    for recorded, outcome in zip(harvest.calls, on_stub, strict=True):
+        through_parse = recorded.target == PARSE or type(recorded.call.args[0]) is str
+        if through_parse and recorded.call.args != ("",):
+            assert (outcome.status, outcome.thrown) == (Status.RAISED, NOT_IMPLEMENTED)
+        else:  # the number formatting and the throw before parse are not parse's
+            assert outcome == recorded.outcome
+
+
+def test_the_budget_per_test_file_and_per_target(
+    local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path
+) -> None:
+    first = "test('a', () => { for (const s of ['1s', '2s', '3s', '4s']) ms(s); });\n"
+    second = "test('b', () => { for (const s of ['5s', '6s', '7s']) ms(s); });\n"
+    tree = ms_with_tests(npm_repos, tmp_path, {"a.test.js": first, "b.test.js": second})
+    budget = HarvestBudget(per_target=3, per_file=2)
+    files = ["test/a.test.js", "test/b.test.js"]
+    harvest = record_tests(local, tree, [PARSE], files, budget=budget)
+    assert [f.recorded for f in harvest.files] == [2, 2]
+    kept = [(r.call.args, r.test_file) for r in harvest.calls]
+    assert kept == [(("1s",), files[0]), (("2s",), files[0]), (("5s",), files[1])]
+    unbounded = record_tests(local, tree, [PARSE], files, budget=HarvestBudget(10, 10))
+    assert len(unbounded.calls) == 7  # the positive control: the budgets are what cut it
