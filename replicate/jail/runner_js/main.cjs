@@ -81,7 +81,8 @@ async function load(file, scope) {
   if (!NAME.test(scope)) throw new TypeError(`not a name: ${scope}`);
   if (esm) {
     const hook = url.pathToFileURL(path.join(__dirname, 'scope.mjs')).href;
-    Module.register(hook, { data: { href, name: scope, exportName: SCOPE } });
+    const more = { [href]: `\n;export { ${scope} as "${SCOPE}" };\n` };
+    Module.register(hook, { data: { more } });
     return (await import(href))[SCOPE];
   }
   scopeCommonJS(file, scope);

@@ -1,7 +1,7 @@
 'use strict';
 // The harvest's recorder: loaded with `node --require record.cjs` into a repository's own test
-// process (one test file a process), it wraps each target function of a CommonJS module and
-// writes, for each distinct call the tests make, the arguments before the call and the outcome
+// process (one test file a process), it wraps each target function (of a CommonJS module or,
+// a binding only, of an ES module through scope.mjs) and writes, for each distinct call the tests make, the arguments before the call and the outcome
 // (the runner's, outcome.cjs: the arguments after, the value or thrown error) as one frame on
 // the channel fd: `<nonce> {"event": "record", "target": key, "args": [node], "outcome": ...}`.
 // Node built-ins only, shipped as source; intrinsics taken when it loads, before the tests run.
@@ -16,13 +16,15 @@
 // not: the recorder's failures are swallowed, the target's own value or error passed through.
 
 const Module = require('node:module');
+const path = require('node:path');
+const url = require('node:url');
 const util = require('node:util');
 const { encoder } = require('./values.cjs');
 const { channel, each, report } = require('./outcome.cjs');
 
+const { isMainThread } = require('node:worker_threads');
+
 const env = process.env;
-const job = JSON.parse(env.REPLICATE_RECORD);
-delete env.REPLICATE_RECORD;
 const stringify = JSON.stringify;
 const apply = Reflect.apply;
 const isPromise = util.types.isPromise;
@@ -34,7 +36,8 @@ const setAdd = Set.prototype.add;
 const WRAP = Symbol.for('replicate:record');
 const NAME = /^[A-Za-z_$][\w$]*$/;
 
-const write = channel(job.channel_fd, job.nonce);
+let job;
+let write;
 
 // A proxy of `fn` recording its calls under `key` (a non-function passes through unchanged).
 function recording(key, fn) {
@@ -90,26 +93,53 @@ function wrapExport(module, target) {
   if (owner != null) owner[last] = recording(target.key, owner[last]);
 }
 
-const byFile = { __proto__: null };
-for (const target of job.targets) {
-  if (target.scope !== null && !NAME.test(target.scope)) continue;
-  (byFile[target.module] ||= []).push(target);
-}
-
-const proto = Module.prototype;
-const compile = proto._compile;
-proto._compile = function compileRecorded(content, filename) {
-  const targets = byFile[filename];
-  if (targets === undefined) return apply(compile, this, [content, filename]);
+// The line that wraps each binding target of one file, reaching `recording` through `owner`.
+function bindings(targets, owner) {
   let more = '';
   for (const target of targets) {
     if (target.scope === null) continue;
     const name = target.scope;
-    const wrap = `module[Symbol.for('replicate:record')](${stringify(target.key)}, ${name})`;
+    const wrap = `${owner}[Symbol.for('replicate:record')](${stringify(target.key)}, ${name})`;
     more += `try { ${name} = ${wrap}; } catch {} `;
   }
-  this[WRAP] = recording;
-  const result = apply(compile, this, [more ? `${content}\n;${more}\n` : content, filename]);
-  for (const target of targets) if (target.scope === null) wrapExport(this, target);
-  return result;
-};
+  return more;
+}
+
+// Started in the main thread only: Node loads `--require`d files in its hooks thread as well.
+function start() {
+  job = JSON.parse(env.REPLICATE_RECORD);
+  delete env.REPLICATE_RECORD;
+  write = channel(job.channel_fd, job.nonce);
+  const byFile = { __proto__: null };
+  for (const target of job.targets) {
+    if (target.scope !== null && !NAME.test(target.scope)) continue;
+    (byFile[target.module] ||= []).push(target);
+  }
+
+  const proto = Module.prototype;
+  const compile = proto._compile;
+  proto._compile = function compileRecorded(content, filename) {
+    const targets = byFile[filename];
+    if (targets === undefined) return apply(compile, this, [content, filename]);
+    const more = bindings(targets, 'module');
+    this[WRAP] = recording;
+    const result = apply(compile, this, [more ? `${content}\n;${more}\n` : content, filename]);
+    for (const target of targets) if (target.scope === null) wrapExport(this, target);
+    return result;
+  };
+
+  // ES modules: their binding targets wrapped by the line scope.mjs appends, through a global the
+  // recorder defines (not writable); an export without a binding named is not recorded there.
+  Object.defineProperty(globalThis, WRAP, { value: recording });
+  const more = { __proto__: null };
+  for (const file of Object.keys(byFile)) {
+    const line = bindings(byFile[file], 'globalThis');
+    if (line) more[url.pathToFileURL(file).href] = `\n;${line}\n`;
+  }
+  if (Object.keys(more).length > 0) {
+    const hook = url.pathToFileURL(path.join(__dirname, 'scope.mjs')).href;
+    Module.register(hook, { data: { more: { ...more } } });
+  }
+}
+
+if (isMainThread && env.REPLICATE_RECORD !== undefined) start();

@@ -1,20 +1,21 @@
-// The Node runner's module hook (registered by main.cjs only when its target is a binding of
-// an ES module's own scope rather than an export): the target file's source gets one export
-// more, appended after its last line, of that binding under a name no module spells. Node
-// built-ins only (none imported); it runs on Node's hooks thread.
+// The Node module hook of the runner and the recorder (registered only when a target is in an
+// ES module): each file named in `more` (by URL) gets that text appended after its last line, so
+// no line of it moves: the runner's one export more of a binding it does not export, or the
+// recorder's line that wraps a binding. Node built-ins only (none imported); it runs on Node's
+// hooks thread.
 
-let wanted;
+let more = { __proto__: null };
 
 export async function initialize(data) {
-  wanted = data;
+  more = data.more;
 }
 
 export async function load(url, context, nextLoad) {
   const result = await nextLoad(url, context);
-  if (wanted === undefined || url !== wanted.href || result.format !== 'module') return result;
+  const extra = Object.hasOwn(more, url) ? more[url] : undefined;
+  if (typeof extra !== 'string' || result.format !== 'module') return result;
   const source = typeof result.source === 'string'
     ? result.source
     : new TextDecoder().decode(result.source);
-  const more = `\n;export { ${wanted.name} as "${wanted.exportName}" };\n`;
-  return { format: result.format, shortCircuit: true, source: source + more };
+  return { format: result.format, shortCircuit: true, source: source + extra };
 }

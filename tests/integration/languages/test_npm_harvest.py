@@ -1,8 +1,9 @@
-"""The harvest's first cut on ms 2.1.3 (CommonJS): a node:test file in the ms repository (its npm
-tarball ships no tests; these are a few of ms's own tests.js cases) runs in the jail under the
-recorder, which records the distinct calls it makes to the export and to `parse`, a binding the
-module does not export; each replays to the same outcome on the original and fails on the
-stubbed file; the budgets hold per test file and per target."""
+"""The harvest's first cut on ms 2.1.3 (CommonJS) and camelcase 8.0.0 (an ES module): a node:test
+file in the package runs in the jail under the recorder, which records the distinct calls it
+makes to ms's export and to `parse`, a binding the module does not export (camelCase: the binding
+of its default export); each replays to the same outcome on the original and fails on the stubbed
+file; the budgets hold per test file and per target. The npm tarballs ship no tests: the test
+files here are a few of each package's own cases."""
 
 from __future__ import annotations
 
@@ -108,3 +109,34 @@ def test_the_budget_per_test_file_and_per_target(
     assert kept == [(("1s",), files[0]), (("2s",), files[0]), (("5s",), files[1])]
     unbounded = record_tests(local, tree, [PARSE], files, budget=HarvestBudget(10, 10))
     assert len(unbounded.calls) == 7  # the positive control: the budgets are what cut it
+
+
+CAMELCASE_TESTS = """import test from 'node:test';
+import assert from 'node:assert';
+import camelCase from '../index.js';
+
+test('camelCase', () => {
+  assert.strictEqual(camelCase('foo-bar'), 'fooBar');
+  assert.strictEqual(camelCase('foo_bar baz', { pascalCase: true }), 'FooBarBaz');
+  assert.strictEqual(camelCase(['foo', 'bar']), 'fooBar');
+  assert.throws(() => camelCase(1), TypeError);
+});
+"""
+
+
+def test_an_es_module_binding_recorded_through_the_hook(
+    local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path
+) -> None:
+    tree = tmp_path / "camelcase"
+    shutil.copytree(npm_repos["camelcase"], tree, ignore=shutil.ignore_patterns(".git"))
+    (tree / "test").mkdir()
+    (tree / "test" / "camelcase.test.js").write_text(CAMELCASE_TESTS)
+    camel = NodeTarget("index.js", (), scope="camelCase")  # export default function camelCase
+    preserve = NodeTarget("index.js", (), scope="preserveCamelCase")  # const: not wrapped
+    harvest = record_tests(local, tree, [camel, preserve], ["test/camelcase.test.js"])
+    assert [f.exit_code for f in harvest.files] == [0]
+    assert [r.target for r in harvest.calls] == [camel] * 4
+    assert [r.outcome.value for r in harvest.calls][:3] == ["fooBar", "FooBarBaz", "fooBar"]
+    assert replay(local, tree, harvest) == tuple(r.outcome for r in harvest.calls)
+    stubbed = rewritten(tree, target_named(tree, "index.js", "camelCase"))
+    assert {o.thrown for o in replay(local, tree, harvest, stubbed)} == {NOT_IMPLEMENTED}
