@@ -33,7 +33,7 @@ from replicate.jail.node import (
     read_outcome,
     run_node,
 )
-from replicate.sandbox import CHANNEL_FD, Sandbox
+from replicate.sandbox import CHANNEL_FD, Mount, Sandbox, SandboxRequest
 from replicate.values import javascript as js
 
 RECORDER = RUNNER_DIR / "record.cjs"
@@ -47,6 +47,17 @@ class HarvestBudget:
 
     per_target: int = 200
     per_file: int = 50
+
+
+@dataclass(frozen=True)
+class RunnerCommand:
+    """How one test file runs, in one Node process: `script`, node's arguments before the file
+    (a test runner's entry that runs the file in its own process, as mocha's `bin/mocha.js`
+    does; none: the file itself, a `node:test` file or a plain script), and `modules`, a
+    folder of installed development dependencies (mounted read-only, on `NODE_PATH`)."""
+
+    script: tuple[str, ...] = ()
+    modules: Path | None = None
 
 
 @dataclass(frozen=True)
@@ -97,6 +108,7 @@ def record_tests(
     test_files: Sequence[str],
     *,
     budget: HarvestBudget = HarvestBudget(),
+    command: RunnerCommand = RunnerCommand(),
     settings: NodeSettings | None = None,
 ) -> Harvest:
     """Run each of `test_files` (relative to `tree`) in its own jailed Node process with the
@@ -108,9 +120,8 @@ def record_tests(
     files = []
     for test_file in test_files:
         nonce = secrets.token_hex(16)
-        request = node_request(tree, b"", settings, script=("--require", str(RECORDER), test_file))
         job = record_job(tree, targets, nonce, budget.per_file)
-        result = sandbox.run(replace(request, env={**request.env, "REPLICATE_RECORD": job}))
+        result = sandbox.run(_test_request(tree, test_file, command, settings, job))
         frames = _records(result.channel, nonce, len(targets))
         for key, call, outcome in frames:
             if (key, call) in kept or counts[key] >= budget.per_target:
@@ -119,6 +130,19 @@ def record_tests(
             kept[(key, call)] = Recorded(targets[key], call, outcome, test_file)
         files.append(FileRun(test_file, len(frames), result.exit_code, result.timed_out))
     return Harvest(tuple(kept.values()), tuple(files))
+
+
+def _test_request(
+    tree: Path, test_file: str, command: RunnerCommand, settings: NodeSettings, job: str
+) -> SandboxRequest:
+    script = ("--require", str(RECORDER), *command.script, test_file)
+    mounts = [Mount.same(str(tree))]
+    env = {"REPLICATE_RECORD": job}
+    if command.modules is not None:
+        mounts.append(Mount.same(str(command.modules.resolve())))
+        env["NODE_PATH"] = str(command.modules.resolve())
+    request = node_request(tree, b"", settings, mounts, script=script)
+    return replace(request, env={**request.env, **env})
 
 
 def _records(channel: bytes, nonce: str, n_targets: int) -> list[tuple[int, NodeCall, NodeOutcome]]:

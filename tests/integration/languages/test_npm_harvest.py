@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from replicate.jail.node import NodeCall, NodeTarget, Status
-from replicate.jail.node_harvest import HarvestBudget, record_tests, replay
+from replicate.jail.node_harvest import HarvestBudget, RunnerCommand, record_tests, replay
 from replicate.sandbox import Sandbox, get_sandbox
 from replicate.values import javascript as js
 from tests.integration.languages.test_npm_calls import (
@@ -140,3 +140,36 @@ def test_an_es_module_binding_recorded_through_the_hook(
     assert replay(local, tree, harvest) == tuple(r.outcome for r in harvest.calls)
     stubbed = rewritten(tree, target_named(tree, "index.js", "camelCase"))
     assert {o.thrown for o in replay(local, tree, harvest, stubbed)} == {NOT_IMPLEMENTED}
+
+
+MOCHA_TESTS = """const expect = require('expect.js');
+const ms = require('..');
+
+describe('ms', function () {
+  it('parses', function () {
+    expect(ms('1m')).to.be(60000);
+    expect(ms('1.5h')).to.be(5400000);
+  });
+  it('formats', function () {
+    expect(ms(500, { long: true })).to.be('500 ms');
+  });
+  it('throws', function () {
+    expect(function () { ms(''); }).to.throwError();
+  });
+});
+"""
+
+
+def test_a_mocha_test_file_recorded_in_mochas_own_process(
+    local: Sandbox, npm_repos: dict[str, Path], mocha_modules: Path, tmp_path: Path
+) -> None:
+    tree = tmp_path / "ms"
+    shutil.copytree(npm_repos["ms"], tree, ignore=shutil.ignore_patterns(".git"))
+    (tree / "test").mkdir()
+    (tree / "test" / "mocha.js").write_text(MOCHA_TESTS)
+    mocha = RunnerCommand((str(mocha_modules / "mocha" / "bin" / "mocha.js"),), mocha_modules)
+    harvest = record_tests(local, tree, [EXPORT, PARSE], ["test/mocha.js"], command=mocha)
+    assert [f.exit_code for f in harvest.files] == [0]
+    assert [r.call.args for r in harvest.calls if r.target == PARSE] == [("1m",), ("1.5h",)]
+    assert len([r for r in harvest.calls if r.target == EXPORT]) == 4
+    assert replay(local, tree, harvest) == tuple(r.outcome for r in harvest.calls)
