@@ -11,7 +11,8 @@
 // absolute path), export (property names from module.exports), scope (a module-scope binding
 // instead, or null)}]}. An export is replaced after the module ran; a binding through one line
 // added after the module's last (no line of it moves): `try { name = wrap(name) } catch {}`, so
-// the module's own calls to it are recorded too. Each target records at most `per_file` distinct
+// the module's own calls to it are recorded too, and in a CommonJS module its export, if it is
+// exported, replaced by the same wrapper. Each target records at most `per_file` distinct
 // calls (arguments as encoded) in a process; a call is made the same whether it is recorded or
 // not: the recorder's failures are swallowed, the target's own value or error passed through.
 
@@ -93,6 +94,21 @@ function wrapExport(module, target) {
   if (owner != null) owner[last] = recording(target.key, owner[last]);
 }
 
+// A wrapped binding's function the module also exported (as module.exports or one of its own
+// properties, taken before the binding was wrapped) replaced there by the same proxy.
+function exported(module, fn, proxy) {
+  const exports = module.exports;
+  if (exports === fn) {
+    module.exports = proxy;
+    return;
+  }
+  if (exports === null || (typeof exports !== 'object' && typeof exports !== 'function')) return;
+  for (const name of Object.keys(exports)) {
+    const d = Object.getOwnPropertyDescriptor(exports, name);
+    if (d !== undefined && d.value === fn && d.writable) exports[name] = proxy;
+  }
+}
+
 // The line that wraps each binding target of one file, reaching `recording` through `owner`.
 function bindings(targets, owner) {
   let more = '';
@@ -122,9 +138,15 @@ function start() {
     const targets = byFile[filename];
     if (targets === undefined) return apply(compile, this, [content, filename]);
     const more = bindings(targets, 'module');
-    this[WRAP] = recording;
+    const wrapped = [];
+    this[WRAP] = (key, fn) => {
+      const proxy = recording(key, fn);
+      if (proxy !== fn) wrapped.push([fn, proxy]);
+      return proxy;
+    };
     const result = apply(compile, this, [more ? `${content}\n;${more}\n` : content, filename]);
     for (const target of targets) if (target.scope === null) wrapExport(this, target);
+    for (const [fn, proxy] of wrapped) exported(this, fn, proxy);
     return result;
   };
 
