@@ -165,14 +165,32 @@ def _records(channel: bytes, nonce: str, n_targets: int) -> list[tuple[int, Node
 
 
 def replay(
-    sandbox: Sandbox, tree: Path, harvest: Harvest, candidate: bytes | None = None
+    sandbox: Sandbox,
+    tree: Path,
+    harvest: Harvest,
+    candidate: bytes | None = None,
+    settings: NodeSettings | None = None,
 ) -> tuple[NodeOutcome, ...]:
     """Each recorded call run again through `run_node` (one jailed process per target), on
     `candidate` in place of its target's file when given: on the original, the determinism check
     is that each outcome equals the recorded one."""
+    settings = settings or NodeSettings()
     outcomes: dict[int, NodeOutcome] = {}
     for target in dict.fromkeys(r.target for r in harvest.calls):
         picked = [(i, r.call) for i, r in enumerate(harvest.calls) if r.target == target]
-        run = run_node(sandbox, tree, target, [c for _, c in picked], candidate=candidate)
+        calls = [c for _, c in picked]
+        run = run_node(sandbox, tree, target, calls, candidate=candidate, settings=settings)
         outcomes.update((i, o) for (i, _), o in zip(picked, run.outcomes, strict=True))
     return tuple(outcomes[i] for i in range(len(harvest.calls)))
+
+
+def stable(
+    sandbox: Sandbox, tree: Path, harvest: Harvest, runs: Sequence[NodeSettings]
+) -> tuple[Recorded, ...]:
+    """The recorded calls whose replay on the original gives the recorded outcome under each of
+    `runs` (e.g. another seed, a shifted clock): the ones a task can take as golden."""
+    kept = [True] * len(harvest.calls)
+    for settings in runs:
+        again = replay(sandbox, tree, harvest, settings=settings)
+        kept = [k and o == r.outcome for k, o, r in zip(kept, again, harvest.calls, strict=True)]
+    return tuple(r for k, r in zip(kept, harvest.calls, strict=True) if k)

@@ -2,14 +2,15 @@
 arguments before and after a call that mutates them, a returned promise awaited, a callback
 argument (recorded by name, so its replay differs: the determinism check drops it), a binding
 whose function the module exports recorded through the export too, a `const` binding left
-unwrapped, and records written before the test file exits kept."""
+unwrapped, and records written before the test file exits kept; the stable calls are those that
+replay the same under other seeds and clocks (a call reading the clock is not)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from replicate.jail.node import NodeCall, NodeTarget, Status
-from replicate.jail.node_harvest import record_tests, replay
+from replicate.jail.node import NodeCall, NodeSettings, NodeTarget, Status
+from replicate.jail.node_harvest import record_tests, replay, stable
 from replicate.sandbox import get_sandbox
 from replicate.values import javascript as js
 
@@ -18,7 +19,8 @@ function push(list, item) { list.push(item); return list.length; }
 async function later(x) { return x * 2; }
 function each(list, f) { return list.map(f); }
 const fixed = (x) => x + 1;
-module.exports = { push, later, each, fixed, calls: () => fixed(1) };
+function stamp(x) { return x + Date.now(); }
+module.exports = { push, later, each, fixed, stamp, calls: () => fixed(1) };
 """
 TESTS = """'use strict';
 const assert = require('node:assert');
@@ -28,6 +30,7 @@ m.later(21).then((v) => {
   assert.strictEqual(v, 42);
   assert.deepStrictEqual(m.each([1, 2], (x) => x + 1), [2, 3]);
   assert.strictEqual(m.calls(), 2);
+  m.stamp(1);
   process.exit(0);
 });
 """
@@ -41,11 +44,13 @@ def test_what_the_recorder_records(tmp_path: Path) -> None:
     later = NodeTarget("lib.js", ("later",))
     each = NodeTarget("lib.js", ("each",))
     fixed = NodeTarget("lib.js", (), scope="fixed")
+    stamp = NodeTarget("lib.js", ("stamp",))
     local = get_sandbox("local")
-    harvest = record_tests(local, tmp_path, [push, later, each, fixed], ["test/lib.test.js"])
+    targets = [push, later, each, fixed, stamp]
+    harvest = record_tests(local, tmp_path, targets, ["test/lib.test.js"])
     assert [f.exit_code for f in harvest.files] == [0]
-    assert [r.target for r in harvest.calls] == [push, later, each]  # not the const
-    pushed, doubled, mapped = harvest.calls
+    assert [r.target for r in harvest.calls] == [push, later, each, stamp]  # not the const
+    pushed, doubled, mapped, _ = harvest.calls
     one, two = js.Num.of(1), js.Num.of(2)
     assert pushed.call == NodeCall((js.Array((one,)), two))  # before the call
     assert pushed.outcome.args == (js.Array((one, two)), two)  # after it
@@ -57,3 +62,5 @@ def test_what_the_recorder_records(tmp_path: Path) -> None:
     again = replay(local, tmp_path, harvest)
     assert again[:2] == (pushed.outcome, doubled.outcome)
     assert again[2] != mapped.outcome  # a function argument does not cross: dropped by the check
+    runs = [NodeSettings(random_seed=1), NodeSettings(random_seed=2, clock_shift_days=400)]
+    assert stable(local, tmp_path, harvest, runs) == (pushed, doubled)  # not the clock's
