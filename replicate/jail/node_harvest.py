@@ -122,7 +122,7 @@ def record_tests(
         nonce = secrets.token_hex(16)
         job = record_job(tree, targets, nonce, budget.per_file)
         result = sandbox.run(_test_request(tree, test_file, command, settings, job))
-        frames = _records(result.channel, nonce, len(targets))
+        frames = read_records(result.channel, nonce, len(targets))
         for key, call, outcome in frames:
             if (key, call) in kept or counts[key] >= budget.per_target:
                 continue
@@ -145,7 +145,9 @@ def _test_request(
     return replace(request, env={**request.env, **env})
 
 
-def _records(channel: bytes, nonce: str, n_targets: int) -> list[tuple[int, NodeCall, NodeOutcome]]:
+def read_records(
+    channel: bytes, nonce: str, n_targets: int
+) -> list[tuple[int, NodeCall, NodeOutcome]]:
     """The well-formed record frames of one process's channel, in order."""
     prefix = f"{nonce} ".encode()
     out = []
