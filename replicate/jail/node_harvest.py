@@ -84,10 +84,17 @@ class Harvest:
 
 def record_job(tree: Path, targets: Sequence[NodeTarget], nonce: str, per_file: int) -> str:
     for target in targets:
-        if target.kind is not CallKind.FUNCTION:
-            raise ReplicateError(f"recording {target.kind.value} targets is not supported yet")
+        if target.kind is not CallKind.FUNCTION and target.scope is not None:
+            raise ReplicateError("recording a method of an unexported class is not supported yet")
     listed = [
-        {"key": i, "module": str(tree / t.module), "export": list(t.export), "scope": t.scope}
+        {
+            "key": i,
+            "module": str(tree / t.module),
+            "export": list(t.export),
+            "scope": t.scope,
+            "kind": t.kind.value,
+            "member": t.member,
+        }
         for i, t in enumerate(targets)
     ]
     job = {
@@ -159,7 +166,8 @@ def read_records(
         if type(key) is not int or not 0 <= key < n_targets or type(args) is not list:
             continue
         try:
-            call = NodeCall(tuple(js.decode(a) for a in args))
+            this = js.decode(frame["this"]) if "this" in frame else None
+            call = NodeCall(tuple(js.decode(a) for a in args), this)
         except (ValueError, KeyError, TypeError):
             continue
         out.append((key, call, read_outcome(frame.get("outcome") or {})))

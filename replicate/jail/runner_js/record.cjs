@@ -9,7 +9,8 @@
 // Its job is the environment variable REPLICATE_RECORD (removed when read, so the tests do not
 // see it): {nonce, channel_fd, per_file, max_depth, max_items, targets: [{key, module (an
 // absolute path), export (property names from module.exports), scope (a module-scope binding
-// instead, or null)}]}. An export is replaced after the module ran; a binding through one line
+// instead, or null), kind ("function", "static" or "method": then `member`, the exported
+// class's method)}]}. An export is replaced after the module ran; a binding through one line
 // added after the module's last (no line of it moves): `try { name = wrap(name) } catch {}`, so
 // the module's own calls to it are recorded too, and in a CommonJS module its export, if it is
 // exported, replaced by the same wrapper. Each target records at most `per_file` distinct
@@ -40,15 +41,16 @@ const NAME = /^[A-Za-z_$][\w$]*$/;
 let job;
 let write;
 
-// A proxy of `fn` recording its calls under `key` (a non-function passes through unchanged).
-function recording(key, fn) {
+// A proxy of `fn` recording its calls under `key`, with their `this` for a `method` (a
+// non-function passes through unchanged).
+function recording(key, fn, method = false) {
   if (typeof fn !== 'function') return fn;
   const seen = new SetCtor();
   const encode = (v) => encoder(job.max_depth, job.max_items)(v);
-  function record(args, before, settled) {
+  function record(args, self, before, settled) {
     try {
-      const outcome = report(settled, args, undefined, job);
-      write({ event: 'record', target: key, args: before, outcome });
+      const outcome = report(settled, args, method ? self : undefined, job);
+      write({ event: 'record', target: key, args: before.args, this: before.this, outcome });
     } catch {
       // an outcome that cannot be encoded is not recorded
     }
@@ -56,7 +58,8 @@ function recording(key, fn) {
   function call(target, self, args) {
     let before;
     try {
-      const text = stringify(before = each(args, encode));
+      before = { args: each(args, encode), this: method ? encode(self) : undefined };
+      const text = stringify(before);
       if (seen.size >= job.per_file || apply(setHas, seen, [text])) before = undefined;
       else apply(setAdd, seen, [text]);
     } catch {
@@ -67,14 +70,14 @@ function recording(key, fn) {
     try {
       value = apply(target, self, args);
     } catch (error) {
-      record(args, before, { error });
+      record(args, self, before, { error });
       throw error;
     }
-    if (!isPromise(value)) record(args, before, { value });
+    if (!isPromise(value)) record(args, self, before, { value });
     else {
       apply(promiseThen, value, [
-        (v) => record(args, before, { value: v, promise: true }),
-        (e) => record(args, before, { error: e, promise: true }),
+        (v) => record(args, self, before, { value: v, promise: true }),
+        (e) => record(args, self, before, { error: e, promise: true }),
       ]);
     }
     return value;
@@ -82,16 +85,26 @@ function recording(key, fn) {
   return new ProxyCtor(fn, { apply: call });
 }
 
+// An exported target wrapped where the module's exports hold it: the export itself, a static
+// method of the exported class, or an instance method on its prototype.
 function wrapExport(module, target) {
   const names = target.export;
-  if (names.length === 0) {
+  if (target.kind === 'function' && names.length === 0) {
     module.exports = recording(target.key, module.exports);
     return;
   }
+  const path = target.kind === 'function' ? names.length - 1 : names.length;
   let owner = module.exports;
-  for (let i = 0; i < names.length - 1; i += 1) owner = owner == null ? owner : owner[names[i]];
-  const last = names[names.length - 1];
-  if (owner != null) owner[last] = recording(target.key, owner[last]);
+  for (let i = 0; i < path; i += 1) owner = owner == null ? owner : owner[names[i]];
+  if (owner == null) return;
+  if (target.kind === 'function') {
+    owner[names[path]] = recording(target.key, owner[names[path]]);
+    return;
+  }
+  if (typeof owner !== 'function') return;
+  const holder = target.kind === 'method' ? owner.prototype : owner;
+  const method = target.kind === 'method';
+  if (holder != null) holder[target.member] = recording(target.key, holder[target.member], method);
 }
 
 // A wrapped binding's function the module also exported (as module.exports or one of its own

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.jail.node import NodeCall, NodeTarget, Status
+from replicate.jail.node import CallKind, NodeCall, NodeTarget, Status
 from replicate.jail.node_harvest import HarvestBudget, RunnerCommand, record_tests, replay
 from replicate.sandbox import Sandbox, get_sandbox
 from replicate.values import javascript as js
@@ -173,3 +173,35 @@ def test_a_mocha_test_file_recorded_in_mochas_own_process(
     assert [r.call.args for r in harvest.calls if r.target == PARSE] == [("1m",), ("1.5h",)]
     assert len([r for r in harvest.calls if r.target == EXPORT]) == 4
     assert replay(local, tree, harvest) == tuple(r.outcome for r in harvest.calls)
+
+
+SEMVER_TESTS = """'use strict';
+const test = require('node:test');
+const assert = require('node:assert');
+const compare = require('../functions/compare');
+const SemVer = require('../classes/semver');
+
+test('compare', () => {
+  assert.strictEqual(compare('1.2.3', '1.2.4'), -1);
+  assert.strictEqual(compare('1.2.3-beta.1', '1.2.3'), -1);
+  assert.strictEqual(new SemVer('2.0.0').compare('1.9.9'), 1);
+});
+"""
+
+
+def test_an_instance_method_recorded_with_its_this(
+    local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path
+) -> None:
+    tree = tmp_path / "semver"
+    shutil.copytree(npm_repos["semver"], tree, ignore=shutil.ignore_patterns(".git"))
+    (tree / "test").mkdir()
+    (tree / "test" / "compare.test.js").write_text(SEMVER_TESTS)
+    compare = NodeTarget("classes/semver.js", (), CallKind.METHOD, "compare")
+    harvest = record_tests(local, tree, [compare], ["test/compare.test.js"])
+    assert [f.exit_code for f in harvest.files] == [0]
+    assert [r.outcome.value for r in harvest.calls] == [js.Num.of(-1), js.Num.of(-1), js.Num.of(1)]
+    this = harvest.calls[2].call.this
+    assert isinstance(this, js.Instance) and dict(this.fields)["version"] == "2.0.0"
+    assert replay(local, tree, harvest) == tuple(r.outcome for r in harvest.calls)
+    stubbed = rewritten(tree, target_named(tree, "classes/semver.js", "SemVer.compare"))
+    assert {o.thrown for o in replay(local, tree, harvest, stubbed)} == {NOT_IMPLEMENTED}
