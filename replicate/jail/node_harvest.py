@@ -16,6 +16,7 @@ import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any, cast
 
 from replicate.errors import ReplicateError
 from replicate.jail.frames import read_frame
@@ -159,7 +160,8 @@ def read_records(
     prefix = f"{nonce} ".encode()
     out = []
     for line in channel[:CHANNEL_CAP].split(b"\n"):
-        frame = read_frame(line, prefix)
+        read = read_frame(line, prefix)
+        frame = cast("dict[str, Any]", read)  # a record frame, not one of the wire's
         if frame is None or frame.get("event") != RECORD_EVENT:
             continue
         key, args = frame.get("target"), frame.get("args")

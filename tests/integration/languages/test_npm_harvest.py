@@ -57,13 +57,18 @@ def local() -> Sandbox:
     return get_sandbox("local")
 
 
-def ms_with_tests(npm_repos: dict[str, Path], dest: Path, files: dict[str, str]) -> Path:
-    tree = dest / "ms"
-    shutil.copytree(npm_repos["ms"], tree, ignore=shutil.ignore_patterns(".git"))
+def with_tests(npm_repos: dict[str, Path], name: str, dest: Path, files: dict[str, str]) -> Path:
+    """A copy of package `name` with `files` (name to text) in its `test/` folder."""
+    tree = dest / name
+    shutil.copytree(npm_repos[name], tree, ignore=shutil.ignore_patterns(".git"))
     (tree / "test").mkdir()
-    for name, text in files.items():
-        (tree / "test" / name).write_text(HEAD + text)
+    for file, text in files.items():
+        (tree / "test" / file).write_text(text)
     return tree
+
+
+def ms_with_tests(npm_repos: dict[str, Path], dest: Path, files: dict[str, str]) -> Path:
+    return with_tests(npm_repos, "ms", dest, {n: HEAD + t for n, t in files.items()})
 
 
 def test_ms_calls_recorded_replay_on_the_original_and_fail_on_the_stub(
@@ -127,10 +132,7 @@ test('camelCase', () => {
 def test_an_es_module_binding_recorded_through_the_hook(
     local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path
 ) -> None:
-    tree = tmp_path / "camelcase"
-    shutil.copytree(npm_repos["camelcase"], tree, ignore=shutil.ignore_patterns(".git"))
-    (tree / "test").mkdir()
-    (tree / "test" / "camelcase.test.js").write_text(CAMELCASE_TESTS)
+    tree = with_tests(npm_repos, "camelcase", tmp_path, {"camelcase.test.js": CAMELCASE_TESTS})
     camel = NodeTarget("index.js", (), scope="camelCase")  # export default function camelCase
     preserve = NodeTarget("index.js", (), scope="preserveCamelCase")  # const: not wrapped
     harvest = record_tests(local, tree, [camel, preserve], ["test/camelcase.test.js"])
@@ -163,10 +165,7 @@ describe('ms', function () {
 def test_a_mocha_test_file_recorded_in_mochas_own_process(
     local: Sandbox, npm_repos: dict[str, Path], mocha_modules: Path, tmp_path: Path
 ) -> None:
-    tree = tmp_path / "ms"
-    shutil.copytree(npm_repos["ms"], tree, ignore=shutil.ignore_patterns(".git"))
-    (tree / "test").mkdir()
-    (tree / "test" / "mocha.js").write_text(MOCHA_TESTS)
+    tree = with_tests(npm_repos, "ms", tmp_path, {"mocha.js": MOCHA_TESTS})
     mocha = RunnerCommand((str(mocha_modules / "mocha" / "bin" / "mocha.js"),), mocha_modules)
     harvest = record_tests(local, tree, [EXPORT, PARSE], ["test/mocha.js"], command=mocha)
     assert [f.exit_code for f in harvest.files] == [0]
@@ -192,10 +191,7 @@ test('compare', () => {
 def test_an_instance_method_recorded_with_its_this(
     local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path
 ) -> None:
-    tree = tmp_path / "semver"
-    shutil.copytree(npm_repos["semver"], tree, ignore=shutil.ignore_patterns(".git"))
-    (tree / "test").mkdir()
-    (tree / "test" / "compare.test.js").write_text(SEMVER_TESTS)
+    tree = with_tests(npm_repos, "semver", tmp_path, {"compare.test.js": SEMVER_TESTS})
     compare = NodeTarget("classes/semver.js", (), CallKind.METHOD, "compare")
     harvest = record_tests(local, tree, [compare], ["test/compare.test.js"])
     assert [f.exit_code for f in harvest.files] == [0]
