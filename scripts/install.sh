@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Install what replicate needs on a Debian machine: bubblewrap (the local sandbox), git,
+# Install what replicate needs on a Debian machine: bubblewrap (the local sandbox), git, nodejs,
 # libfaketime, and the Python package itself (editable; with --dev also the dev tools, Ray (for
 # the tests of `--executor ray`) and chromium, for the end-to-end test of `replicate report`).
 set -euo pipefail
@@ -10,6 +10,8 @@ command -v bwrap >/dev/null 2>&1 || need_apt+=(bubblewrap)
 command -v git >/dev/null 2>&1 || need_apt+=(git)
 # libfaketime: gen's second golden run shifts the clock to catch time-dependent outputs
 ls /usr/lib/*/faketime/libfaketime.so.1 >/dev/null 2>&1 || need_apt+=(libfaketime)
+# nodejs: the Node runner of JavaScript/TypeScript targets (replicate/jail/runner_js/)
+command -v node >/dev/null 2>&1 || need_apt+=(nodejs)
 # chromium (--dev only): the end-to-end test opens `replicate report`'s page in a headless browser
 if [ "${1:-}" = "--dev" ]; then
   [ -x /usr/bin/chromium ] || need_apt+=(chromium)

@@ -358,16 +358,23 @@ def _view(
     ctx: RepoContext, target: Target, scratch: Path, override: bytes | None, isolated: bool
 ) -> tuple[Path, list[Mount]]:
     """The tree the jail sees and the mounts that make it, with the override in place."""
-    mounts = ctx.mounts()
+    tree, shown = overlaid(ctx.tree, target.path, scratch, override, isolated, "candidate.py")
+    return tree, [*ctx.mounts(), *shown]
+
+
+def overlaid(
+    tree: Path, path: str, scratch: Path, override: bytes | None, isolated: bool, name: str
+) -> tuple[Path, list[Mount]]:
+    """The tree a jail sees and the mounts that show it, the file at `path` replaced by
+    `override` when given: mounted over it (written to `scratch` as `name`), so the original
+    never appears in the jail; without isolation (the plain backend), a copy of the tree."""
     if override is None:
-        return ctx.tree, [*mounts, Mount.same(str(ctx.tree))]
+        return tree, [Mount.same(str(tree))]
     if isolated:
-        candidate = scratch / "candidate.py"
+        candidate = scratch / name
         candidate.write_bytes(override)
-        inside = str(ctx.tree / target.path)
-        return ctx.tree, [*mounts, Mount.same(str(ctx.tree)), Mount(str(candidate), inside)]
-    # No isolation (the plain backend): build a copy of the tree with the file replaced.
+        return tree, [Mount.same(str(tree)), Mount(str(candidate), str(tree / path))]
     copy = scratch / "tree"
-    shutil.copytree(ctx.tree, copy, symlinks=True)
-    confined.write_bytes(copy, target.path, override)
-    return copy, [*mounts, Mount.same(str(copy))]
+    shutil.copytree(tree, copy, symlinks=True)
+    confined.write_bytes(copy, path, override)
+    return copy, [Mount.same(str(copy))]

@@ -14,12 +14,13 @@ fresh list iterator over them.
 from __future__ import annotations
 
 import base64
-import binascii
 import json
 import math
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
+
+from replicate.values.tagged import read_node
 
 Tagged = Mapping[str, Any]
 
@@ -40,18 +41,7 @@ class NotPlain(ValueError):
 
 def decode(node: Any, depth: int = 0) -> Any:
     """The plain value a tagged node encodes; `NotPlain` for anything else (objects, refs ...)."""
-    if depth > _MAX_DEPTH or not isinstance(node, Mapping):
-        raise NotPlain("too deep or malformed")
-    tag = node.get("t")
-    reader = _READERS.get(tag) if isinstance(tag, str) else None
-    if reader is None:
-        raise NotPlain(f"not plain: {tag!r}")
-    try:
-        return reader(node, depth + 1)
-    except NotPlain:
-        raise
-    except (TypeError, ValueError, KeyError, OverflowError, binascii.Error) as exc:
-        raise NotPlain(f"malformed {tag} node: {exc}") from None
+    return read_node(node, depth, _READERS, max_depth=_MAX_DEPTH, error=NotPlain)
 
 
 def try_decode(node: Any) -> tuple[bool, Any]:

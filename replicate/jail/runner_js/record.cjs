@@ -1,0 +1,180 @@
+'use strict';
+// The harvest's recorder: loaded with `node --require record.cjs` into a repository's own test
+// process (one test file a process), it wraps each target function (of a CommonJS module or,
+// a binding only, of an ES module through scope.mjs) and writes, for each distinct call the tests make, the arguments before the call and the outcome
+// (the runner's, outcome.cjs: the arguments after, the value or thrown error) as one frame on
+// the channel fd: `<nonce> {"event": "record", "target": key, "args": [node], "outcome": ...}`.
+// Node built-ins only, shipped as source; intrinsics taken when it loads, before the tests run.
+//
+// Its job is the environment variable REPLICATE_RECORD (removed when read, so the tests do not
+// see it): {nonce, channel_fd, per_file, max_depth, max_items, targets: [{key, module (an
+// absolute path), export (property names from module.exports), scope (a module-scope binding
+// instead, or null), kind ("function", "static" or "method": then `member`, the exported
+// class's method)}]}. An export is replaced after the module ran; a binding through one line
+// added after the module's last (no line of it moves): `try { name = wrap(name) } catch {}`, so
+// the module's own calls to it are recorded too, and in a CommonJS module its export, if it is
+// exported, replaced by the same wrapper. Each target records at most `per_file` distinct
+// calls (arguments as encoded) in a process; a call is made the same whether it is recorded or
+// not: the recorder's failures are swallowed, the target's own value or error passed through.
+
+const Module = require('node:module');
+const path = require('node:path');
+const url = require('node:url');
+const util = require('node:util');
+const { encoder } = require('./values.cjs');
+const { channel, each, report } = require('./outcome.cjs');
+
+const { isMainThread } = require('node:worker_threads');
+
+const env = process.env;
+const stringify = JSON.stringify;
+const apply = Reflect.apply;
+const isPromise = util.types.isPromise;
+const promiseThen = Promise.prototype.then;
+const ProxyCtor = Proxy;
+const SetCtor = Set;
+const setHas = Set.prototype.has;
+const setAdd = Set.prototype.add;
+const WRAP = Symbol.for('replicate:record');
+const NAME = /^[A-Za-z_$][\w$]*$/;
+
+let job;
+let write;
+
+// A proxy of `fn` recording its calls under `key`, with their `this` for a `method` (a
+// non-function passes through unchanged).
+function recording(key, fn, method = false) {
+  if (typeof fn !== 'function') return fn;
+  const seen = new SetCtor();
+  const encode = (v) => encoder(job.max_depth, job.max_items)(v);
+  function record(args, self, before, settled) {
+    try {
+      const outcome = report(settled, args, method ? self : undefined, job);
+      write({ event: 'record', target: key, args: before.args, this: before.this, outcome });
+    } catch {
+      // an outcome that cannot be encoded is not recorded
+    }
+  }
+  function call(target, self, args) {
+    let before;
+    try {
+      before = { args: each(args, encode), this: method ? encode(self) : undefined };
+      const text = stringify(before);
+      if (seen.size >= job.per_file || apply(setHas, seen, [text])) before = undefined;
+      else apply(setAdd, seen, [text]);
+    } catch {
+      before = undefined;
+    }
+    if (before === undefined) return apply(target, self, args);
+    let value;
+    try {
+      value = apply(target, self, args);
+    } catch (error) {
+      record(args, self, before, { error });
+      throw error;
+    }
+    if (!isPromise(value)) record(args, self, before, { value });
+    else {
+      apply(promiseThen, value, [
+        (v) => record(args, self, before, { value: v, promise: true }),
+        (e) => record(args, self, before, { error: e, promise: true }),
+      ]);
+    }
+    return value;
+  }
+  return new ProxyCtor(fn, { apply: call });
+}
+
+// An exported target wrapped where the module's exports hold it: the export itself, a static
+// method of the exported class, or an instance method on its prototype.
+function wrapExport(module, target) {
+  const names = target.export;
+  if (target.kind === 'function' && names.length === 0) {
+    module.exports = recording(target.key, module.exports);
+    return;
+  }
+  const path = target.kind === 'function' ? names.length - 1 : names.length;
+  let owner = module.exports;
+  for (let i = 0; i < path; i += 1) owner = owner == null ? owner : owner[names[i]];
+  if (owner == null) return;
+  if (target.kind === 'function') {
+    owner[names[path]] = recording(target.key, owner[names[path]]);
+    return;
+  }
+  if (typeof owner !== 'function') return;
+  const holder = target.kind === 'method' ? owner.prototype : owner;
+  const method = target.kind === 'method';
+  if (holder != null) holder[target.member] = recording(target.key, holder[target.member], method);
+}
+
+// A wrapped binding's function the module also exported (as module.exports or one of its own
+// properties, taken before the binding was wrapped) replaced there by the same proxy.
+function exported(module, fn, proxy) {
+  const exports = module.exports;
+  if (exports === fn) {
+    module.exports = proxy;
+    return;
+  }
+  if (exports === null || (typeof exports !== 'object' && typeof exports !== 'function')) return;
+  for (const name of Object.keys(exports)) {
+    const d = Object.getOwnPropertyDescriptor(exports, name);
+    if (d !== undefined && d.value === fn && d.writable) exports[name] = proxy;
+  }
+}
+
+// The line that wraps each binding target of one file, reaching `recording` through `owner`.
+function bindings(targets, owner) {
+  let more = '';
+  for (const target of targets) {
+    if (target.scope === null) continue;
+    const name = target.scope;
+    const wrap = `${owner}[Symbol.for('replicate:record')](${stringify(target.key)}, ${name})`;
+    more += `try { ${name} = ${wrap}; } catch {} `;
+  }
+  return more;
+}
+
+// Started in the main thread only: Node loads `--require`d files in its hooks thread as well.
+function start() {
+  job = JSON.parse(env.REPLICATE_RECORD);
+  delete env.REPLICATE_RECORD;
+  write = channel(job.channel_fd, job.nonce);
+  const byFile = { __proto__: null };
+  for (const target of job.targets) {
+    if (target.scope !== null && !NAME.test(target.scope)) continue;
+    (byFile[target.module] ||= []).push(target);
+  }
+
+  const proto = Module.prototype;
+  const compile = proto._compile;
+  proto._compile = function compileRecorded(content, filename) {
+    const targets = byFile[filename];
+    if (targets === undefined) return apply(compile, this, [content, filename]);
+    const more = bindings(targets, 'module');
+    const wrapped = [];
+    this[WRAP] = (key, fn) => {
+      const proxy = recording(key, fn);
+      if (proxy !== fn) wrapped.push([fn, proxy]);
+      return proxy;
+    };
+    const result = apply(compile, this, [more ? `${content}\n;${more}\n` : content, filename]);
+    for (const target of targets) if (target.scope === null) wrapExport(this, target);
+    for (const [fn, proxy] of wrapped) exported(this, fn, proxy);
+    return result;
+  };
+
+  // ES modules: their binding targets wrapped by the line scope.mjs appends, through a global the
+  // recorder defines (not writable); an export without a binding named is not recorded there.
+  Object.defineProperty(globalThis, WRAP, { value: recording });
+  const more = { __proto__: null };
+  for (const file of Object.keys(byFile)) {
+    const line = bindings(byFile[file], 'globalThis');
+    if (line) more[url.pathToFileURL(file).href] = `\n;${line}\n`;
+  }
+  if (Object.keys(more).length > 0) {
+    const hook = url.pathToFileURL(path.join(__dirname, 'scope.mjs')).href;
+    Module.register(hook, { data: { more: { ...more } } });
+  }
+}
+
+if (isMainThread && env.REPLICATE_RECORD !== undefined) start();

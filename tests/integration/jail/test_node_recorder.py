@@ -1,0 +1,66 @@
+"""The harvest's recorder (`runner_js/record.cjs`) on a small CommonJS module, in the jail: the
+arguments before and after a call that mutates them, a returned promise awaited, a callback
+argument (recorded by name, so its replay differs: the determinism check drops it), a binding
+whose function the module exports recorded through the export too, a `const` binding left
+unwrapped, and records written before the test file exits kept; the stable calls are those that
+replay the same under other seeds and clocks (a call reading the clock is not)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from replicate.jail.node import NodeCall, NodeSettings, NodeTarget, Status
+from replicate.jail.node_harvest import record_tests, replay, stable
+from replicate.sandbox import get_sandbox
+from replicate.values import javascript as js
+
+MODULE = """'use strict';
+function push(list, item) { list.push(item); return list.length; }
+async function later(x) { return x * 2; }
+function each(list, f) { return list.map(f); }
+const fixed = (x) => x + 1;
+function stamp(x) { return x + Date.now(); }
+module.exports = { push, later, each, fixed, stamp, calls: () => fixed(1) };
+"""
+TESTS = """'use strict';
+const assert = require('node:assert');
+const m = require('../lib.js');
+assert.strictEqual(m.push([1], 2), 2);
+m.later(21).then((v) => {
+  assert.strictEqual(v, 42);
+  assert.deepStrictEqual(m.each([1, 2], (x) => x + 1), [2, 3]);
+  assert.strictEqual(m.calls(), 2);
+  m.stamp(1);
+  process.exit(0);
+});
+"""
+
+
+def test_what_the_recorder_records(tmp_path: Path) -> None:
+    (tmp_path / "lib.js").write_text(MODULE)
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "lib.test.js").write_text(TESTS)
+    push = NodeTarget("lib.js", (), scope="push")
+    later = NodeTarget("lib.js", ("later",))
+    each = NodeTarget("lib.js", ("each",))
+    fixed = NodeTarget("lib.js", (), scope="fixed")
+    stamp = NodeTarget("lib.js", ("stamp",))
+    local = get_sandbox("local")
+    targets = [push, later, each, fixed, stamp]
+    harvest = record_tests(local, tmp_path, targets, ["test/lib.test.js"])
+    assert [f.exit_code for f in harvest.files] == [0]
+    assert [r.target for r in harvest.calls] == [push, later, each, stamp]  # not the const
+    pushed, doubled, mapped, _ = harvest.calls
+    one, two = js.Num.of(1), js.Num.of(2)
+    assert pushed.call == NodeCall((js.Array((one,)), two))  # before the call
+    assert pushed.outcome.args == (js.Array((one, two)), two)  # after it
+    assert (doubled.outcome.status, doubled.outcome.value) == (
+        Status.RETURNED,
+        js.Settled(js.Num.of(42)),
+    )
+    assert mapped.outcome.value == js.Array((two, js.Num.of(3)))
+    again = replay(local, tmp_path, harvest)
+    assert again[:2] == (pushed.outcome, doubled.outcome)
+    assert again[2] != mapped.outcome  # a function argument does not cross: dropped by the check
+    runs = [NodeSettings(random_seed=1), NodeSettings(random_seed=2, clock_shift_days=400)]
+    assert stable(local, tmp_path, harvest, runs) == (pushed, doubled)  # not the clock's
