@@ -12,10 +12,10 @@ library only, nothing from ``replicate``.  The wire format's names and shapes
 The parts, each importing only from those before it: `base` (captured builtins and library
 functions, the wire's names, limits, the alarm), `naming` (names that verify), `channel` (JSON
 out, frames), `probes`, `by_type` and `encoding` (tagged values), `byvalue` (callables carried
-by value), `calling` (one call on one input), `importing` (setup, the target's import, a
-session's compiled programs), `processes` and `preloading` (a session's care of its
-children and what it imports first), `job` (one run), `sessions` (a session's runner), `main`
-(the entry).
+by value), `calling` (one call on one input), `replay` (a call sequence on a class), `importing`
+(setup, the target's import, a session's compiled programs), `processes` and `preloading` (a
+session's care of its children and what it imports first), `job` (one run), `sessions` (a
+session's runner), `main` (the entry).
 
 Setup (``argv[1]``, optional, one JSON object): ``sys_path`` (prepended in order), ``site_dirs``
 (each through ``site.addsitedir``), ``bytecode`` (a compiled-code table, see `_use_bytecode`),

@@ -1,0 +1,88 @@
+"""A call sequence replayed on the job's target, a class: the class called with the first step's
+arguments, then each step's method looked up on the class and called on the instance, in order;
+every step's outcome encoded as soon as it ends (a value a later step changes is shown as it was),
+and the instance itself at the end (its fields, by value).
+
+The outcome of the whole input is one ``returned`` value: a tuple ``(steps, state)``, `steps` a
+tuple with one tuple per step, ``("returned", value)``, ``("raised", type, msg)`` or
+``("self",)`` (the step returned the instance), and `state` the instance (None when its class
+call raised).  A sequence with `recorded` outcomes is not replayed: those are given back in the
+same form (the reference's check against what its tests saw; never a candidate's job)."""
+
+from __future__ import annotations
+
+import builtins
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from .base import _RANDOM_STATE, _RETURNED, _SET_RANDOM_STATE, _pickle_loads, _Timeout, _type
+from .calling import Sequence
+from .encoding import encode, exception_record
+
+if TYPE_CHECKING:
+    from .base import EncodeLimits
+
+globals()["__builtins__"] = dict(builtins.__dict__)  # see base
+
+_RETURNED_STEP, _RAISED_STEP, _SELF_STEP = "returned", "raised", "self"
+
+
+def replay_work(
+    cls: Any, args: tuple[Any, ...], lim: EncodeLimits
+) -> Callable[[], dict[str, Any]] | None:
+    """The work of replaying the sequence `args` holds on `cls`, or None: not a sequence."""
+    if len(args) != 1 or _type(args[0]) is not Sequence:
+        return None
+    sequence: Sequence = args[0]
+
+    def work() -> dict[str, Any]:
+        if _RANDOM_STATE:
+            _SET_RANDOM_STATE(_RANDOM_STATE[0])
+        if sequence.recorded is not None:
+            steps, state = [_recorded(step, lim) for step in sequence.recorded], None
+        else:
+            steps, state = _replayed(cls, sequence.steps, lim)
+        value = {"t": "tuple", "v": [{"t": "tuple", "v": steps}, encode(state, lim)]}
+        return {"status": _RETURNED, "value": value}
+
+    return work
+
+
+def _replayed(cls: Any, steps: tuple[Any, ...], lim: EncodeLimits) -> tuple[list[Any], Any]:
+    """Each step's encoded outcome, and the instance at the end (None: never built)."""
+    out: list[Any] = []
+    instance: Any = None
+    for n, (name, blob) in enumerate(steps):
+        call_args, call_kwargs = _pickle_loads(blob)
+        try:
+            if n == 0:
+                instance = cls(*call_args, **call_kwargs)
+                value = None  # what `__init__` returned
+            else:
+                value = getattr(cls, name)(instance, *call_args, **call_kwargs)
+        except BaseException as exc:
+            if _type(exc) is _Timeout:
+                raise
+            out.append(_raised(exc, lim))
+            if n == 0:
+                return out, None
+            continue
+        out.append(encode((_SELF_STEP,), lim) if n and value is instance else _returned(value, lim))
+    return out, instance
+
+
+def _recorded(step: Any, lim: EncodeLimits) -> Any:
+    outcome, blob = step
+    if outcome == _SELF_STEP:
+        return encode((_SELF_STEP,), lim)
+    value = _pickle_loads(blob)
+    return _raised(value, lim) if outcome == _RAISED_STEP else _returned(value, lim)
+
+
+def _returned(value: Any, lim: EncodeLimits) -> Any:
+    return encode((_RETURNED_STEP, value), lim)
+
+
+def _raised(exc: BaseException, lim: EncodeLimits) -> Any:
+    record = exception_record(exc)
+    return encode((_RAISED_STEP, record["type"], record["msg"]), lim)

@@ -1,0 +1,104 @@
+"""Call sequences on real code: more-itertools 10.5.0's `peekable`, whose `__next__` serves a
+cache that only earlier calls (`peek`, `prepend`, indexing) fill.  Its own tests and doctests
+are run once in the sandbox with the recorder; every recorded sequence replayed on the original
+gives back what the tests saw, step for step; a mutant in the cache's path (`pop` for
+`popleft`, reached only once two items are cached) fails sequences at a later step, the
+positive control that justifies sequences: its first call of a fresh instance behaves."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replicate.core import GradingSettings
+from replicate.core.progress import NullProgress
+from replicate.core.sequences import CallSequence, ClassRef, StepKind
+from replicate.gen.prepare import prepare_repo
+from replicate.grading.sequences import compare_sequences, failing_prefix
+from replicate.harvest import SequenceBudget, record_sequences
+from replicate.jail import Jail
+from replicate.jail.sequences import replay
+from replicate.sandbox import get_sandbox
+from tests.e2e.conftest import sdist_repo
+
+pytestmark = pytest.mark.e2e
+
+PEEKABLE = ClassRef(
+    path="more_itertools/more.py", module="more_itertools.more", qualname="peekable"
+)
+SETTINGS = GradingSettings()
+BUDGET = SequenceBudget(max_steps=40, max_sequences=40)
+
+
+@pytest.fixture(scope="module")
+def prepared(tmp_path_factory: pytest.TempPathFactory) -> tuple[Jail, Path]:
+    root = tmp_path_factory.mktemp("more-itertools-sequences")
+    repo = sdist_repo(root, "more-itertools", "10.5.0")
+    ready = prepare_repo(str(repo), None, root / "batch", False, NullProgress())
+    return Jail(ready.context, get_sandbox("local")), ready.context.tree
+
+
+@pytest.fixture(scope="module")
+def recorded(prepared: tuple[Jail, Path]) -> tuple[CallSequence, ...]:
+    return record_sequences(prepared[0], {PEEKABLE.key: PEEKABLE}, BUDGET)[PEEKABLE.key]
+
+
+def test_sequences_are_recorded_within_their_bounds(recorded: tuple[CallSequence, ...]) -> None:
+    assert 10 <= len(recorded) <= BUDGET.max_sequences
+    assert all(1 <= len(s.steps) <= BUDGET.max_steps for s in recorded)
+    assert any(len(s.steps) == BUDGET.max_steps for s in recorded)  # a long loop, cut
+    names = {step.name for s in recorded for step in s.steps}
+    assert {"__init__", "peek", "prepend", "__next__"} <= names
+    assert {StepKind.OPERATOR, StepKind.METHOD} <= {step.kind for s in recorded for step in s.steps}
+    # no one test item spends the budget: at most a quarter of it each
+    per_test: dict[str, int] = {}
+    for s in recorded:
+        per_test[s.origin] = per_test.get(s.origin, 0) + 1
+    assert max(per_test.values()) <= BUDGET.max_sequences // 4
+    assert any(s.visible for s in recorded)
+
+
+def test_the_original_replays_what_its_tests_saw(
+    prepared: tuple[Jail, Path], recorded: tuple[CallSequence, ...]
+) -> None:
+    jail = prepared[0]
+    seen = replay(jail, PEEKABLE, recorded, SETTINGS, recorded=True)
+    again = replay(jail, PEEKABLE, recorded, SETTINGS)
+    for sequence, expected, got in zip(recorded, seen, again, strict=True):
+        assert not expected.problem and not got.problem
+        found = compare_sequences(expected, got, SETTINGS)
+        assert found.passed and found.matched == len(sequence.steps), found.detail
+
+
+def test_a_mutant_of_a_later_state_fails_at_a_later_step(
+    prepared: tuple[Jail, Path], recorded: tuple[CallSequence, ...]
+) -> None:
+    jail, tree = prepared
+    source = (tree / PEEKABLE.path).read_text()
+    mutant = source.replace("return self._cache.popleft()", "return self._cache.pop()")
+    assert mutant != source
+    expected = replay(jail, PEEKABLE, recorded, SETTINGS)
+    got = replay(jail, PEEKABLE, recorded, SETTINGS, override=mutant.encode())
+    found = [compare_sequences(e, g, SETTINGS) for e, g in zip(expected, got, strict=True)]
+    failing = [c for c in found if not c.passed]
+    assert failing, "the mutant passes every sequence"
+    assert all(
+        c.first_failing is None or c.first_failing >= 2 for c in found
+    )  # a fresh instance behaves
+    assert any(c.passed for c in found)  # the sequences that never cache two items pass
+    first = next(n for n, c in enumerate(found) if not c.passed)
+    prefix = failing_prefix(recorded[first], found[first])
+    assert prefix is not None and len(prefix.steps) <= len(recorded[first].steps)
+    again = replay(jail, PEEKABLE, [prefix], SETTINGS, override=mutant.encode())
+    reference = replay(jail, PEEKABLE, [prefix], SETTINGS)
+    assert not compare_sequences(reference[0], again[0], SETTINGS).passed  # the prefix still fails
+    shorter = prefix.prefix(len(prefix.steps) - 1)
+    if found[first].first_failing is not None:  # one step less passes: it is the shortest
+        ok = compare_sequences(
+            replay(jail, PEEKABLE, [shorter], SETTINGS)[0],
+            replay(jail, PEEKABLE, [shorter], SETTINGS, override=mutant.encode())[0],
+            SETTINGS,
+            state=False,
+        )
+        assert ok.passed
