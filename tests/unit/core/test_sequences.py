@@ -10,22 +10,14 @@ import pytest
 from pydantic import ValidationError
 
 from replicate.core import GradingSettings
-from replicate.core.sequences import (
-    CallSequence,
-    ClassRef,
-    Ending,
-    SequenceComparison,
-    Step,
-    StepKind,
-    StepOutcome,
-)
+from replicate.core import sequences as seq
 from replicate.grading.sequences import compare_sequences, failing_prefix
 from replicate.harvest.call_sequences import read_sequences
 from replicate.jail.runner.encoding import encode
 from replicate.jail.sequences import Replay, replay_of, sequence_input
 from replicate.jail.wire import SEQUENCE_TAG
 
-CLS = ClassRef(path="pkg/box.py", module="pkg.box", qualname="Box")
+CLS = seq.ClassRef(path="pkg/box.py", module="pkg.box", qualname="Box")
 SETTINGS = GradingSettings()
 
 
@@ -33,28 +25,31 @@ def _b64(value: Any) -> str:
     return base64.b64encode(pickle.dumps(value, protocol=4)).decode("ascii")
 
 
-def _step(name: str, *args: Any, result: Any = None) -> Step:
-    return Step(
-        name=name, args_b64=_b64((args, {})), outcome=StepOutcome.RETURNED, result_b64=_b64(result)
+def _step(name: str, *args: Any, result: Any = None) -> seq.Step:
+    return seq.Step(
+        name=name,
+        args_b64=_b64((args, {})),
+        outcome=seq.StepOutcome.RETURNED,
+        result_b64=_b64(result),
     )
 
 
-def _sequence(*names: str) -> CallSequence:
-    return CallSequence(cls=CLS, steps=tuple(_step(n) for n in ("__init__", *names)))
+def _sequence(*names: str) -> seq.CallSequence:
+    return seq.CallSequence(cls=CLS, steps=tuple(_step(n) for n in ("__init__", *names)))
 
 
 def test_step_kinds() -> None:
     kinds = [s.kind for s in _sequence("add", "__len__").steps]
-    assert kinds == [StepKind.CONSTRUCT, StepKind.METHOD, StepKind.OPERATOR]
+    assert kinds == [seq.StepKind.CONSTRUCT, seq.StepKind.METHOD, seq.StepKind.OPERATOR]
 
 
 def test_a_sequence_starts_with_its_one_class_call() -> None:
     with pytest.raises(ValidationError):
-        CallSequence(cls=CLS, steps=(_step("add"),))
+        seq.CallSequence(cls=CLS, steps=(_step("add"),))
     with pytest.raises(ValidationError):
-        CallSequence(cls=CLS, steps=(_step("__init__"), _step("__init__")))
+        seq.CallSequence(cls=CLS, steps=(_step("__init__"), _step("__init__")))
     with pytest.raises(ValidationError):
-        CallSequence(cls=CLS, steps=())
+        seq.CallSequence(cls=CLS, steps=())
     assert _sequence("add", "pop").prefix(2).steps == _sequence("add").steps
     assert len(_sequence("add").prefix(0).steps) == 1  # never without its class call
 
@@ -130,10 +125,10 @@ def test_an_opaque_end_state_is_not_compared() -> None:
 
 def test_the_counterexample_is_the_shortest_failing_prefix() -> None:
     sequence = _sequence("a", "b", "c")
-    comparison = SequenceComparison(steps=4, matched=2, first_failing=2)
+    comparison = seq.SequenceComparison(steps=4, matched=2, first_failing=2)
     prefix = failing_prefix(sequence, comparison)
     assert prefix is not None and [s.name for s in prefix.steps] == ["__init__", "a", "b"]
-    assert failing_prefix(sequence, SequenceComparison(steps=4, matched=4)) is None
+    assert failing_prefix(sequence, seq.SequenceComparison(steps=4, matched=4)) is None
 
 
 def test_a_replay_is_read_step_by_step_from_the_runner_outcome() -> None:
@@ -181,4 +176,4 @@ def test_records_are_read_back_deduplicated_and_checked() -> None:
     ]
     found = read_sequences(records, {CLS.key: CLS})
     assert [len(s.steps) for s in found[CLS.key]] == [2, 3]
-    assert found[CLS.key][1].ending is Ending.STEP_LIMIT and not found[CLS.key][1].visible
+    assert found[CLS.key][1].ending is seq.Ending.STEP_LIMIT and not found[CLS.key][1].visible
