@@ -74,7 +74,10 @@ def replay(
     override: bytes | None = None,
     recorded: bool = False,
 ) -> tuple[Replay, ...]:
-    """Every sequence replayed on `cls` (or `override`'s class of that name) in one jail run."""
+    """Every sequence replayed on `cls` (or `override`'s class of that name) in one jail run;
+    `recorded` with `override` is refused: a candidate is never handed expected outcomes."""
+    if recorded and override is not None:
+        raise ValueError("recorded outcomes are the reference's check, never a candidate's input")
     inputs = [sequence_input(s, n, recorded=recorded) for n, s in enumerate(sequences)]
     run = jail.run(class_target(cls), inputs, settings, override=override)
     problem = run.infra_problem()

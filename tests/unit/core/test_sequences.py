@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 import pickle
-from typing import Any
+from typing import Any, cast
 
 import pytest
 from pydantic import ValidationError
@@ -13,8 +13,9 @@ from replicate.core import GradingSettings
 from replicate.core import sequences as seq
 from replicate.grading.sequences import compare_sequences, failing_prefix
 from replicate.harvest.call_sequences import read_sequences
+from replicate.jail import Jail
 from replicate.jail.runner.encoding import encode
-from replicate.jail.sequences import Replay, replay_of, sequence_input
+from replicate.jail.sequences import Replay, replay, replay_of, sequence_input
 from replicate.jail.wire import SEQUENCE_TAG
 
 CLS = seq.ClassRef(path="pkg/box.py", module="pkg.box", qualname="Box")
@@ -151,6 +152,11 @@ def test_an_input_carries_the_recorded_outcomes_only_when_asked() -> None:
     assert [name for name, _ in plain[1]] == ["__init__", "add"]
     checked = pickle.loads(base64.b64decode(sequence_input(sequence, 0, recorded=True).pickle_b64))
     assert [outcome for outcome, _ in checked[2]] == ["returned", "returned"]
+
+
+def test_a_candidate_is_never_handed_the_recorded_outcomes() -> None:
+    with pytest.raises(ValueError, match="never a candidate"):
+        replay(cast(Jail, None), CLS, [_sequence("add")], SETTINGS, override=b"", recorded=True)
 
 
 def _record(*names: str, key: str = CLS.key, **extra: Any) -> dict[str, Any]:
