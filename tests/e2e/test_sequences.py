@@ -18,7 +18,7 @@ from replicate.gen.prepare import prepare_repo
 from replicate.grading.sequences import compare_sequences, failing_prefix
 from replicate.harvest import SequenceBudget, record_sequences
 from replicate.jail import Jail
-from replicate.jail.sequences import replay
+from replicate.jail.sequences import Replay, replay
 from replicate.sandbox import get_sandbox
 from tests.e2e.conftest import sdist_repo
 
@@ -59,46 +59,42 @@ def test_sequences_are_recorded_within_their_bounds(recorded: tuple[CallSequence
     assert any(s.visible for s in recorded)
 
 
-def test_the_original_replays_what_its_tests_saw(
+@pytest.fixture(scope="module")
+def reference(
     prepared: tuple[Jail, Path], recorded: tuple[CallSequence, ...]
+) -> tuple[Replay, ...]:
+    return replay(prepared[0], PEEKABLE, recorded, SETTINGS)
+
+
+def test_the_original_replays_what_its_tests_saw(
+    prepared: tuple[Jail, Path], recorded: tuple[CallSequence, ...], reference: tuple[Replay, ...]
 ) -> None:
-    jail = prepared[0]
-    seen = replay(jail, PEEKABLE, recorded, SETTINGS, recorded=True)
-    again = replay(jail, PEEKABLE, recorded, SETTINGS)
-    for sequence, expected, got in zip(recorded, seen, again, strict=True):
+    seen = replay(prepared[0], PEEKABLE, recorded, SETTINGS, recorded=True)
+    for sequence, expected, got in zip(recorded, seen, reference, strict=True):
         assert not expected.problem and not got.problem
         found = compare_sequences(expected, got, SETTINGS)
         assert found.passed and found.matched == len(sequence.steps), found.detail
 
 
 def test_a_mutant_of_a_later_state_fails_at_a_later_step(
-    prepared: tuple[Jail, Path], recorded: tuple[CallSequence, ...]
+    prepared: tuple[Jail, Path], recorded: tuple[CallSequence, ...], reference: tuple[Replay, ...]
 ) -> None:
     jail, tree = prepared
     source = (tree / PEEKABLE.path).read_text()
-    mutant = source.replace("return self._cache.popleft()", "return self._cache.pop()")
-    assert mutant != source
-    expected = replay(jail, PEEKABLE, recorded, SETTINGS)
-    got = replay(jail, PEEKABLE, recorded, SETTINGS, override=mutant.encode())
-    found = [compare_sequences(e, g, SETTINGS) for e, g in zip(expected, got, strict=True)]
-    failing = [c for c in found if not c.passed]
-    assert failing, "the mutant passes every sequence"
-    assert all(
-        c.first_failing is None or c.first_failing >= 2 for c in found
-    )  # a fresh instance behaves
+    mutant = source.replace("return self._cache.popleft()", "return self._cache.pop()").encode()
+    assert mutant != source.encode()
+    got = replay(jail, PEEKABLE, recorded, SETTINGS, override=mutant)
+    found = [compare_sequences(e, g, SETTINGS) for e, g in zip(reference, got, strict=True)]
+    assert any(not c.passed for c in found), "the mutant passes every sequence"
+    # a fresh instance behaves: what fails, fails at a later step (or in the end state)
+    assert all(c.first_failing is None or c.first_failing >= 2 for c in found)
     assert any(c.passed for c in found)  # the sequences that never cache two items pass
-    first = next(n for n, c in enumerate(found) if not c.passed)
+    first = next(n for n, c in enumerate(found) if c.first_failing is not None)
     prefix = failing_prefix(recorded[first], found[first])
-    assert prefix is not None and len(prefix.steps) <= len(recorded[first].steps)
-    again = replay(jail, PEEKABLE, [prefix], SETTINGS, override=mutant.encode())
-    reference = replay(jail, PEEKABLE, [prefix], SETTINGS)
-    assert not compare_sequences(reference[0], again[0], SETTINGS).passed  # the prefix still fails
+    assert prefix is not None and len(prefix.steps) == found[first].first_failing + 1
+    # the counterexample is the shortest failing prefix: it fails, one step less passes
     shorter = prefix.prefix(len(prefix.steps) - 1)
-    if found[first].first_failing is not None:  # one step less passes: it is the shortest
-        ok = compare_sequences(
-            replay(jail, PEEKABLE, [shorter], SETTINGS)[0],
-            replay(jail, PEEKABLE, [shorter], SETTINGS, override=mutant.encode())[0],
-            SETTINGS,
-            state=False,
-        )
-        assert ok.passed
+    expected = replay(jail, PEEKABLE, [prefix, shorter], SETTINGS)
+    again = replay(jail, PEEKABLE, [prefix, shorter], SETTINGS, override=mutant)
+    assert not compare_sequences(expected[0], again[0], SETTINGS, state=False).passed
+    assert compare_sequences(expected[1], again[1], SETTINGS, state=False).passed
