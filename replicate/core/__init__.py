@@ -65,6 +65,7 @@ from replicate.core.records import (
     VerdictStatus,
 )
 from replicate.core.sequences import (
+    CONSTRUCT,
     MAX_SEQUENCE_STEPS,
     CallSequence,
     ClassRef,
@@ -77,6 +78,7 @@ from replicate.core.sequences import (
 
 __all__ = [
     "BANDS",
+    "CONSTRUCT",
     "MAX_CANDIDATE_BYTES",
     "MAX_PART",
     "MAX_SEQUENCE_STEPS",

@@ -36,6 +36,7 @@ class Ending(StrEnum):
     STEP_LIMIT = "step limit"  # it reached the recorder's steps per sequence
     UNPICKLABLE = "unpicklable"  # the next step's arguments or result did not pickle
     CONSTRUCTION_RAISED = "construction raised"  # the class call raised: no instance
+    WIDENED = "widened"  # generated from recorded ones (`replicate.inputs.stateful`), not recorded
 
 
 class StepOutcome(StrEnum):
@@ -44,13 +45,17 @@ class StepOutcome(StrEnum):
     RETURNED = "returned"
     RAISED = "raised"
     SELF = "self"  # it returned the instance itself (`__iadd__`, a fluent method)
+    UNRECORDED = "unrecorded"  # a widened sequence's step: only a replay of the reference says
 
 
 class Step(Record):
     """One call on the instance, as the tests made it."""
 
     name: str = Field(description="The method's name; `__init__` for the class call.")
-    args_b64: str = Field(description="Pickled (args, kwargs) before the call, self left out.")
+    args_b64: str = Field(
+        description="Pickled (args, kwargs) before the call, self left out; in a widened "
+        "sequence, a recipe: a recorded step's pickle with plain arguments replaced."
+    )
     outcome: StepOutcome
     result_b64: str = Field(
         default="",

@@ -2,7 +2,8 @@
 
 Pure: no subprocess, no network. `widen` draws them from the traced calls' seeds with the
 strategies, mutations, recipes and relations beside it; `renamings` gives one string of a
-traced call a fresh name throughout its pickle.
+traced call a fresh name throughout its pickle; `widen_sequences` draws new call sequences on a
+class from its recorded ones.
 """
 
 from __future__ import annotations
@@ -11,12 +12,14 @@ from replicate.inputs.recipes import recipe_b64, with_replacements
 from replicate.inputs.renaming import renamings
 from replicate.inputs.selves import other_selves, seeds_among
 from replicate.inputs.signature import Slot, parse, parse_signature
+from replicate.inputs.stateful import StatefulBudget, widen_sequences
 from replicate.inputs.widening import Budget, Seed, render_call, widen
 
 __all__ = [
     "Budget",
     "Seed",
     "Slot",
+    "StatefulBudget",
     "other_selves",
     "parse",
     "parse_signature",
@@ -25,5 +28,6 @@ __all__ = [
     "render_call",
     "seeds_among",
     "widen",
+    "widen_sequences",
     "with_replacements",
 ]

@@ -16,7 +16,15 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from replicate.core import CallInput, CallSequence, ClassRef, GradingSettings, Span, Target
+from replicate.core import (
+    CallInput,
+    CallSequence,
+    ClassRef,
+    GradingSettings,
+    Span,
+    StepOutcome,
+    Target,
+)
 from replicate.errors import InfraError
 from replicate.jail.jail import Jail
 from replicate.jail.wire import SEQUENCE_TAG
@@ -34,6 +42,7 @@ class Replay:
     steps: tuple[Mapping[str, Any], ...]
     state: Any = None
     problem: str = ""
+    arguments: tuple[Any, ...] = ()  # with `encode_inputs`: each step's tagged (args, kwargs)
 
 
 def class_target(cls: ClassRef) -> Target:
@@ -52,7 +61,10 @@ def class_target(cls: ClassRef) -> Target:
 
 
 def sequence_input(sequence: CallSequence, index: int, *, recorded: bool = False) -> CallInput:
-    """One sequence as a hidden input; with `recorded`, the recorded outcomes, not the calls."""
+    """One sequence as a hidden input; with `recorded`, the recorded outcomes, not the calls
+    (refused for a widened sequence: it has none)."""
+    if recorded and any(s.outcome is StepOutcome.UNRECORDED for s in sequence.steps):
+        raise ValueError("a widened sequence has no recorded outcomes")
     steps = tuple((s.name, base64.b64decode(s.args_b64)) for s in sequence.steps)
     outcomes = tuple((s.outcome.value, base64.b64decode(s.result_b64)) for s in sequence.steps)
     data = pickle.dumps((SEQUENCE_TAG, steps, outcomes if recorded else None, None), protocol=4)
@@ -73,13 +85,26 @@ def replay(
     *,
     override: bytes | None = None,
     recorded: bool = False,
+    encode_inputs: bool = False,
+    hash_seed: int = 0,
+    clock_shift_days: int = 0,
 ) -> tuple[Replay, ...]:
     """Every sequence replayed on `cls` (or `override`'s class of that name) in one jail run;
-    `recorded` with `override` is refused: a candidate is never handed expected outcomes."""
+    `recorded` with `override` is refused: a candidate is never handed expected outcomes.
+    `encode_inputs`: each step's arguments reported too (`Replay.arguments`); `hash_seed` and
+    `clock_shift_days`: the determinism gate's second run, as for a target's golden outputs."""
     if recorded and override is not None:
         raise ValueError("recorded outcomes are the reference's check, never a candidate's input")
     inputs = [sequence_input(s, n, recorded=recorded) for n, s in enumerate(sequences)]
-    run = jail.run(class_target(cls), inputs, settings, override=override)
+    run = jail.run(
+        class_target(cls),
+        inputs,
+        settings,
+        override=override,
+        encode_inputs=encode_inputs,
+        hash_seed=hash_seed,
+        clock_shift_days=clock_shift_days,
+    )
     problem = run.infra_problem()
     if problem is not None:
         raise InfraError(problem)
@@ -99,7 +124,9 @@ def replay_of(outcome: Mapping[str, Any] | None) -> Replay:
     if not _tuple_of(steps, None):
         return Replay((), problem="malformed steps")
     return Replay(
-        tuple(_step(node) for node in steps["v"]), None if state == {"t": "none"} else state
+        tuple(_step(node) for node in steps["v"]),
+        None if state == {"t": "none"} else state,
+        arguments=tuple(outcome.get("args_in") or ()),
     )
 
 

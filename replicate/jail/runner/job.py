@@ -68,7 +68,7 @@ def run(job: wire.Job) -> None:
     first_timeout = job.get("until_timeout") is True
     for index, (item, shown) in loaded:
         if item["status"] == "loaded":
-            work = replay_work(fn, item["args"], lim) or _call(
+            work = replay_work(fn, item["args"], lim, shown is not None) or _call(
                 fn, item["args"], item["kwargs"], lim, shown
             )
             channel.write(pending + channel.call(index))  # the host times the call from here

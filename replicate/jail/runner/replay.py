@@ -1,13 +1,17 @@
 """A call sequence replayed on the job's target, a class: the class called with the first step's
 arguments, then each step's method looked up on the class and called on the instance, in order;
 every step's outcome encoded as soon as it ends (a value a later step changes is shown as it was),
-and the instance itself at the end (its fields, by value).
+and the instance itself at the end (its fields, by value).  A step's pickle is its ``(args,
+kwargs)`` or a recipe of them (`calling._unpack`: a recorded step's call with plain arguments
+replaced, what a widened sequence is made of).
 
 The outcome of the whole input is one ``returned`` value: a tuple ``(steps, state)``, `steps` a
 tuple with one tuple per step, ``("returned", value)``, ``("raised", type, msg)`` or
 ``("self",)`` (the step returned the instance), and `state` the instance (None when its class
 call raised).  A sequence with `recorded` outcomes is not replayed: those are given back in the
-same form (the reference's check against what its tests saw; never a candidate's job)."""
+same form (the reference's check against what its tests saw; never a candidate's job).  With
+the inputs reported (gen's ``encode_inputs``), ``args_in`` holds each step's ``(args, kwargs)``
+as it was before the step, from a second copy of its pickle."""
 
 from __future__ import annotations
 
@@ -16,7 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from .base import _RANDOM_STATE, _RETURNED, _SET_RANDOM_STATE, _pickle_loads, _Timeout, _type
-from .calling import Sequence
+from .calling import Sequence, _unpack
 from .encoding import encode, exception_record
 
 if TYPE_CHECKING:
@@ -28,9 +32,10 @@ _RETURNED_STEP, _RAISED_STEP, _SELF_STEP = "returned", "raised", "self"
 
 
 def replay_work(
-    cls: Any, args: tuple[Any, ...], lim: EncodeLimits
+    cls: Any, args: tuple[Any, ...], lim: EncodeLimits, shown: bool = False
 ) -> Callable[[], dict[str, Any]] | None:
-    """The work of replaying the sequence `args` holds on `cls`, or None: not a sequence."""
+    """The work of replaying the sequence `args` holds on `cls`, or None: not a sequence;
+    `shown`: each step's arguments reported too."""
     if len(args) != 1 or _type(args[0]) is not Sequence:
         return None
     sequence: Sequence = args[0]
@@ -43,7 +48,11 @@ def replay_work(
         else:
             steps, state = _replayed(cls, sequence.steps, lim)
         value = {"t": "tuple", "v": [{"t": "tuple", "v": steps}, encode(state, lim)]}
-        return {"status": _RETURNED, "value": value}
+        out: dict[str, Any] = {"status": _RETURNED, "value": value}
+        if shown:
+            arg_lim = lim.arguments()
+            out["args_in"] = [_shown(step[1], arg_lim) for step in sequence.steps]
+        return out
 
     return work
 
@@ -53,8 +62,8 @@ def _replayed(cls: Any, steps: tuple[Any, ...], lim: EncodeLimits) -> tuple[list
     out: list[Any] = []
     instance: Any = None
     for n, (name, blob) in enumerate(steps):
-        call_args, call_kwargs = _pickle_loads(blob)
         try:
+            call_args, call_kwargs = _unpack(blob)
             if n == 0:
                 instance = cls(*call_args, **call_kwargs)
                 value = None  # what `__init__` returned
@@ -69,6 +78,14 @@ def _replayed(cls: Any, steps: tuple[Any, ...], lim: EncodeLimits) -> tuple[list
             continue
         out.append(encode((_SELF_STEP,), lim) if n and value is instance else _returned(value, lim))
     return out, instance
+
+
+def _shown(blob: bytes, lim: EncodeLimits) -> Any:
+    """A step's ``(args, kwargs)`` encoded from a fresh copy; None when it does not load."""
+    try:
+        return encode(_unpack(blob), lim)
+    except Exception:  # noqa: BLE001 - the step itself reported how its pickle failed
+        return encode(None, lim)
 
 
 def _recorded(step: Any, lim: EncodeLimits) -> Any:
