@@ -61,6 +61,11 @@ class Step(Record):
         default="",
         description="Pickled value returned (RETURNED) or exception raised (RAISED); '' for SELF.",
     )
+    refs: tuple[tuple[int | str, int], ...] = Field(
+        default=(),
+        description="Arguments that are an earlier step's very result, fed back on replay: "
+        "(position or keyword, step index); index 0 is the instance.",
+    )
 
     @property
     def kind(self) -> StepKind:
@@ -97,10 +102,14 @@ class CallSequence(Record):
         kinds = [step.kind for step in self.steps]
         if kinds[0] is not StepKind.CONSTRUCT or StepKind.CONSTRUCT in kinds[1:]:
             raise ValueError("a call sequence starts with its class call, and has only that one")
+        for n, step in enumerate(self.steps):
+            if any(not 0 <= m < n for _, m in step.refs):
+                raise ValueError(f"step {n} is fed a result of a step not before it")
         return self
 
     def prefix(self, length: int) -> CallSequence:
-        """The sequence's first `length` steps (at least the class call)."""
+        """The sequence's first `length` steps (at least the class call; a step's refs point
+        only backwards, so a prefix keeps them whole)."""
         return self.model_copy(update={"steps": self.steps[: max(1, length)]})
 
 

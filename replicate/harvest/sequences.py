@@ -7,12 +7,16 @@ access run through, `UNRECORDED`); a call is a step only when made on an instanc
 that class whose class call was recorded, and not from inside another recorded call (a method
 calling another is one step).  Each step's arguments are pickled before it runs, its result (or
 the exception it raised) after: one that does not pickle ends the sequence there, the steps
-before it kept.  Bounded: `max_steps` steps per sequence, `max_sequences` sequences per class,
-of which one test item starts at most a quarter (the rest kept for the tests after it).  A
+before it kept.  An argument that is the very object an earlier step returned (or the instance
+itself) is recorded as such too, in the step's ``refs``: ``[slot, step index]`` (index 0: the
+instance), so a replay feeds that object back rather than a copy.  Bounded: `max_steps` steps
+per sequence, `max_sequences` sequences per class, of which one test item starts at most a
+quarter (the rest kept for the tests after it).  A
 sequence is written when it ends: at its step limit, at a step that does not pickle, or when
 the test item that made it ends (the instance is held until then, so its id is not reused).
   {"rec": "sequence", "key": ..., "origin": <test id>, "visible": bool, "ending": ...,
-   "steps": [{"name", "args_b64", "outcome": "returned"|"raised"|"self", "result_b64"}]}
+   "steps": [{"name", "args_b64", "outcome": "returned"|"raised"|"self", "result_b64",
+              "refs": [[position or keyword, step index], ...] (only when there are any)}]}
 """
 
 from __future__ import annotations
@@ -35,16 +39,32 @@ UNRECORDED = frozenset(
     }
 )  # fmt: skip
 SHARE = 4  # one test item starts at most 1/SHARE of a class's sequences
+# An argument of these types is never taken for an earlier step's result: equal values of them
+# are often one object (small ints, interned strings) without the test having fed one back.
+_NO_IDENTITY = (type(None), bool, int, float, complex, str, bytes)
 
 
 class _Open:
     """A sequence being recorded: its instance (held), where it came from, its steps so far."""
 
-    __slots__ = ("instance", "key", "origin", "steps", "visible")
+    __slots__ = ("instance", "key", "origin", "results", "steps", "visible")
 
     def __init__(self, key: str, instance: Any, origin: str, visible: bool) -> None:
         self.key, self.instance, self.origin, self.visible = key, instance, origin, visible
-        self.steps: list[dict[str, str]] = []
+        self.steps: list[dict[str, Any]] = []
+        self.results: list[Any] = [instance]  # per step, what it returned (held till the end)
+
+    def refs(self, args: Any, kwargs: Any) -> list[list[Any]]:
+        """The arguments that are an earlier step's very result: ``[slot, step index]``."""
+        found: list[list[Any]] = []
+        for slot, value in [*enumerate(args), *kwargs.items()]:
+            if isinstance(value, _NO_IDENTITY):
+                continue
+            for n, result in enumerate(self.results):
+                if result is value:
+                    found.append([slot, n])
+                    break
+        return found
 
 
 class Sequences:
@@ -114,12 +134,13 @@ class Sequences:
             if blob is None:
                 self._close(opened, "unpicklable")
                 return fn(this, *args, **kwargs)
+            refs = opened.refs(args, kwargs)
             try:
                 value = self._run(fn, this, args, kwargs)
             except Exception as exc:
-                self._add(opened, name, blob, "raised", exc)
+                self._add(opened, name, blob, "raised", exc, refs)
                 raise
-            self._add(opened, name, blob, "self" if value is this else "returned", value)
+            self._add(opened, name, blob, "self" if value is this else "returned", value, refs)
             return value
 
         return step
@@ -136,15 +157,28 @@ class Sequences:
             self.started.get(key, 0) < self.max_sequences and self.in_test.get(key, 0) < self.share
         )
 
-    def _add(self, opened: _Open, name: str, blob: bytes, outcome: str, value: Any) -> bool:
+    def _add(
+        self,
+        opened: _Open,
+        name: str,
+        blob: bytes,
+        outcome: str,
+        value: Any,
+        refs: list[list[Any]] | None = None,
+    ) -> bool:
         """Add a step; False (the sequence closed) when its result does not pickle."""
         result = b"" if outcome == "self" else self._pickled(value)
         if result is None:
             self._close(opened, "unpicklable")
             return False
-        opened.steps.append(
-            {"name": name, "args_b64": _b64(blob), "outcome": outcome, "result_b64": _b64(result)}
-        )
+        step: dict[str, Any] = {
+            "name": name, "args_b64": _b64(blob), "outcome": outcome, "result_b64": _b64(result)
+        }  # fmt: skip
+        if refs:
+            step["refs"] = refs
+        opened.steps.append(step)
+        if len(opened.steps) > 1:  # the class call's result is the instance, already held
+            opened.results.append(None if outcome == "raised" else value)
         if len(opened.steps) >= self.max_steps:
             self._close(opened, "step limit")
             return False

@@ -10,6 +10,10 @@ and lengths widened), the observed values themselves, and for slices, slices of 
 bounds.  A step is a recipe (`recipes.recipe_b64`: the recorded pickle with slots replaced),
 which the runner's replay turns into the call; a name the recordings never called is never a
 rule, and an argument that is not plain (a callable, a repository object) stays as recorded.
+Bundles: where a recorded step was fed an earlier step's very result (`Step.refs`), its
+template is fed the result of an earlier step of the same name in the new sequence (one drawn
+among them; the instance for the class call's), or, when none comes before it, the recorded
+copy of that argument.
 
 Why a strategy of whole sequences rather than a `RuleBasedStateMachine`: the state machine runs
 its rules in this process, but a sequence's outcomes come only from the reference replayed in
@@ -54,6 +58,18 @@ class Template:
     name: str
     args_b64: str
     values: Mapping[Slot, Any]
+    feeds: tuple[tuple[Slot, str], ...] = ()  # (slot, the name of the step whose result it was)
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """One drawn step: a template's name and pickle, the plain slots replaced, and per fed slot
+    the name of the step whose result it takes and a number that picks one of them."""
+
+    name: str
+    args_b64: str
+    patch: Mapping[Slot, Any]
+    feeds: tuple[tuple[Slot, str, int], ...]
 
 
 @dataclass(frozen=True)
@@ -72,12 +88,15 @@ class Rules:
 def rules_of(recorded: Sequence[CallSequence], arguments: Sequence[Sequence[Any]]) -> Rules:
     """The rules the recorded sequences give, `arguments` holding each one's tagged ``(args,
     kwargs)`` per step (a step without them keeps its recorded arguments whole)."""
-    found: dict[str, dict[str, Template]] = {}
+    found: dict[str, dict[tuple[str, Any], Template]] = {}
     for sequence, shown in zip(recorded, arguments, strict=True):
         for n, step in enumerate(sequence.steps):
+            feeds = tuple((slot, sequence.steps[m].name) for slot, m in step.refs)
+            fed = {slot for slot, _ in feeds}
             values = slot_values(shown[n]) if n < len(shown) else {}
+            plain_values = {k: v for k, v in values.items() if k not in fed}
             found.setdefault(step.name, {}).setdefault(
-                step.args_b64, Template(step.name, step.args_b64, values)
+                (step.args_b64, feeds), Template(step.name, step.args_b64, plain_values, feeds)
             )
     templates = {name: tuple(by_blob.values()) for name, by_blob in found.items()}
     slots: dict[tuple[str, Slot], Strategy] = {}
@@ -140,13 +159,14 @@ def _step(rules: Rules, name: str) -> Strategy:
     group = rules.templates[name]
 
     @st.composite
-    def made(draw_one: Any) -> tuple[str, str, dict[Slot, Any]]:
+    def made(draw_one: Any) -> Drawn:
         template = group[draw_one(st.integers(0, len(group) - 1))]
         patch: dict[Slot, Any] = {}
         for slot in sorted(template.values, key=str):
             if draw_one(st.booleans()):
                 patch[slot] = draw_one(rules.slots[(name, slot)])
-        return name, template.args_b64, patch
+        feeds = tuple((slot, by, draw_one(st.integers(0, 255))) for slot, by in template.feeds)
+        return Drawn(name, template.args_b64, patch, feeds)
 
     return made()
 
@@ -179,7 +199,7 @@ def widen_sequences(
     seen = {_identity((s.name, s.args_b64) for s in sequence.steps) for sequence in recorded}
     made: list[CallSequence] = []
     for choice in drawn:
-        steps = tuple(_made_step(name, blob, patch) for name, blob, patch in choice)
+        steps = _made_steps(choice)
         key = _identity((s.name, s.args_b64) for s in steps)
         if key in seen or len(made) >= budget.sequences:
             continue
@@ -196,9 +216,21 @@ def widen_sequences(
     return tuple(made)
 
 
-def _made_step(name: str, args_b64: str, patch: Mapping[Slot, Any]) -> Step:
-    blob = recipe_b64(base64.b64decode(args_b64), patch) if patch else args_b64
-    return Step(name=name, args_b64=blob, outcome=StepOutcome.UNRECORDED)
+def _made_steps(choice: Sequence[Drawn]) -> tuple[Step, ...]:
+    """The drawn steps, each fed the results of earlier steps of the names its template's were."""
+    steps: list[Step] = []
+    for n, one in enumerate(choice):
+        refs = []
+        for slot, by, pick in one.feeds:
+            earlier = [m for m in range(n) if choice[m].name == by]
+            if earlier:
+                refs.append((slot, earlier[pick % len(earlier)]))
+        patch = one.patch
+        blob = recipe_b64(base64.b64decode(one.args_b64), patch) if patch else one.args_b64
+        steps.append(
+            Step(name=one.name, args_b64=blob, outcome=StepOutcome.UNRECORDED, refs=tuple(refs))
+        )
+    return tuple(steps)
 
 
 def _identity(steps: Any) -> bytes:

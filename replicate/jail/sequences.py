@@ -65,7 +65,10 @@ def sequence_input(sequence: CallSequence, index: int, *, recorded: bool = False
     (refused for a widened sequence: it has none)."""
     if recorded and any(s.outcome is StepOutcome.UNRECORDED for s in sequence.steps):
         raise ValueError("a widened sequence has no recorded outcomes")
-    steps = tuple((s.name, base64.b64decode(s.args_b64)) for s in sequence.steps)
+    steps = tuple(
+        (s.name, base64.b64decode(s.args_b64), *((s.refs,) if s.refs else ()))
+        for s in sequence.steps
+    )
     outcomes = tuple((s.outcome.value, base64.b64decode(s.result_b64)) for s in sequence.steps)
     data = pickle.dumps((SEQUENCE_TAG, steps, outcomes if recorded else None, None), protocol=4)
     return CallInput(

@@ -49,9 +49,11 @@ from typing import Any, TypedDict
 RECIPE_TAG = "replicate-recipe/1"  # (tag, seed, {position: value}, {keyword: value})
 # (tag, seed, ctor, build, {position: value}, {keyword: value}, {position: value}, {keyword: value})
 CTOR_RECIPE_TAG = "replicate-recipe/2"
-# (tag, ((name, pickled (args, kwargs)), ...), recorded, None): a call sequence replayed on the
-# job's target, a class (`replicate.jail.sequences`); `recorded` (the reference's check only,
-# never a candidate's job): ((outcome, pickled result), ...) given back instead of replaying
+# (tag, ((name, pickled (args, kwargs) or a recipe[, refs]), ...), recorded, None): a call
+# sequence replayed on the job's target, a class (`replicate.jail.sequences`); `refs`:
+# ((position or keyword, step index), ...), arguments fed an earlier step's result; `recorded`
+# (the reference's check only, never a candidate's job): ((outcome, pickled result), ...) given
+# back instead of replaying
 SEQUENCE_TAG = "replicate-sequence/1"
 
 STARTED = "started"  # before any code of the repository runs

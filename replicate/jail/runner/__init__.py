@@ -30,10 +30,10 @@ value}, {keyword: value})`` for a method: ``ctor`` (bytes) is the pickled ``(arg
 a class call of ``self``'s class, its arguments replaced as the last two maps say; with
 ``build``, ``self`` is built afresh as ``type(self)(*args, **kwargs)`` (at load, so a class call
 that raises is a ``load_error``), else the seed's ``self`` stays),
-or ``(SEQUENCE_TAG, ((name, pickled (args, kwargs)), ...), recorded, None)``: a call sequence
-replayed on the target, a class (`replay`: its outcome one tuple, each step's outcome and the
-instance at the end), ``call_timeout_s``, ``max_items``, ``max_depth``, ``max_bytes``,
-``channel_fd`` and optionally
+or ``(SEQUENCE_TAG, ((name, pickled (args, kwargs) or a recipe[, refs]), ...), recorded,
+None)``: a call sequence replayed on the target, a class (`replay`: its outcome one tuple, each
+step's outcome and the instance at the end), ``call_timeout_s``, ``max_items``, ``max_depth``,
+``max_bytes``, ``channel_fd`` and optionally
 ``encode_inputs`` (also report the arguments before the call as ``args_in``/``kwargs_in``, and
 a recipe's class-call arguments as ``ctor_in`` ``{"args", "kwargs"}``).
 

@@ -3,7 +3,9 @@ arguments, then each step's method looked up on the class and called on the inst
 every step's outcome encoded as soon as it ends (a value a later step changes is shown as it was),
 and the instance itself at the end (its fields, by value).  A step's pickle is its ``(args,
 kwargs)`` or a recipe of them (`calling._unpack`: a recorded step's call with plain arguments
-replaced, what a widened sequence is made of).
+replaced, what a widened sequence is made of); a step ``(name, pickle, refs)`` has some of its
+arguments replaced by an earlier step's very result (``refs``: ``(position or keyword, step
+index)``, index 0 the instance), as the tests fed them back.
 
 The outcome of the whole input is one ``returned`` value: a tuple ``(steps, state)``, `steps` a
 tuple with one tuple per step, ``("returned", value)``, ``("raised", type, msg)`` or
@@ -61,12 +63,16 @@ def _replayed(cls: Any, steps: tuple[Any, ...], lim: EncodeLimits) -> tuple[list
     """Each step's encoded outcome, and the instance at the end (None: never built)."""
     out: list[Any] = []
     instance: Any = None
-    for n, (name, blob) in enumerate(steps):
+    results: list[Any] = []  # what each step returned: the instance for the class call
+    for n, step in enumerate(steps):
+        name, blob = step[0], step[1]
         try:
             call_args, call_kwargs = _unpack(blob)
+            if len(step) > 2:
+                call_args, call_kwargs = _fed(step[2], call_args, call_kwargs, results)
             if n == 0:
                 instance = cls(*call_args, **call_kwargs)
-                value = None  # what `__init__` returned
+                value = instance  # `__init__` returned None: encoded as such below
             else:
                 value = getattr(cls, name)(instance, *call_args, **call_kwargs)
         except BaseException as exc:
@@ -75,9 +81,30 @@ def _replayed(cls: Any, steps: tuple[Any, ...], lim: EncodeLimits) -> tuple[list
             out.append(_raised(exc, lim))
             if n == 0:
                 return out, None
+            results.append(None)
             continue
-        out.append(encode((_SELF_STEP,), lim) if n and value is instance else _returned(value, lim))
+        results.append(value)
+        if n == 0:
+            out.append(_returned(None, lim))
+        else:
+            out.append(encode((_SELF_STEP,), lim) if value is instance else _returned(value, lim))
     return out, instance
+
+
+def _fed(refs: Any, args: Any, kwargs: Any, results: list[Any]) -> tuple[Any, Any]:
+    """The step's arguments with each of `refs`, ``(position or keyword, step index)``, replaced
+    by that earlier step's very result (index 0: the instance)."""
+    args, kwargs = list(args), dict(kwargs)
+    for slot, index in refs:
+        if _type(index) is not int or not 0 <= index < len(results):
+            raise TypeError("a step is fed the result of a step not before it")
+        if _type(slot) is int and 0 <= slot < len(args):
+            args[slot] = results[index]
+        elif _type(slot) is str:
+            kwargs[slot] = results[index]
+        else:
+            raise TypeError("a step is fed a result in an argument it does not have")
+    return tuple(args), kwargs
 
 
 def _shown(blob: bytes, lim: EncodeLimits) -> Any:

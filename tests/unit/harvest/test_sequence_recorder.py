@@ -34,6 +34,9 @@ class Box:
     def take(self):
         return self.items.pop()
 
+    def snapshot(self):
+        return list(self.items)
+
     def lock(self):
         return LOCK
 
@@ -106,6 +109,23 @@ def test_calls_on_an_instance_are_its_steps_in_order(toy: types.ModuleType) -> N
     assert isinstance(pickle.loads(base64.b64decode(second["steps"][1]["result_b64"])), IndexError)
     assert {r["ending"] for r in state.records} == {"test ended"}
     assert first["origin"] == "t.py::one" and first["visible"] is True
+
+
+def test_an_argument_an_earlier_step_returned_is_recorded_as_fed_back(
+    toy: types.ModuleType,
+) -> None:
+    state = _State()
+    recorder = _recorder(state)
+    box = toy.Box([1])
+    copy = box.snapshot()
+    box.add_all(copy)  # the very list step 1 returned
+    box.add_all(list(copy))  # an equal list, not that one
+    box.add(box.add(5))  # an int: equal ints are one object without being fed back
+    box.add(box)  # the instance itself
+    recorder.test_ended()
+    (record,) = state.records
+    refs = [step.get("refs") for step in record["steps"]]
+    assert refs == [None, None, [[0, 1]], None, None, None, [[0, 0]]]
 
 
 def test_a_step_that_does_not_pickle_ends_the_sequence_before_it(toy: types.ModuleType) -> None:

@@ -114,18 +114,6 @@ def test_nothing_is_drawn_without_a_method_to_call() -> None:
     assert widen_sequences([], [], BUDGET, 3) == ()
 
 
-class Stack:
-    def __init__(self, items: Any, limit: int = 8) -> None:
-        self.items, self.limit = list(items), limit
-
-    def push(self, item: Any) -> Stack:
-        self.items.append(item)
-        return self
-
-    def pop(self, default: Any = None) -> Any:
-        return self.items.pop() if self.items else default
-
-
 def test_the_runner_replays_a_widened_sequence_and_reports_its_arguments() -> None:
     made = next(r for r in _widened() if any(recipe_parts(s.args_b64) for s in r.steps))
     steps = tuple((s.name, base64.b64decode(s.args_b64)) for s in made.steps)
@@ -143,3 +131,67 @@ def test_the_runner_replays_a_widened_sequence_and_reports_its_arguments() -> No
             assert {**positional, **keywords}.items() <= values.items()
     quiet = replay_work(Stack, (Sequence(steps, None),), EncodeLimits())
     assert quiet is not None and "args_in" not in quiet()
+
+
+FED = CallSequence(
+    cls=CLS,
+    steps=(
+        Step(name="__init__", args_b64=_b64((([1],), {})), outcome=StepOutcome.RETURNED),
+        Step(name="snapshot", args_b64=_b64(((), {})), outcome=StepOutcome.RETURNED),
+        Step(
+            name="extend",
+            args_b64=_b64((([1],), {})),
+            outcome=StepOutcome.RETURNED,
+            refs=((0, 1),),
+        ),
+        Step(
+            name="same", args_b64=_b64(((None,), {})), outcome=StepOutcome.RETURNED, refs=((0, 0),)
+        ),
+    ),
+)
+
+
+def test_a_fed_back_result_is_fed_from_an_earlier_step_of_the_same_name() -> None:
+    made = widen_sequences([*RECORDED, FED], [*ARGUMENTS, _arguments(FED)], BUDGET, 5)
+    fed = [(r, n, s) for r in made for n, s in enumerate(r.steps) if s.name in ("extend", "same")]
+    assert fed
+    for sequence, n, step in fed:
+        producer = "snapshot" if step.name == "extend" else "__init__"
+        earlier = [m for m in range(n) if sequence.steps[m].name == producer]
+        assert [m for _, m in step.refs] == ([] if not earlier else [step.refs[0][1]])
+        assert all(sequence.steps[m].name == producer for _, m in step.refs)
+    assert any(s.refs for _, _, s in fed)
+
+
+class Stack:
+    def __init__(self, items: Any, limit: int = 8) -> None:
+        self.items, self.limit = list(items), limit
+
+    def push(self, item: Any) -> Stack:
+        self.items.append(item)
+        return self
+
+    def pop(self, default: Any = None) -> Any:
+        return self.items.pop() if self.items else default
+
+    def snapshot(self) -> list[Any]:
+        return self.items
+
+    def extend(self, items: list[Any]) -> bool:
+        return items is self.items
+
+    def same(self, other: Any) -> bool:
+        return other is self
+
+
+def test_the_runner_feeds_a_step_the_very_result_of_the_one_its_refs_name() -> None:
+    steps = tuple((s.name, base64.b64decode(s.args_b64), s.refs) for s in FED.steps)
+    work = replay_work(Stack, (Sequence(steps, None),), EncodeLimits())
+    assert work is not None
+    got = [plain.decode(node) for node in work()["value"]["v"][0]["v"]]
+    assert got[2:] == [("returned", True), ("returned", True)]
+    copies = tuple(step[:2] for step in steps)  # the positive control: a copy is not the object
+    work = replay_work(Stack, (Sequence(copies, None),), EncodeLimits())
+    assert work is not None
+    got = [plain.decode(node) for node in work()["value"]["v"][0]["v"]]
+    assert got[2:] == [("returned", False), ("returned", False)]
