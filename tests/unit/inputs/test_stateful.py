@@ -8,6 +8,8 @@ import base64
 import pickle
 from typing import Any
 
+import pytest
+
 from replicate.core import CallSequence, ClassRef, Ending, Step, StepOutcome
 from replicate.inputs import StatefulBudget, widen_sequences
 from replicate.inputs.recipes import recipe_parts
@@ -15,6 +17,7 @@ from replicate.inputs.stateful import rules_of, slot_values
 from replicate.jail.runner.base import EncodeLimits
 from replicate.jail.runner.calling import Sequence
 from replicate.jail.runner.replay import replay_work
+from replicate.jail.sequences import sequence_input
 from replicate.values import plain
 
 CLS = ClassRef(path="pkg/stack.py", module="pkg.stack", qualname="Stack")
@@ -195,3 +198,14 @@ def test_the_runner_feeds_a_step_the_very_result_of_the_one_its_refs_name() -> N
     assert work is not None
     got = [plain.decode(node) for node in work()["value"]["v"][0]["v"]]
     assert got[2:] == [("returned", False), ("returned", False)]
+
+
+def test_a_widened_sequence_is_an_input_without_recorded_outcomes() -> None:
+    made = widen_sequences([*RECORDED, FED], [*ARGUMENTS, _arguments(FED)], BUDGET, 5)
+    with pytest.raises(ValueError, match="no recorded outcomes"):
+        sequence_input(made[0], 0, recorded=True)
+    sequence_input(RECORDED[0], 0, recorded=True)  # the control: a recorded one has them
+    fed = next(r for r in made if any(s.refs for s in r.steps))
+    _, steps, recorded, _ = pickle.loads(base64.b64decode(sequence_input(fed, 0).pickle_b64))
+    assert recorded is None
+    assert [step[2] for step in steps if len(step) > 2] == [s.refs for s in fed.steps if s.refs]
