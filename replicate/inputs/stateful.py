@@ -33,7 +33,14 @@ from typing import Any
 
 from hypothesis import strategies as st
 
-from replicate.core import CONSTRUCT, CallSequence, Ending, Step, StepOutcome
+from replicate.core import (
+    CONSTRUCT,
+    MAX_SEQUENCE_STEPS,
+    CallSequence,
+    Ending,
+    Step,
+    StepOutcome,
+)
 from replicate.inputs.recipes import recipe_b64
 from replicate.inputs.signature import Slot
 from replicate.inputs.strategies import Strategy, draw, from_shape, observe
@@ -192,7 +199,8 @@ def widen_sequences(
     others and from every recorded one, the same ones for the same `seed`."""
     if not recorded:
         return ()
-    strategy = sequence_strategy(rules_of(recorded, arguments), budget.max_steps)
+    longest = min(budget.max_steps, MAX_SEQUENCE_STEPS)
+    strategy = sequence_strategy(rules_of(recorded, arguments), longest)
     if strategy is None:
         return ()
     drawn = draw(strategy, budget.sequences * 2, seed)
