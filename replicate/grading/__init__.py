@@ -29,6 +29,7 @@ from replicate.grading.reward import (
     score,
     score_matches,
 )
+from replicate.grading.sequences import compare_sequences, failing_prefix
 
 __all__ = [
     "DEFAULT_WEIGHTS",
@@ -38,6 +39,8 @@ __all__ = [
     "MAX_DEGENERATE_REWARD",
     "Refusal",
     "compare_outcome",
+    "compare_sequences",
+    "failing_prefix",
     "grade_text",
     "is_gradable",
     "matches",

@@ -7,23 +7,28 @@ target before collection and streams one JSON line per distinct call.
 
 from __future__ import annotations
 
-import dataclasses
 import json
 import shutil
-from collections import Counter, defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
-from replicate import jsonl
-from replicate.core import Target
+from replicate.core import CallSequence, ClassRef, Target
 from replicate.harvest import budget as harvest_budget
 from replicate.harvest import by_value_pickler as harvest_byvalue
 from replicate.harvest import item_limit as harvest_item_limit
 from replicate.harvest import plugin as harvest_plugin
 from replicate.harvest import rebuild as harvest_rebuild
+from replicate.harvest import sequences as harvest_sequences
 from replicate.harvest import wrapping as harvest_wrapping
+from replicate.harvest.call_sequences import SequenceBudget, sequence_config
 from replicate.harvest.declared import DeclaredPath, declared_tests
+from replicate.harvest.reading import (  # the records are read there; named here too
+    HarvestedCall,
+    HarvestResult,
+    TargetStats,  # noqa: F401
+    _parse,
+)
 from replicate.jail import (
     JAIL_ENV,
     Jail,
@@ -40,45 +45,6 @@ TEST_DIR_NAMES = ("tests", "test", "testing")
 # plugin, the output): the same path in every gen, so a path a test hands a target (a data file
 # beside the tests, found from __file__) is recorded alike each time.
 HARVEST_ROOT = "/tmp/replicate-harvest"
-
-
-@dataclass(frozen=True)
-class HarvestedCall:
-    pickle_b64: str
-    origin: str
-    rebuilt: bool = False  # `self` did not pickle: the input builds it afresh from its class call
-    ctor_b64: str = ""  # a method's: the pickled class call that built `self`, when recorded
-    visible: bool = True  # made from test code or a doctest (the agent can read it)
-
-
-@dataclass(frozen=True)
-class TargetStats:
-    """What the recorder saw of one target over the test run."""
-
-    calls: int = 0  # calls made while the tests ran
-    distinct: int = 0  # distinct calls among those it looked at
-    recorded: int = 0
-    dropped: int = 0  # calls it could not record (arguments that do not pickle, too large)
-    spent_in: str = ""  # the test during which the target's budget ran out
-    tests: int = 0  # test items that called it
-    busiest: str = ""  # the test item that called it most
-    busiest_calls: int = 0
-    stopped: Mapping[str, int] = field(default_factory=dict)  # test items let be, by why
-
-
-@dataclass(frozen=True)
-class HarvestResult:
-    calls: Mapping[str, tuple[HarvestedCall, ...]]
-    drops: Mapping[str, Counter[str]]
-    not_wrapped: Mapping[str, str]
-    extra_paths: tuple[str, ...]
-    exit_code: int | None
-    timed_out: bool
-    configured: bool = False  # the plugin ran: pytest got past loading the configuration
-    log_tail: str = ""
-    notes: tuple[str, ...] = field(default=())
-    stats: Mapping[str, TargetStats] = field(default_factory=dict)
-    drop_details: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)
@@ -152,6 +118,7 @@ class HarvestBudget:
     item_limit_s: float = ITEM_LIMIT_S
 
 
+DEFAULT_SEQUENCES = SequenceBudget()
 PLUGIN_FILES = {
     "replicate_harvest.py": harvest_plugin,
     "replicate_harvest_budget.py": harvest_budget,
@@ -159,6 +126,7 @@ PLUGIN_FILES = {
     "replicate_harvest_by_value_pickler.py": harvest_byvalue,
     "replicate_harvest_item_limit.py": harvest_item_limit,
     "replicate_harvest_wrapping.py": harvest_wrapping,
+    "replicate_harvest_sequences.py": harvest_sequences,
 }
 # Benchmark plugins (their import name in the environment) and their option that runs each
 # benchmarked function once: their loops would only repeat one call.  (pytest-codspeed loops
@@ -200,23 +168,43 @@ def run_harvest(
     *,
     timeout_s: float = 900.0,
     budget: HarvestBudget = HarvestBudget(),
+    classes: Mapping[str, ClassRef] | None = None,
+    sequence_budget: SequenceBudget = DEFAULT_SEQUENCES,
 ) -> HarvestResult:
-    """Run the repository's tests once (again without its addopts if pytest refuses them)."""
+    """Run the repository's tests once (again without its addopts if pytest refuses them);
+    with `classes` (by their `key`), the call sequences made on their instances too."""
+    chosen = _Chosen(targets, classes or {}, sequence_budget)
     with temporary_dir("replicate-harvest-") as scratch_name:
         scratch = Path(scratch_name)
-        result = _attempt(jail, targets, scratch, timeout_s, budget, False)
+        result = _attempt(jail, chosen, scratch, timeout_s, budget, False)
         if result.exit_code in (3, 4) and not result.calls and not result.timed_out:
             shutil.rmtree(scratch / "work")
             (scratch / "harvest.jsonl").unlink(missing_ok=True)
-            retry = _attempt(jail, targets, scratch, timeout_s, budget, True)
+            retry = _attempt(jail, chosen, scratch, timeout_s, budget, True)
             note = "pytest refused the repository's addopts; ran again without them"
             return HarvestResult(**{**retry.__dict__, "notes": (*retry.notes, note)})
         return result
 
 
+def record_sequences(
+    jail: Jail, classes: Mapping[str, ClassRef], budget: SequenceBudget = DEFAULT_SEQUENCES
+) -> Mapping[str, tuple[CallSequence, ...]]:
+    """The call sequences the repository's tests make on instances of `classes`, per key."""
+    return run_harvest(jail, {}, classes=classes, sequence_budget=budget).sequences
+
+
+@dataclass(frozen=True)
+class _Chosen:
+    """What a harvest records: the targets' calls, the classes' sequences."""
+
+    targets: Mapping[str, Target]
+    classes: Mapping[str, ClassRef]
+    budget: SequenceBudget
+
+
 def _attempt(
     jail: Jail,
-    targets: Mapping[str, Target],
+    chosen: _Chosen,
     scratch: Path,
     timeout_s: float,
     budget: HarvestBudget,
@@ -236,8 +224,9 @@ def _attempt(
     config = {
         "targets": [
             {"key": key, "module": t.module, "qualname": t.qualname, "kind": t.kind}
-            for key, t in targets.items()
+            for key, t in chosen.targets.items()
         ],
+        **sequence_config(chosen.classes, chosen.budget),
         "out": seen(out),
         "max_per_target": budget.max_per_target,
         "budget": "attempts" if budget.by_attempts else "distinct",
@@ -261,7 +250,7 @@ def _attempt(
         limits=Limits(memory_mb=4096, pids=512, file_size_mb=2048, output_bytes=200_000),
     )
     result = jail.sandbox.run(request)
-    parsed = _parse(out, Path(seen(work)))
+    parsed = _parse(out, Path(seen(work)), chosen.classes)
     tail = (result.stdout + result.stderr).decode("utf-8", "replace").strip().splitlines()[-5:]
     return HarvestResult(
         calls=parsed.calls,
@@ -280,6 +269,7 @@ def _attempt(
         ),
         stats=parsed.stats,
         drop_details=parsed.drop_details,
+        sequences=parsed.sequences,
     )
 
 
@@ -300,110 +290,3 @@ def _rebuilt_note(calls: Mapping[str, Sequence[HarvestedCall]]) -> tuple[str, ..
         f"{total} traced calls of {methods} methods rebuild `self` from the class call that"
         " built it (it did not pickle)",
     )
-
-
-def _parse(out: Path, work: Path) -> HarvestResult:
-    calls: dict[str, list[HarvestedCall]] = defaultdict(list)
-    drops: dict[str, Counter[str]] = defaultdict(Counter)
-    not_wrapped: dict[str, str] = {}
-    extra: list[str] = []
-    stats: dict[str, TargetStats] = {}
-    details: dict[tuple[str, str], str] = {}
-    notes: list[str] = []
-    configured = False
-    text = out.read_text(encoding="utf-8", errors="replace") if out.exists() else ""
-    for line in jsonl.split(text):
-        try:
-            rec = json.loads(line)
-        except ValueError:
-            continue  # a line cut short by a kill
-        if type(rec) is not dict:
-            continue  # the tests run beside this file: whatever else they wrote is not ours
-        kind = rec.get("rec")
-        configured = True
-        try:
-            if kind == "call":
-                _add_call(calls[rec["key"]], rec)
-            elif kind == "drop":
-                drops[rec["key"]][rec["reason"]] += int(rec["count"])
-                details.setdefault((rec["key"], rec["reason"]), str(rec.get("detail", "")))
-            elif kind == "stats":
-                stats[rec["key"]] = _stats(rec)
-            elif kind == "wrap" and not rec["ok"]:
-                not_wrapped[rec["key"]] = rec["reason"]
-            elif kind == "paths":
-                extra = _repo_paths(rec["sys_path"], work)
-            elif kind == "too_long":
-                notes.append(_too_long_note([str(t) for t in rec["tests"]], rec["limit_s"]))
-        except (KeyError, TypeError, ValueError):
-            continue
-    return HarvestResult(
-        calls={k: tuple(v) for k, v in calls.items()},
-        drops=dict(drops),
-        not_wrapped=not_wrapped,
-        extra_paths=tuple(extra),
-        exit_code=None,
-        timed_out=False,
-        configured=configured,
-        stats=stats,
-        drop_details=details,
-        notes=tuple(notes),
-    )
-
-
-def _too_long_note(tests: list[str], limit_s: object) -> str:
-    first = f": {tests[0]}" + (f" and {len(tests) - 1} more" if len(tests) > 1 else "")
-    return (
-        f"stopped {len(tests)} test item(s) at the per-item limit ({limit_s} s, halved after "
-        f"each one stopped), their calls so far kept{first}"
-    )
-
-
-def _stats(rec: Mapping[str, object]) -> TargetStats:
-    """A stats record as `TargetStats` (TypeError or ValueError on a malformed one)."""
-    counts = {f: int(str(rec.get(f, 0))) for f in ("calls", "distinct", "recorded", "dropped")}
-    stopped = rec.get("stopped", {})
-    if not isinstance(stopped, dict):
-        raise TypeError("malformed stats record")
-    return TargetStats(
-        **counts,
-        spent_in=str(rec.get("spent_in", "")),
-        tests=int(str(rec.get("tests", 0))),
-        busiest=str(rec.get("busiest", "")),
-        busiest_calls=int(str(rec.get("busiest_calls", 0))),
-        stopped={str(k): int(v) for k, v in stopped.items()},
-    )
-
-
-def _add_call(found: list[HarvestedCall], rec: Mapping[str, object]) -> None:
-    """Append a call record; one written again because a test made it too marks the first
-    visible (a record without the flag, from an older plugin, is visible)."""
-    ctor = rec.get("ctor_b64")
-    pickled = rec["pickle_b64"]
-    origin = rec.get("origin", "")
-    if type(pickled) is not str or type(origin) is not str:
-        raise TypeError("malformed call record")
-    visible = rec.get("visible") is not False
-    call = HarvestedCall(
-        pickled, origin, rec.get("rebuilt") is True, ctor if type(ctor) is str else "", visible
-    )
-    for n, seen in enumerate(found):
-        if seen.pickle_b64 == call.pickle_b64:
-            if visible and not seen.visible:
-                found[n] = dataclasses.replace(seen, visible=True)
-            return
-    found.append(call)
-
-
-def _repo_paths(sys_path: Sequence[str], work: Path) -> list[str]:
-    """sys.path entries inside the repository copy (test folders pytest inserted), repo-relative."""
-    out: list[str] = []
-    root = work.resolve()
-    for entry in sys_path:
-        try:
-            rel = Path(entry).resolve().relative_to(root).as_posix()
-        except (ValueError, OSError):
-            continue
-        if rel not in out:
-            out.append(rel)
-    return out

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from replicate.harvest.budget import STALE_CALLS
-from replicate.harvest.collect import HarvestResult, TargetStats
+from replicate.harvest.reading import HarvestResult, TargetStats
 
 # Why the recorder stopped looking at a test item's calls of a target (the plugin's words).
 STOPPED = {

@@ -6,8 +6,9 @@ loaded module that refers to them, methods in their class) before collection, so
 modules, doctests and the library itself all pass through the recorder.  Each call's arguments are
 pickled BEFORE the call (a copy of their state); the call then runs unchanged.  What is worth
 pickling, and the counts per target, are `replicate_harvest_budget.py`'s (shipped beside it, with
-`replicate_harvest_rebuild.py`, `replicate_harvest_by_value_pickler.py` and
-`replicate_harvest_wrapping.py`, which wraps the targets).
+`replicate_harvest_rebuild.py`, `replicate_harvest_by_value_pickler.py`,
+`replicate_harvest_wrapping.py`, which wraps the targets, and `replicate_harvest_sequences.py`,
+which records the call sequences of the configured ``classes``: its docstring says how).
 
 The classes of method targets remember, per live instance (weakly, bounded), the arguments of
 the class call that built it, pickled then.  Every recorded method call carries that pickle
@@ -32,6 +33,7 @@ trusted side merges the two).
    "spent_in": <test during which the budget ran out, or "">, "tests": n, "busiest": <test id>,
    "busiest_calls": n, "stopped": {<why a test item was let be>: n}}   (both at session end)
   {"rec": "wrap", "key": ..., "ok": bool, "reason": ...}
+  {"rec": "sequence", ...}, {"rec": "sequence_wrap", "key": <class>, "ok": bool, "reason": ...}
   {"rec": "paths", "sys_path": [...]}                              (at session end)
   {"rec": "too_long", "tests": [<test ids>], "limit_s": n}
       the test items stopped at the per-item limit ("item_limit_s"; at session end)
@@ -67,6 +69,7 @@ try:
     from .by_value_pickler import ByValue
     from .item_limit import arm, disarm, numbered
     from .rebuild import Memory, dumps_capped, looks_large, replayed
+    from .sequences import Sequences
     from .wrapping import install, owner_of, remember_constructions, short_reason, wrap_target
 except ImportError:
     from replicate_harvest_budget import (  # type: ignore[no-redef]
@@ -88,6 +91,7 @@ except ImportError:
         looks_large,
         replayed,
     )
+    from replicate_harvest_sequences import Sequences  # type: ignore[no-redef]
     from replicate_harvest_wrapping import (  # type: ignore[no-redef]
         install,
         owner_of,
@@ -123,6 +127,9 @@ class _Harvest:
         self.by_value = ByValue(config.get("by_value"), lambda f: _is_test_file(f, root))
         self.item_limit_s = float(config.get("item_limit_s", 0) or 0)
         self.too_long: list[str] = []  # the test items stopped at that limit
+        self.sequences = Sequences(
+            config, self, lambda value: dumps_capped(value, self.max_bytes), _from_tests
+        )
 
     def item_limit(self) -> float:
         """The limit on the next test item: halved for each item stopped so far, to a floor of
@@ -370,6 +377,11 @@ def pytest_configure(config: Any) -> None:
         owner = owner_of(module, target["qualname"]) if target["kind"] == "method" else None
         if owner is not None and not reason:
             owners[id(owner)] = owner
+    for entry in state.sequences.classes:  # before `remember_constructions` wraps `__init__`
+        reason = state.sequences.wrap(entry)
+        state.emit(
+            {"rec": "sequence_wrap", "key": entry["key"], "ok": not reason, "reason": reason}
+        )
     for owner in owners.values():
         remember_constructions(owner)
     _STATE = state
@@ -394,6 +406,8 @@ def pytest_runtest_makereport(item: Any, call: Any) -> None:
 
 def pytest_runtest_teardown(item: Any) -> None:
     disarm()
+    if _STATE is not None:
+        _STATE.sequences.test_ended()
 
 
 def _same_chance(nodeid: str) -> None:
@@ -417,6 +431,7 @@ def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:
     state = _STATE
     if state is None:
         return
+    state.sequences.test_ended()
     state.finish()
     state.emit({"rec": "paths", "sys_path": [p for p in sys.path if isinstance(p, str)]})
     state.busy = True  # nothing more is recorded once the file is closed

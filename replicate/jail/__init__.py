@@ -17,6 +17,7 @@ from replicate.jail.context import context_for
 from replicate.jail.frames import ParsedRun, is_result
 from replicate.jail.jail import Jail
 from replicate.jail.known_outcomes import KNOWN as KNOWN_OUTCOMES
+from replicate.jail.sequences import Replay, class_target, replay, replay_of, sequence_input
 from replicate.jail.series import WorkerSessions
 from replicate.jail.warm import WarmJail, WarmPool
 from replicate.jail.wire import CTOR_RECIPE_TAG, PROBE, PROBED, READ, RECIPE_TAG
@@ -47,6 +48,7 @@ __all__ = [
     "Limits",
     "Mount",
     "ParsedRun",
+    "Replay",
     "RepoContext",
     "Sandbox",
     "SandboxRequest",
@@ -56,14 +58,18 @@ __all__ = [
     "WarmPool",
     "WarmStart",
     "WorkerSessions",
+    "class_target",
     "compile_candidate",
     "context_for",
     "get_sandbox",
     "idle_sessions",
     "is_result",
     "module_file",
+    "replay",
+    "replay_of",
     "run_calls",
     "sandbox_names",
+    "sequence_input",
     "sweep_cgroups",
     "system_view",
 ]

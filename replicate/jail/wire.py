@@ -8,7 +8,8 @@ module holds its names and shapes:
 
 - the setup argument (`Setup`) and the job (`Job`, its `JobInput` items) the host sends;
 - a recipe's tags (`RECIPE_TAG`, `CTOR_RECIPE_TAG`): the pickled tuple that describes a generated
-  call, made by `replicate.inputs.recipes` and turned into the call by the runner;
+  call, made by `replicate.inputs.recipes` and turned into the call by the runner; a call
+  sequence's (`SEQUENCE_TAG`), made by `replicate.jail.sequences`, replayed by the runner;
 - the frames the runner writes on its channel (`Frame`, one ``<nonce> <json>`` line each) and the
   ``event`` names; a ``result`` frame's `Outcome` and its ``status`` names; an `ExceptionRecord`;
 - `Tagged`: one encoded value, a JSON object with a ``t`` tag (the runner's encoder makes them,
@@ -48,6 +49,12 @@ from typing import Any, TypedDict
 RECIPE_TAG = "replicate-recipe/1"  # (tag, seed, {position: value}, {keyword: value})
 # (tag, seed, ctor, build, {position: value}, {keyword: value}, {position: value}, {keyword: value})
 CTOR_RECIPE_TAG = "replicate-recipe/2"
+# (tag, ((name, pickled (args, kwargs) or a recipe[, refs]), ...), recorded, None): a call
+# sequence replayed on the job's target, a class (`replicate.jail.sequences`); `refs`:
+# ((position or keyword, step index), ...), arguments fed an earlier step's result; `recorded`
+# (the reference's check only, never a candidate's job): ((outcome, pickled result), ...) given
+# back instead of replaying
+SEQUENCE_TAG = "replicate-sequence/1"
 
 STARTED = "started"  # before any code of the repository runs
 READY = "ready"  # the target imported

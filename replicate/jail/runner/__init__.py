@@ -12,10 +12,10 @@ library only, nothing from ``replicate``.  The wire format's names and shapes
 The parts, each importing only from those before it: `base` (captured builtins and library
 functions, the wire's names, limits, the alarm), `naming` (names that verify), `channel` (JSON
 out, frames), `probes`, `by_type` and `encoding` (tagged values), `byvalue` (callables carried
-by value), `calling` (one call on one input), `importing` (setup, the target's import, a
-session's compiled programs), `processes` and `preloading` (a session's care of its
-children and what it imports first), `job` (one run), `sessions` (a session's runner), `main`
-(the entry).
+by value), `calling` (one call on one input), `replay` (a call sequence on a class), `importing`
+(setup, the target's import, a session's compiled programs), `processes` and `preloading` (a
+session's care of its children and what it imports first), `job` (one run), `sessions` (a
+session's runner), `main` (the entry).
 
 Setup (``argv[1]``, optional, one JSON object): ``sys_path`` (prepended in order), ``site_dirs``
 (each through ``site.addsitedir``), ``bytecode`` (a compiled-code table, see `_use_bytecode`),
@@ -30,7 +30,10 @@ value}, {keyword: value})`` for a method: ``ctor`` (bytes) is the pickled ``(arg
 a class call of ``self``'s class, its arguments replaced as the last two maps say; with
 ``build``, ``self`` is built afresh as ``type(self)(*args, **kwargs)`` (at load, so a class call
 that raises is a ``load_error``), else the seed's ``self`` stays),
-``call_timeout_s``, ``max_items``, ``max_depth``, ``max_bytes``, ``channel_fd`` and optionally
+or ``(SEQUENCE_TAG, ((name, pickled (args, kwargs) or a recipe[, refs]), ...), recorded,
+None)``: a call sequence replayed on the target, a class (`replay`: its outcome one tuple, each
+step's outcome and the instance at the end), ``call_timeout_s``, ``max_items``, ``max_depth``,
+``max_bytes``, ``channel_fd`` and optionally
 ``encode_inputs`` (also report the arguments before the call as ``args_in``/``kwargs_in``, and
 a recipe's class-call arguments as ``ctor_in`` ``{"args", "kwargs"}``).
 

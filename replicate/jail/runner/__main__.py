@@ -20,6 +20,7 @@ PARTS = (
     "encoding",
     "byvalue",
     "calling",
+    "replay",
     "importing",
     "processes",
     "preloading",

@@ -19,6 +19,7 @@ from .base import (
     _RECIPE_CTOR,
     _RETURNED,
     _SAME,
+    _SEQUENCE,
     _SET_RANDOM_STATE,
     _SIG_BLOCK,
     _SIG_UNBLOCK,
@@ -214,12 +215,27 @@ def _shown(loaded: dict[str, Any], lim: EncodeLimits) -> tuple[list[Any], dict[s
     return args, kwargs
 
 
+class Sequence:
+    """A call sequence to replay on the job's target (`replay`): its steps, each ``(name,
+    pickled (args, kwargs))``, or with `recorded` the outcomes its recording saw, given back."""
+
+    __slots__ = ("recorded", "steps")
+
+    def __init__(self, steps: Any, recorded: Any) -> None:
+        if _type(steps) is not tuple or (recorded is not None and _type(recorded) is not tuple):
+            raise TypeError("a call sequence is a tuple of steps")
+        self.steps = steps
+        self.recorded = recorded
+
+
 def _unpack(data: bytes, shown: Callable[[Any, Any], None] | None = None) -> Any:
     """`(args, kwargs)` from an input's pickle, building the call a recipe describes; `shown`
     sees a recipe's class-call arguments before `self` is built from them."""
     loaded = _pickle_loads(data)
     if _type(loaded) is not tuple or len(loaded) not in (4, 8) or _type(loaded[0]) is not str:
         return loaded
+    if loaded[0] == _SEQUENCE and len(loaded) == 4:
+        return (Sequence(loaded[1], loaded[2]),), {}
     if loaded[0] == _RECIPE and len(loaded) == 4:
         _, seed, positional, keywords = loaded
         ctor: Any = None

@@ -24,6 +24,7 @@ from .channel import _Channel
 from .encoding import exception_record
 from .importing import _target
 from .preloading import _with_made_packages
+from .replay import replay_work
 
 if TYPE_CHECKING:
     from .base import wire
@@ -67,7 +68,9 @@ def run(job: wire.Job) -> None:
     first_timeout = job.get("until_timeout") is True
     for index, (item, shown) in loaded:
         if item["status"] == "loaded":
-            work = _call(fn, item["args"], item["kwargs"], lim, shown)
+            work = replay_work(fn, item["args"], lim, shown is not None) or _call(
+                fn, item["args"], item["kwargs"], lim, shown
+            )
             channel.write(pending + channel.call(index))  # the host times the call from here
             pending = ""
             item = _timed(work, timeout)
