@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from replicate.batch import Batch  # noqa: E402
 from replicate.grading import original_source  # noqa: E402
 from tests.integration.integrations.load import quantile, rss_mb  # noqa: E402
-from tests.integration.integrations.server import health_during, serving  # noqa: E402
+from tests.integration.integrations.server import Server, health_during, serving  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -202,8 +202,30 @@ def in_flight(args: argparse.Namespace, task_id: str, reference: str) -> None:
 HOSTILE_ID = "a<" * 5_000_000  # 10 MB, a slug replacement every second character
 
 
-def _health_during(url: str, work: Callable[[], object]) -> list[float]:
-    return health_during(url, work)[1]
+@dataclass(frozen=True)
+class Probed:
+    latencies: list[float]  # of GET /health, asked every 20 ms while the work ran
+    cpu_s: float  # the server's CPU time (all its threads) over the work
+    load: float  # the machine's 1-minute load average when the work ended
+
+
+def _cpu_s(pid: int) -> float:
+    """User and system CPU time of process `pid` (its threads included), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _probed(server: Server, work: Callable[[], object]) -> Probed:
+    before = _cpu_s(server.process.pid)
+    latencies = health_during(server.url, work)[1]
+    return Probed(latencies, _cpu_s(server.process.pid) - before, os.getloadavg()[0])
+
+
+def _stack(pid: int) -> str:
+    """The HTTP parser and event loop the server runs on (uvicorn's "auto": httptools and
+    uvloop where they import), from the libraries its process has loaded."""
+    maps = Path(f"/proc/{pid}/maps").read_text()
+    return " + ".join(n for n in ("httptools", "uvloop") if n in maps) or "h11 + asyncio"
 
 
 def health(args: argparse.Namespace, task_id: str, reference: str) -> None:
@@ -230,26 +252,39 @@ def health(args: argparse.Namespace, task_id: str, reference: str) -> None:
         asked = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
         healths = [asked.encode()] * count
         measured = {
-            "idle (baseline)": _health_during(server.url, lambda: time.sleep(3)),
-            f"{count} /health at once, 5 times": _health_during(
-                server.url, lambda: [asyncio.run(_storm(port, healths, [])) for _ in range(5)]
+            "idle (baseline)": _probed(server, lambda: time.sleep(3)),
+            f"{count} /health at once, 5 times": _probed(
+                server, lambda: [asyncio.run(_storm(port, healths, [])) for _ in range(5)]
             ),
-            f"{count} grades in flight": _health_during(
-                server.url, lambda: asyncio.run(_storm(port, requests[2:], []))
+            f"{count} grades in flight": _probed(
+                server, lambda: asyncio.run(_storm(port, requests[2:], []))
             ),
-            f"{args.hostile} 10 MB ids": _health_during(server.url, sending(hostile)),
-            f"{args.hostile} 10 MB bodies, no id": _health_during(server.url, sending(padded)),
+            f"{args.hostile} 10 MB ids": _probed(server, sending(hostile)),
+            f"{args.hostile} 10 MB bodies, no id": _probed(server, sending(padded)),
         }
-    idle = measured["idle (baseline)"]
-    print(f"GET /health every 20 ms (workers {args.concurrency}):")
-    print(f"{'':28} {'asked':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p99/idle':>9}")
-    for label, values in measured.items():
+        stack = _stack(server.process.pid)
+    _print_health(measured, f"workers {args.concurrency}, {stack}, {os.cpu_count()} cores")
+
+
+def _print_health(measured: dict[str, Probed], setting: str) -> None:
+    idle = measured["idle (baseline)"].latencies
+    print(f"GET /health every 20 ms ({setting}):")
+    head = ("asked", "p50 ms", "p99 ms", "max ms", "p99/idle", "cpu s", "load")
+    print(f"{'':28} {head[0]:>6} " + " ".join(f"{h:>8}" for h in head[1:]))
+    for label, probed in measured.items():
+        values = probed.latencies
         p50, p99 = quantile(values, 0.5) * 1000, quantile(values, 0.99) * 1000
         ratio = quantile(values, 0.99) / quantile(idle, 0.99)
         print(
             f"{label:28} {len(values):6} {p50:8.1f} {p99:8.1f} {max(values) * 1000:8.1f} "
-            f"{ratio:8.1f}x"
+            f"{ratio:7.1f}x {probed.cpu_s:8.2f} {probed.load:8.1f}"
         )
+    worst = max(quantile(p.latencies, 0.99) for p in measured.values()) * 1000
+    print(
+        f"slowest p99 under load {worst:.0f} ms (goal: under 100 ms); "
+        f"idle p99 {quantile(idle, 0.99) * 1000:.1f} ms; "
+        "cpu s: the server's CPU time over the work; load: the 1-minute load average after it"
+    )
 
 
 def main() -> None:

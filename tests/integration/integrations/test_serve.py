@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -57,6 +58,14 @@ def test_bad_requests_get_a_4xx_json_error(server: Server, tiny: Tiny) -> None:
     assert len(cases[-1].text) < 1000  # a huge unknown id is not echoed back whole
     assert httpx.get(f"{url}/grade", headers=AUTH).status_code == 405
     assert httpx.get(f"{url}/health").json()["status"] == "ok"  # still serving
+
+
+def test_it_runs_on_the_pinned_parser_and_loop(server: Server) -> None:
+    """uvicorn picks httptools and uvloop where they import (pyproject.toml pins them): half the
+    server's CPU per request of h11 on asyncio (`python bench/serve.py --health`), which keeps
+    /health answering beside bursts of grades.  Read from the libraries its process loaded."""
+    maps = Path(f"/proc/{server.process.pid}/maps").read_text()
+    assert "httptools" in maps and "uvloop" in maps
 
 
 def test_token_is_required_except_for_health(server: Server) -> None:
