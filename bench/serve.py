@@ -19,7 +19,7 @@ as `--in-flight` (200 unless given), five times (the server's own cost of so man
 while that many grades are in flight; while hostile requests arrive (`--hostile` of them, 2 at
 a time, each a 10 MB task id); and while as many bodies of that size arrive that are refused
 without a look at an id (what parsing the body alone costs). Printed: p50, p99 and the slowest
-of each, and the ratios to idle.
+of each, the ratios to idle, and the CPU time of the server process and of its grading ones.
 """
 
 from __future__ import annotations
@@ -205,20 +205,42 @@ HOSTILE_ID = "a<" * 5_000_000  # 10 MB, a slug replacement every second characte
 @dataclass(frozen=True)
 class Probed:
     latencies: list[float]  # of GET /health, asked every 20 ms while the work ran
-    cpu_s: float  # the server's CPU time (all its threads) over the work
+    cpu_s: float  # the server process's CPU time (all its threads) over the work
+    workers_cpu_s: float  # its Python children's (the grading processes), over the work
     load: float  # the machine's 1-minute load average when the work ended
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (field 3 on)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
 
 
 def _cpu_s(pid: int) -> float:
     """User and system CPU time of process `pid` (its threads included), from /proc."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    fields = _stat(pid)
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def _python_children(pid: int) -> dict[int, float]:
+    """The CPU time of each Python process whose parent is `pid`."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or "python" not in (entry / "comm").read_text():
+                continue
+            if int(_stat(int(entry.name))[1]) == pid:
+                found[int(entry.name)] = _cpu_s(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue  # ended while looked at
+    return found
+
+
 def _probed(server: Server, work: Callable[[], object]) -> Probed:
-    before = _cpu_s(server.process.pid)
+    pid = server.process.pid
+    before, children = _cpu_s(pid), _python_children(pid)
     latencies = health_during(server.url, work)[1]
-    return Probed(latencies, _cpu_s(server.process.pid) - before, os.getloadavg()[0])
+    spent = sum(t - children.get(p, 0.0) for p, t in _python_children(pid).items())
+    return Probed(latencies, _cpu_s(pid) - before, spent, os.getloadavg()[0])
 
 
 def _stack(pid: int) -> str:
@@ -269,7 +291,7 @@ def health(args: argparse.Namespace, task_id: str, reference: str) -> None:
 def _print_health(measured: dict[str, Probed], setting: str) -> None:
     idle = measured["idle (baseline)"].latencies
     print(f"GET /health every 20 ms ({setting}):")
-    head = ("asked", "p50 ms", "p99 ms", "max ms", "p99/idle", "cpu s", "load")
+    head = ("asked", "p50 ms", "p99 ms", "max ms", "p99/idle", "cpu s", "workers", "load")
     print(f"{'':28} {head[0]:>6} " + " ".join(f"{h:>8}" for h in head[1:]))
     for label, probed in measured.items():
         values = probed.latencies
@@ -277,13 +299,14 @@ def _print_health(measured: dict[str, Probed], setting: str) -> None:
         ratio = quantile(values, 0.99) / quantile(idle, 0.99)
         print(
             f"{label:28} {len(values):6} {p50:8.1f} {p99:8.1f} {max(values) * 1000:8.1f} "
-            f"{ratio:7.1f}x {probed.cpu_s:8.2f} {probed.load:8.1f}"
+            f"{ratio:7.1f}x {probed.cpu_s:8.2f} {probed.workers_cpu_s:8.2f} {probed.load:8.1f}"
         )
     worst = max(quantile(p.latencies, 0.99) for p in measured.values()) * 1000
     print(
         f"slowest p99 under load {worst:.0f} ms (goal: under 100 ms); "
         f"idle p99 {quantile(idle, 0.99) * 1000:.1f} ms; "
-        "cpu s: the server's CPU time over the work; load: the 1-minute load average after it"
+        "cpu s: the server process's CPU time over the work (its event loop's, and its "
+        "threads'); workers: its grading processes'; load: the 1-minute load average after it"
     )
 
 
