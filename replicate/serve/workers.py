@@ -37,7 +37,7 @@ def grade(task_id: str, candidate: str) -> Verdict:
     return _GRADERS[0].grade(task_id, candidate)
 
 
-def decode(kind: type[Body], data: bytes, bound: int) -> Body:
+def decode(kind: type[Body], data: bytes | bytearray, bound: int) -> Body:
     """The fields `kind` needs from a body (bytes in, those few fields out: a 10 MB id comes
     back as a prefix, not copied whole into the server again)."""
     return kind.of(data, bound)
