@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -189,3 +192,36 @@ def test_an_infrastructure_failure_is_reported_apart_from_a_zero(
         assert got["extra_logs"]["infra_error"] == [1.0, 0.0]
         metrics = httpx.get(f"{server.url}/metrics").text
         assert "replicate_infra_errors_total 2.0" in metrics
+
+
+def _grading_processes(server: Server) -> list[int]:
+    """The pids of the server's grading processes (spawned children running `spawn_main`)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or b"spawn_main" not in (entry / "cmdline").read_bytes():
+                continue
+            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == server.process.pid:
+                found.append(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue  # ended while looked at
+    return found
+
+
+def test_a_grading_process_that_dies_is_an_infra_error_and_is_replaced(tiny: Tiny) -> None:
+    """A grading process killed (out of memory, say) fails the grade in hand as an
+    infrastructure error, not a zero nor a 500, and the server starts new processes: the grade
+    after it is graded."""
+    right = {"task_id": CLAMP, "candidate": candidates(tiny.task(CLAMP))["bare_def"]}
+    with serving(tiny.batch_dir, "--workers", "1") as server:
+        [worker] = _grading_processes(server)
+        os.kill(worker, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while worker in _grading_processes(server) and time.monotonic() < deadline:
+            time.sleep(0.1)  # reaped by the pool, which then knows it broke
+        first = httpx.post(f"{server.url}/grade", json=right, timeout=120)
+        assert first.status_code == 200
+        assert (first.json()["status"], first.json()["reward"]) == ("infra_error", None)
+        again = httpx.post(f"{server.url}/grade", json=right, timeout=120)
+        assert (again.status_code, again.json()["reward"]) == (200, 1.0)
+        assert len(_grading_processes(server)) == 1 and worker not in _grading_processes(server)
