@@ -106,7 +106,10 @@ class Service:
         data = await read_body(request, self.settings.max_body_bytes)
         if len(data) <= OFF_LOOP_BYTES:
             return kind.of(data, self.longest_name)
-        return await self.pool.call(worker.decode, kind, data, self.longest_name)
+        try:
+            return await self.pool.call(worker.decode, kind, data, self.longest_name)
+        except BrokenProcessPool:
+            raise Problem(503, "a grading process died and was restarted; try again") from None
 
     async def grade(self, task_id: str, candidate: str) -> Verdict:
         """One admitted grade, in a grading process."""
