@@ -19,7 +19,7 @@ as `--in-flight` (200 unless given), five times (the server's own cost of so man
 while that many grades are in flight; while hostile requests arrive (`--hostile` of them, 2 at
 a time, each a 10 MB task id); and while as many bodies of that size arrive that are refused
 without a look at an id (what parsing the body alone costs). Printed: p50, p99 and the slowest
-of each, and the ratios to idle.
+of each, the ratios to idle, and the CPU time of the server process and of its grading ones.
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ sys.path.insert(0, str(REPO_ROOT))
 from replicate.batch import Batch  # noqa: E402
 from replicate.grading import original_source  # noqa: E402
 from tests.integration.integrations.load import quantile, rss_mb  # noqa: E402
-from tests.integration.integrations.server import health_during, serving  # noqa: E402
+from tests.integration.integrations.server import Server, health_during, serving  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -202,8 +202,52 @@ def in_flight(args: argparse.Namespace, task_id: str, reference: str) -> None:
 HOSTILE_ID = "a<" * 5_000_000  # 10 MB, a slug replacement every second character
 
 
-def _health_during(url: str, work: Callable[[], object]) -> list[float]:
-    return health_during(url, work)[1]
+@dataclass(frozen=True)
+class Probed:
+    latencies: list[float]  # of GET /health, asked every 20 ms while the work ran
+    cpu_s: float  # the server process's CPU time (all its threads) over the work
+    workers_cpu_s: float  # its Python children's (the grading processes), over the work
+    load: float  # the machine's 1-minute load average when the work ended
+
+
+def _stat(pid: int) -> list[str]:
+    """The fields of /proc/PID/stat after the command name (field 3 on)."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+
+
+def _cpu_s(pid: int) -> float:
+    """User and system CPU time of process `pid` (its threads included), from /proc."""
+    fields = _stat(pid)
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def _python_children(pid: int) -> dict[int, float]:
+    """The CPU time of each Python process whose parent is `pid`."""
+    found = {}
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or "python" not in (entry / "comm").read_text():
+                continue
+            if int(_stat(int(entry.name))[1]) == pid:
+                found[int(entry.name)] = _cpu_s(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue  # ended while looked at
+    return found
+
+
+def _probed(server: Server, work: Callable[[], object]) -> Probed:
+    pid = server.process.pid
+    before, children = _cpu_s(pid), _python_children(pid)
+    latencies = health_during(server.url, work)[1]
+    spent = sum(t - children.get(p, 0.0) for p, t in _python_children(pid).items())
+    return Probed(latencies, _cpu_s(pid) - before, spent, os.getloadavg()[0])
+
+
+def _stack(pid: int) -> str:
+    """The HTTP parser and event loop the server runs on (uvicorn's "auto": httptools and
+    uvloop where they import), from the libraries its process has loaded."""
+    maps = Path(f"/proc/{pid}/maps").read_text()
+    return " + ".join(n for n in ("httptools", "uvloop") if n in maps) or "h11 + asyncio"
 
 
 def health(args: argparse.Namespace, task_id: str, reference: str) -> None:
@@ -230,26 +274,40 @@ def health(args: argparse.Namespace, task_id: str, reference: str) -> None:
         asked = f"GET /health HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n"
         healths = [asked.encode()] * count
         measured = {
-            "idle (baseline)": _health_during(server.url, lambda: time.sleep(3)),
-            f"{count} /health at once, 5 times": _health_during(
-                server.url, lambda: [asyncio.run(_storm(port, healths, [])) for _ in range(5)]
+            "idle (baseline)": _probed(server, lambda: time.sleep(3)),
+            f"{count} /health at once, 5 times": _probed(
+                server, lambda: [asyncio.run(_storm(port, healths, [])) for _ in range(5)]
             ),
-            f"{count} grades in flight": _health_during(
-                server.url, lambda: asyncio.run(_storm(port, requests[2:], []))
+            f"{count} grades in flight": _probed(
+                server, lambda: asyncio.run(_storm(port, requests[2:], []))
             ),
-            f"{args.hostile} 10 MB ids": _health_during(server.url, sending(hostile)),
-            f"{args.hostile} 10 MB bodies, no id": _health_during(server.url, sending(padded)),
+            f"{args.hostile} 10 MB ids": _probed(server, sending(hostile)),
+            f"{args.hostile} 10 MB bodies, no id": _probed(server, sending(padded)),
         }
-    idle = measured["idle (baseline)"]
-    print(f"GET /health every 20 ms (workers {args.concurrency}):")
-    print(f"{'':28} {'asked':>6} {'p50 ms':>8} {'p99 ms':>8} {'max ms':>8} {'p99/idle':>9}")
-    for label, values in measured.items():
+        stack = _stack(server.process.pid)
+    _print_health(measured, f"workers {args.concurrency}, {stack}, {os.cpu_count()} cores")
+
+
+def _print_health(measured: dict[str, Probed], setting: str) -> None:
+    idle = measured["idle (baseline)"].latencies
+    print(f"GET /health every 20 ms ({setting}):")
+    head = ("asked", "p50 ms", "p99 ms", "max ms", "p99/idle", "cpu s", "workers", "load")
+    print(f"{'':28} {head[0]:>6} " + " ".join(f"{h:>8}" for h in head[1:]))
+    for label, probed in measured.items():
+        values = probed.latencies
         p50, p99 = quantile(values, 0.5) * 1000, quantile(values, 0.99) * 1000
         ratio = quantile(values, 0.99) / quantile(idle, 0.99)
         print(
             f"{label:28} {len(values):6} {p50:8.1f} {p99:8.1f} {max(values) * 1000:8.1f} "
-            f"{ratio:8.1f}x"
+            f"{ratio:7.1f}x {probed.cpu_s:8.2f} {probed.workers_cpu_s:8.2f} {probed.load:8.1f}"
         )
+    worst = max(quantile(p.latencies, 0.99) for p in measured.values()) * 1000
+    print(
+        f"slowest p99 under load {worst:.0f} ms (goal: under 100 ms); "
+        f"idle p99 {quantile(idle, 0.99) * 1000:.1f} ms; "
+        "cpu s: the server process's CPU time over the work (its event loop's, and its "
+        "threads'); workers: its grading processes'; load: the 1-minute load average after it"
+    )
 
 
 def main() -> None:

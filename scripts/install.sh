@@ -26,6 +26,7 @@ fi
 
 extras=""
 [ "${1:-}" = "--dev" ] && extras="[dev]"
+# with the package its pinned dependencies, serve's httptools and uvloop among them (pyproject.toml)
 python3 -m pip install -q --disable-pip-version-check -e ".${extras}"
 
 # Harbor (the `harbor` export format's tests read the export back with it) needs Python >= 3.12:

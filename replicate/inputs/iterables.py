@@ -5,7 +5,10 @@ reads an iterator argument (when it returns, and once its result is read) then n
 what it does with one iterator passed in two places.  From the plain slots of the traced calls
 that take iterables, by what the tests pass there (an iterator, or iterables of more than one
 kind: a list in one call and a str in another; a slot the tests only ever give a str is text,
-and an iterator there would be no call the function is made for):
+and an iterator there would be no call the function is made for), or by what the signature
+says (`declares_iterable`: a parameter named `iterable(s)`/`iterator(s)`, or annotated
+`Iterable`/`Iterator`, such as more-itertools' `interleave_longest(*iterables)`, whose tests
+pass only lists):
 
 - an iterator over a slot's items in place of its sequence (a list, tuple, str or range);
 - one object in two such slots that took the same kind of iterable: an iterator over the
@@ -18,17 +21,20 @@ Pure: plain values in, patches out.
 
 from __future__ import annotations
 
+import ast
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Collection, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from replicate.inputs.recipes import is_ctor
-from replicate.inputs.signature import ParamSlot
+from replicate.inputs.signature import Parameter, ParamSlot
 from replicate.values import Items
 
 SEQUENCES = (list, tuple, str, range)
 MAX_ITEMS = 64  # a sequence longer than this is not made an iterator
+ITERABLE_NAMES = frozenset({"iterable", "iterables", "iterator", "iterators"})
+ITERABLE_HINTS = frozenset({"Iterable", "Iterator"})
 
 
 @dataclass(frozen=True)
@@ -40,14 +46,35 @@ class IterablePatch:
     shared: bool
 
 
-def iterable_patches(calls: Sequence[Mapping[ParamSlot, Any]]) -> Iterator[IterablePatch]:
-    """For each call in turn its next patch (shared ones first), until none is left."""
+def declares_iterable(param: Parameter | None) -> bool:
+    """Whether the signature says the parameter takes any iterable: by its name, or an
+    annotation naming `Iterable` or `Iterator` (`typing.Iterable[str]`, `Iterator | None`)."""
+    if param is None:
+        return False
+    if param.name.lower() in ITERABLE_NAMES:
+        return True
+    nodes = ast.walk(param.annotation) if param.annotation is not None else ()
+    return any(_name_of(node) in ITERABLE_HINTS for node in nodes)
+
+
+def _name_of(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    return node.attr if isinstance(node, ast.Attribute) else None
+
+
+def iterable_patches(
+    calls: Sequence[Mapping[ParamSlot, Any]], declared: Collection[ParamSlot] = ()
+) -> Iterator[IterablePatch]:
+    """For each call in turn its next patch (shared ones first), until none is left; `declared`:
+    the slots the signature says take any iterable, whatever the tests passed there."""
     kinds: dict[ParamSlot, set[type]] = {}
     for values in calls:
         for slot, value in values.items():
             if type(value) is Items or type(value) in SEQUENCES:
                 kinds.setdefault(slot, set()).add(type(value))
     takes = {slot for slot, seen in kinds.items() if len(seen) > 1 or Items in seen}
+    takes |= set(declared) & set(kinds)
     per_call = [list(_patches(n, values, takes)) for n, values in enumerate(calls)]
     for row in itertools.zip_longest(*per_call):
         yield from (patch for patch in row if patch is not None)

@@ -39,7 +39,7 @@ from typing import Any
 
 from replicate.batch import StoredOutcome
 from replicate.core import CallInput, Provenance, Target
-from replicate.inputs.iterables import iterable_patches
+from replicate.inputs.iterables import declares_iterable, iterable_patches
 from replicate.inputs.mutate import Pool, boundaries, mutate, pool_of
 from replicate.inputs.recipes import (
     ctor_slot,
@@ -164,7 +164,7 @@ def widen(
     picks = _Picks(relations, keys, seen, budget)
     edge = picks.take(_edges(calls, _defaults(signature)), budget.edge)
     widened = picks.take(_widened(target, signature, calls, rng, salt), budget.widened)
-    iterables = picks.take(_iterable_calls(calls), budget.iterables)
+    iterables = picks.take(_iterable_calls(calls, signature), budget.iterables)
     made = [_input(call, first_index + n) for n, call in enumerate([*widened, *edge, *iterables])]
     return Widening(tuple(made), generatable=True)
 
@@ -249,8 +249,12 @@ def _widened(
         yield _Call(seed, values, patch, "widened")
 
 
-def _iterable_calls(calls: Sequence[tuple[Seed, dict[ParamSlot, Any]]]) -> Iterator[_Call]:
-    for found in iterable_patches([values for _, values in calls]):
+def _iterable_calls(
+    calls: Sequence[tuple[Seed, dict[ParamSlot, Any]]], signature: Signature | None
+) -> Iterator[_Call]:
+    slots = {slot for _, values in calls for slot in values if not is_ctor(slot)}
+    declared = {s for s in slots if signature and declares_iterable(signature.parameter(s))}
+    for found in iterable_patches([values for _, values in calls], declared):
         seed, values = calls[found.at]
         yield _Call(seed, values, found.patch, "widened", shared=found.shared)
 

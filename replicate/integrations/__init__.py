@@ -6,6 +6,12 @@ repository's environment are opened on the first call and kept for the life of t
 
 from __future__ import annotations
 
-from replicate.integrations.grading import Grader, extra_logs, recall_extras, reward_of
+from replicate.integrations.grading import (
+    Grader,
+    GraderRecipe,
+    extra_logs,
+    recall_extras,
+    reward_of,
+)
 
-__all__ = ["Grader", "extra_logs", "recall_extras", "reward_of"]
+__all__ = ["Grader", "GraderRecipe", "extra_logs", "recall_extras", "reward_of"]

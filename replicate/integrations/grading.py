@@ -12,6 +12,7 @@ import os
 import threading
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from replicate import GRADER_VERSION
@@ -96,12 +97,28 @@ def extra_logs(verdicts: Sequence[Verdict]) -> dict[str, list[float]]:
     }
 
 
+@dataclass(frozen=True)
+class GraderRecipe:
+    """What a Grader was opened with: enough to open the same one in another process."""
+
+    root: Path
+    sandbox: str = "local"
+    warm: bool = False
+    warm_per_key: int = 1
+
+    def open(self) -> Grader:
+        return Grader(
+            self.root, sandbox=self.sandbox, warm=self.warm, warm_per_key=self.warm_per_key
+        )
+
+
 class Grader:
     """Grades candidates for one batch; tasks and environment contexts are kept once loaded."""
 
     def __init__(
         self, root: Path, *, sandbox: str = "local", warm: bool = False, warm_per_key: int = 1
     ) -> None:
+        self.recipe = GraderRecipe(root, sandbox, warm, warm_per_key)
         self.batch = Batch.open(root)
         self.sandbox: Sandbox = get_sandbox(sandbox)
         self._tasks: dict[str, LoadedTask] = {}

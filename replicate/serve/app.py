@@ -23,6 +23,7 @@ import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import dataclass
+from typing import TypeVar
 
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -33,13 +34,19 @@ from replicate import GRADER_VERSION
 from replicate.core import Verdict, response_of_query
 from replicate.errors import ReplicateError
 from replicate.integrations import Grader, extra_logs, reward_of
-from replicate.serve.body import Problem, read_json, string_field, string_list
+from replicate.integrations.grading import infra_verdict
+from replicate.serve import workers as worker
+from replicate.serve.body import GradeBody, Problem, RewardBody, read_body
 from replicate.serve.hosts import HostCheck
 from replicate.serve.metrics import CONTENT_TYPE, Metrics
-from replicate.serve.pool import Full, GradingPool
+from replicate.serve.pool import BrokenProcessPool, Full, GradingPool
 
 Handler = Callable[[Request], Awaitable[Response]]
 RETRY_AFTER_S = 1
+# a body past this is decoded in a grading process: a 10 MB body's `json.loads` is ~30 ms that
+# hold the interpreter lock; below it, the copy there and back costs more than it spares
+OFF_LOOP_BYTES = 256 * 1024
+Body = TypeVar("Body", GradeBody, RewardBody)
 LOOPBACK = HostCheck("127.0.0.1")
 
 
@@ -93,10 +100,23 @@ class Service:
             self.metrics.rejected.inc()
             raise Problem(503, f"busy: {exc}") from None
 
-    async def grade(self, task_id: str, candidate: str) -> Verdict:
-        """One admitted grade, on a pool thread."""
+    async def body(self, request: Request, kind: type[Body]) -> Body:
+        """The fields of the request's body `kind` names; a large body decoded in a grading
+        process, so its decoding does not hold the event loop."""
+        data = await read_body(request, self.settings.max_body_bytes)
+        if len(data) <= OFF_LOOP_BYTES:
+            return kind.of(data, self.longest_name)
         try:
-            verdict = await self.pool.run(lambda: self.grader.grade(task_id, candidate))
+            return await self.pool.call(worker.decode, kind, data, self.longest_name)
+        except BrokenProcessPool:
+            raise Problem(503, "a grading process died and was restarted; try again") from None
+
+    async def grade(self, task_id: str, candidate: str) -> Verdict:
+        """One admitted grade, in a grading process."""
+        try:
+            verdict = await self.pool.run(worker.grade, task_id, candidate)
+        except BrokenProcessPool:
+            verdict = infra_verdict(task_id, "the grading process died; it was restarted")
         finally:
             self.pool.release(1)
         self.metrics.grades.inc()
@@ -106,24 +126,19 @@ class Service:
 
 
 async def _grade(service: Service, request: Request) -> Response:
-    body = await read_json(request, service.settings.max_body_bytes)
-    task_id = service.task_id(string_field(body, "task_id"))
-    candidate = string_field(body, "candidate")
+    body = await service.body(request, GradeBody)
+    task_id = service.task_id(body.task_id)
     service.admit(1)
-    verdict = await service.grade(task_id, candidate)
+    verdict = await service.grade(task_id, body.candidate)
     return JSONResponse(verdict.model_dump(mode="json"))
 
 
 async def _get_reward(service: Service, request: Request) -> Response:
-    body = await read_json(request, service.settings.max_body_bytes)
-    queries = string_list(body, "query")
-    prompts = string_list(body, "prompts")
-    labels = string_list(body, "labels")
-    if not len(queries) == len(prompts) == len(labels):
-        raise Problem(400, "query, prompts and labels must have the same length")
-    task_ids = [service.task_id(label) for label in labels]
+    body = await service.body(request, RewardBody)
+    task_ids = [service.task_id(label) for label in body.labels]
     service.admit(len(task_ids))
-    candidates = [response_of_query(q, p) for q, p in zip(queries, prompts, strict=True)]
+    pairs = zip(body.queries, body.prompts, strict=True)
+    candidates = [response_of_query(q, p) for q, p in pairs]
     verdicts = await asyncio.gather(
         *(service.grade(t, c) for t, c in zip(task_ids, candidates, strict=True))
     )
@@ -185,13 +200,14 @@ def _endpoint(
 def create_app(grader: Grader, settings: ServeSettings) -> Starlette:
     """The app; the grader's environments are built on startup, its pools closed on shutdown."""
     metrics = Metrics()
-    pool = GradingPool(settings.workers, settings.queue, metrics)
+    pool = GradingPool(settings.workers, settings.queue, metrics, grader.recipe)
     service = Service(grader, settings, pool, metrics, grader.batch.names())
 
     @contextlib.asynccontextmanager
     async def lifespan(app: Starlette) -> AsyncIterator[None]:
         for problem in await asyncio.to_thread(grader.prepare):
             print(f"warning: cannot grade {problem}", file=sys.stderr, flush=True)
+        await service.pool.start()  # after the environments are built: each process reuses them
         try:
             yield
         finally:

@@ -10,7 +10,10 @@ tests/e2e/conftest.py), and scored 1.0 on grader 6 (the positive control).
 - One object read as two: `roundrobin` and `interleave_longest` read one iterator passed in two
   slots in turn from both; a round-robin that lists each argument first empties it into the
   first. Only an input that passes one object twice tells them apart (grader 7's widening;
-  the control leaves those inputs out).
+  the control leaves those inputs out). `interleave_longest`'s tests pass only lists: its
+  inputs pass one object twice because its signature says `*iterables`
+  (`replicate.inputs.iterables.declares_iterable`; before, it had none and the round-robin
+  scored 1.0).
 """
 
 from __future__ import annotations
@@ -70,6 +73,7 @@ CASES = {
     "more_itertools.recipes.sliding_window": (WINDOWS, "args-read"),
     "more_itertools.recipes.triplewise": (TRIPLES, "args-read"),
     "more_itertools.recipes.roundrobin": (LISTED.format(name="roundrobin"), "value"),
+    "more_itertools.more.interleave_longest": (LISTED.format(name="interleave_longest"), "value"),
 }
 
 

@@ -36,7 +36,9 @@ class Server:
 def serving(batch: Path, *args: str, ready_s: float = 120) -> Iterator[Server]:
     """Start the server, wait for /health, stop it (by its own pid) afterwards."""
     port = free_port()
-    env = {**os.environ, "PYTHONPATH": str(REPO_ROOT)}
+    # this checkout first, then the caller's own path (a package tried out before it is pinned)
+    paths = [str(REPO_ROOT), *filter(None, os.environ.get("PYTHONPATH", "").split(os.pathsep))]
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(paths)}
     command = [sys.executable, "-m", "replicate", "serve", "--tasks", str(batch)]
     process = subprocess.Popen(
         [*command, "--port", str(port), *args],

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+import os
+import signal
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -57,6 +61,14 @@ def test_bad_requests_get_a_4xx_json_error(server: Server, tiny: Tiny) -> None:
     assert len(cases[-1].text) < 1000  # a huge unknown id is not echoed back whole
     assert httpx.get(f"{url}/grade", headers=AUTH).status_code == 405
     assert httpx.get(f"{url}/health").json()["status"] == "ok"  # still serving
+
+
+def test_it_runs_on_the_pinned_parser_and_loop(server: Server) -> None:
+    """uvicorn picks httptools and uvloop where they import (pyproject.toml pins them): half the
+    server's CPU per request of h11 on asyncio (`python bench/serve.py --health`), which keeps
+    /health answering beside bursts of grades.  Read from the libraries its process loaded."""
+    maps = Path(f"/proc/{server.process.pid}/maps").read_text()
+    assert "httptools" in maps and "uvloop" in maps
 
 
 def test_token_is_required_except_for_health(server: Server) -> None:
@@ -180,3 +192,36 @@ def test_an_infrastructure_failure_is_reported_apart_from_a_zero(
         assert got["extra_logs"]["infra_error"] == [1.0, 0.0]
         metrics = httpx.get(f"{server.url}/metrics").text
         assert "replicate_infra_errors_total 2.0" in metrics
+
+
+def _grading_processes(server: Server) -> list[int]:
+    """The pids of the server's grading processes (spawned children running `spawn_main`)."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            if not entry.name.isdigit() or b"spawn_main" not in (entry / "cmdline").read_bytes():
+                continue
+            if int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1]) == server.process.pid:
+                found.append(int(entry.name))
+        except (OSError, IndexError, ValueError):
+            continue  # ended while looked at
+    return found
+
+
+def test_a_grading_process_that_dies_is_an_infra_error_and_is_replaced(tiny: Tiny) -> None:
+    """A grading process killed (out of memory, say) fails the grade in hand as an
+    infrastructure error, not a zero nor a 500, and the server starts new processes: the grade
+    after it is graded."""
+    right = {"task_id": CLAMP, "candidate": candidates(tiny.task(CLAMP))["bare_def"]}
+    with serving(tiny.batch_dir, "--workers", "1") as server:
+        [worker] = _grading_processes(server)
+        os.kill(worker, signal.SIGKILL)
+        deadline = time.monotonic() + 30
+        while worker in _grading_processes(server) and time.monotonic() < deadline:
+            time.sleep(0.1)  # reaped by the pool, which then knows it broke
+        first = httpx.post(f"{server.url}/grade", json=right, timeout=120)
+        assert first.status_code == 200
+        assert (first.json()["status"], first.json()["reward"]) == ("infra_error", None)
+        again = httpx.post(f"{server.url}/grade", json=right, timeout=120)
+        assert (again.status_code, again.json()["reward"]) == (200, 1.0)
+        assert len(_grading_processes(server)) == 1 and worker not in _grading_processes(server)

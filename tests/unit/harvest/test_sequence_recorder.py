@@ -12,8 +12,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from replicate.harvest.by_value_pickler import ByValue
 
+from replicate.harvest.by_value_pickler import ByValue
 from replicate.harvest.sequences import Sequences
 
 SOURCE = """

@@ -9,7 +9,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from replicate.core import CallInput
-from replicate.inputs.iterables import iterable_patches
+from replicate.inputs.iterables import declares_iterable, iterable_patches
+from replicate.inputs.signature import parse_signature
 from replicate.inputs.widening import Budget, widen
 from replicate.jail.runner.calling import _unpack
 from replicate.values import Items, plain
@@ -84,3 +85,39 @@ def test_one_object_twice_is_another_input_than_two_equal_ones() -> None:
 def test_the_budget_bounds_them() -> None:
     assert widen(TARGET, SEEDS, 10, Budget(widened=0, edge=0, iterables=0)).inputs == ()
     assert len(widen(TARGET, SEEDS, 10, Budget(widened=0, edge=0, iterables=3)).inputs) == 3
+
+
+LISTS_ONLY = [_seed(0, ([1, 4, 7], [2, 5, 8], [3, 6, 9])), _seed(1, ([1, 4], [2, 5, 7], [3, 6]))]
+
+
+def _aliased(signature: str) -> list[tuple[Any, ...]]:
+    target = made_target("interleave_longest", "function", signature)
+    made = widen(target, LISTS_ONLY, 10, Budget(widened=0, edge=0, iterables=20))
+    return [args for args in _calls(made.inputs) if args[0] is args[1] or args[1] is args[2]]
+
+
+def test_a_signature_that_says_iterables_gets_them_where_the_tests_pass_only_lists() -> None:
+    """more-itertools' `interleave_longest(*iterables)`: its recorded tests pass only lists, so
+    the tests alone never show that it takes iterators; its signature says so.  The control: the
+    same calls to `*lists` get none."""
+    assert _aliased("def interleave_longest(*lists):") == []
+    aliased = _aliased("def interleave_longest(*iterables):")
+    assert any(isinstance(args[0], Iterator) and args[0] is args[1] for args in aliased)
+    assert any(type(args[1]) is list and args[1] is args[2] for args in aliased)
+
+
+def test_what_the_signature_says_takes_any_iterable() -> None:
+    def params(text: str) -> list[bool]:
+        found = parse_signature(made_target("f", "function", text))
+        assert found is not None
+        every = [*found.positional, found.vararg, *found.keyword]
+        return [declares_iterable(p) for p in every if p is not None]
+
+    assert params("def f(iterable, n, *, key=None):") == [True, False, False]
+    assert params("def f(a: Iterable[int], b: typing.Iterator[str] | None, c: list):") == [
+        True,
+        True,
+        False,
+    ]
+    assert params("def f(text: str, *iterators):") == [False, True]
+    assert declares_iterable(None) is False
