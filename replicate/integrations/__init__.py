@@ -10,8 +10,9 @@ from replicate.integrations.grading import (
     Grader,
     GraderRecipe,
     extra_logs,
+    infra_verdict,
     recall_extras,
     reward_of,
 )
 
-__all__ = ["Grader", "GraderRecipe", "extra_logs", "recall_extras", "reward_of"]
+__all__ = ["Grader", "GraderRecipe", "extra_logs", "infra_verdict", "recall_extras", "reward_of"]

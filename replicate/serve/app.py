@@ -33,8 +33,7 @@ from starlette.routing import Route
 from replicate import GRADER_VERSION
 from replicate.core import Verdict, response_of_query
 from replicate.errors import ReplicateError
-from replicate.integrations import Grader, extra_logs, reward_of
-from replicate.integrations.grading import infra_verdict
+from replicate.integrations import Grader, extra_logs, infra_verdict, reward_of
 from replicate.serve import workers as worker
 from replicate.serve.body import GradeBody, Problem, RewardBody, read_body
 from replicate.serve.hosts import HostCheck
