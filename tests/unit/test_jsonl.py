@@ -60,7 +60,7 @@ KEY = LedgerKey("repo", "c0ffee", GRADER_VERSION, 0.5)
 @functools.cache
 def _task() -> LoadedTask:
     batch = Batch.open(BUNDLED, verify=False)
-    return batch.load(batch.ids[0])
+    return batch.load(next(i for i in batch.ids if "__class." not in i))  # a function task
 
 
 def _batch(folder: Path, text: str) -> str:
