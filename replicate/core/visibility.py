@@ -9,7 +9,7 @@ pass over a text serves every body of a batch.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 
 ANCHOR = 16
 
@@ -44,28 +44,33 @@ def occurs(body: str, text: str) -> bool:
 
 
 class BodyIndex:
-    """The normalised hidden bodies of a batch's tasks, by task id."""
+    """The normalised hidden bodies of a batch's tasks, by task id. A task may hide several
+    bodies (a class task: each of its members'); it is shown when any of them is."""
 
-    def __init__(self, bodies: Mapping[str, str]) -> None:
-        self.bodies = {task_id: normalise(body) for task_id, body in bodies.items()}
-        self._anchored: dict[str, list[str]] = {}
-        self._short: list[str] = []
-        for task_id, body in sorted(self.bodies.items()):
-            if len(body) >= ANCHOR:
-                self._anchored.setdefault(body[:ANCHOR], []).append(task_id)
-            elif body:
-                self._short.append(task_id)
+    def __init__(self, bodies: Mapping[str, str | Sequence[str]]) -> None:
+        self.bodies = {
+            task_id: tuple(normalise(b) for b in ((body,) if isinstance(body, str) else body))
+            for task_id, body in bodies.items()
+        }
+        self._anchored: dict[str, list[tuple[str, str]]] = {}
+        self._short: list[tuple[str, str]] = []
+        for task_id, hidden in sorted(self.bodies.items()):
+            for body in hidden:
+                if len(body) >= ANCHOR:
+                    self._anchored.setdefault(body[:ANCHOR], []).append((task_id, body))
+                elif body:
+                    self._short.append((task_id, body))
 
     def found_in(self, text: str) -> frozenset[str]:
-        """The ids of the bodies `text` shows (`text` normalised here)."""
+        """The ids of the tasks whose bodies (one is enough) `text` shows (normalised here)."""
         flat = normalise(text)
-        candidates = {i for i in self._short if self.bodies[i] in flat}
+        candidates = {pair for pair in self._short if pair[1] in flat}
         anchored = self._anchored
         for at in range(len(flat) - ANCHOR + 1):
-            ids = anchored.get(flat[at : at + ANCHOR])
-            if ids:
-                candidates.update(ids)
-        return frozenset(i for i in candidates if occurs(self.bodies[i], flat))
+            pairs = anchored.get(flat[at : at + ANCHOR])
+            if pairs:
+                candidates.update(pairs)
+        return frozenset(task_id for task_id, body in candidates if occurs(body, flat))
 
     def visible(self, texts: Iterable[str], own: str) -> tuple[str, ...]:
         """The ids, `own` left out, of the bodies any of `texts` shows, sorted."""

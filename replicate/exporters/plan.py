@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 from replicate import confined
 from replicate.batch import Batch, LoadedTask
-from replicate.core import prompt, prompt_lengths, splits, visibility
+from replicate.core import Span, prompt, prompt_lengths, splits, visibility
 from replicate.exporters.base import ExportOptions
 from replicate.exporters.workspace import instruction_text
 
@@ -47,7 +47,19 @@ class ExportPlan:
 
 def body_text(task: LoadedTask) -> str:
     """The target's original body (hidden: the trusted side only)."""
-    span = task.hidden.target.body_span
+    return _span_text(task, task.hidden.target.body_span)
+
+
+def hidden_bodies(task: LoadedTask) -> tuple[str, ...]:
+    """What the task hides, body by body: a class task's, each member's (a text that shows
+    one member's body shows part of its answer); another task's, its one body."""
+    members = task.hidden.target.members
+    if members:
+        return tuple(_span_text(task, member.body_span) for member in members)
+    return (body_text(task),)
+
+
+def _span_text(task: LoadedTask, span: Span) -> str:
     return task.original_source()[span.start_byte : span.end_byte].decode("utf-8", "replace")
 
 
@@ -116,7 +128,7 @@ def plan_export(
     every = [batch.load(task_id) for task_id in batch.ids]
     by_id = {task.id: task for task in every}
     chosen = [by_id[task_id] for task_id in task_ids]
-    index = visibility.BodyIndex({task.id: body_text(task) for task in every})
+    index = visibility.BodyIndex({task.id: hidden_bodies(task) for task in every})
     search = _WorkspaceSearch(index)
     prompts: dict[str, str] = {}
     visible: dict[str, tuple[str, ...]] = {}

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from replicate.batch import Batch
+from replicate.batch import Batch, LoadedTask
 from tests.integration.integrations.rows import body_text, cli
 from tests.integration.minted import REPO_ROOT
 
@@ -25,9 +25,25 @@ def flat(text: str) -> str:
 
 
 @pytest.fixture(scope="module")
-def bodies() -> dict[str, str]:
+def bodies() -> dict[str, tuple[str, ...]]:
+    """Each task's hidden bodies: a class task's, each member's (a text showing one of them
+    shows part of its answer); another's, its one body."""
     batch = Batch.open(REPO_ROOT)
-    return {task_id: flat(body_text(batch.load(task_id))) for task_id in batch.ids}
+    return {task_id: hidden(batch.load(task_id)) for task_id in batch.ids}
+
+
+def hidden(task: LoadedTask) -> tuple[str, ...]:
+    members = task.hidden.target.members
+    if not members:
+        return (flat(body_text(task)),)
+    source = task.original_source()
+    return tuple(
+        flat(source[m.body_span.start_byte : m.body_span.end_byte].decode()) for m in members
+    )
+
+
+def any_in(hidden: tuple[str, ...], text: str) -> bool:
+    return any(body in text for body in hidden)
 
 
 def export(out: Path, *args: str) -> dict[str, Any]:
@@ -56,18 +72,20 @@ def read_parquet(path: Path) -> list[dict[str, Any]]:
     return list(datasets.load_dataset("parquet", data_files=str(path), split="train"))
 
 
-def shown(row: dict[str, Any], bodies: dict[str, str], among: set[str] | None = None) -> set[str]:
+def shown(
+    row: dict[str, Any], bodies: dict[str, tuple[str, ...]], among: set[str] | None = None
+) -> set[str]:
     """The other tasks (of `among`, else all) whose original body the row's prompt holds."""
     text = flat(row["prompt"][0]["content"])
     others = set(bodies) - {row["task_id"]} if among is None else among - {row["task_id"]}
-    return {other for other in others if bodies[other] in text}
+    return {other for other in others if any_in(bodies[other], text)}
 
 
 Exports = dict[str, tuple[dict[str, Any], Path]]
 
 
 def test_whole_file_prompts_show_other_tasks_hidden_bodies(
-    bodies: dict[str, str], exports: Exports
+    bodies: dict[str, tuple[str, ...]], exports: Exports
 ) -> None:
     summary, out = exports["file"]
     rows = read_parquet(out.with_suffix(".parquet"))
@@ -80,7 +98,9 @@ def test_whole_file_prompts_show_other_tasks_hidden_bodies(
     assert summary["visible"]["pairs"] == pairs and summary["context"] == "file"
 
 
-def test_signature_prompts_show_no_hidden_body(bodies: dict[str, str], exports: Exports) -> None:
+def test_signature_prompts_show_no_hidden_body(
+    bodies: dict[str, tuple[str, ...]], exports: Exports
+) -> None:
     summary, out = exports["signatures"]  # the default for rows
     rows = read_parquet(out.with_suffix(".parquet"))
     assert len(rows) == len(bodies) and summary["context"] == "signatures"
@@ -103,7 +123,9 @@ def test_signature_prompts_show_no_hidden_body(bodies: dict[str, str], exports: 
                 assert other.signature.strip().splitlines()[-1] in content
 
 
-def test_class_prompts_list_what_they_show(bodies: dict[str, str], exports: Exports) -> None:
+def test_class_prompts_list_what_they_show(
+    bodies: dict[str, tuple[str, ...]], exports: Exports
+) -> None:
     summary, out = exports["class"]
     rows = read_parquet(out.with_suffix(".parquet"))
     found = {r["task_id"]: shown(r, bodies) for r in rows}
@@ -114,7 +136,7 @@ def test_class_prompts_list_what_they_show(bodies: dict[str, str], exports: Expo
 
 
 def test_split_by_file_keeps_each_answer_on_its_prompt_s_side(
-    bodies: dict[str, str], exports: Exports
+    bodies: dict[str, tuple[str, ...]], exports: Exports
 ) -> None:
     summary, out = exports["split"]
     assert not out.with_suffix(".parquet").exists()
@@ -181,9 +203,10 @@ def test_options_that_do_not_hold_together_are_one_line(
 
 
 def test_a_workspace_shows_its_repository_so_its_tasks_stay_together(
-    bodies: dict[str, str], tmp_path: Path
+    bodies: dict[str, tuple[str, ...]], tmp_path: Path
 ) -> None:
-    """inspect's workspace is the repository: every other task's body is in it, found by the
+    """inspect's workspace is the repository: every other task's body is in it (but those it
+    hides itself: a class task's, its members' method tasks), found by the
     same search over its files, and `--split-by file` cannot part them (a warning says so)."""
     out = tmp_path / "inspect"
     args = ("--format", "inspect", "--limit", "3", "--split-by", "file", "--test-ratio", "0.5")
@@ -201,7 +224,8 @@ def test_a_workspace_shows_its_repository_so_its_tasks_stay_together(
                 if p.is_file()
             )
         )
-        found = {o for o in bodies if o != sample["task_id"] and bodies[o] in text}
-        assert found == set(bodies) - {sample["task_id"]}
+        found = {o for o in bodies if o != sample["task_id"] and any_in(bodies[o], text)}
+        own = set(bodies[sample["task_id"]])  # what this workspace hides
+        assert found == {o for o in bodies if not set(bodies[o]) <= own}  # all but its own
         assert set(sample["metadata"]["visible_task_ids"]) == found
         assert sample["metadata"]["split"] == "train"

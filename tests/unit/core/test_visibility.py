@@ -41,3 +41,12 @@ def test_it_agrees_with_a_plain_search() -> None:
         text = "pad " * start + "\n".join(bodies[f"t{i}"] for i in range(start, start + 4))
         plain = {k for k, v in bodies.items() if normalise(v) in normalise(text)}
         assert index.found_in(text) == plain and len(plain) == 4
+
+
+def test_a_task_of_several_bodies_is_shown_by_any_one_of_them() -> None:
+    """A class task hides each member's body: a text showing one member shows part of it."""
+    first, second = LONG, "return self.items.pop() if self.items else None"
+    index = BodyIndex({"cls": (first, second), "fn": "return 42"})
+    assert index.found_in(f"def pop(self):\n    {second}\n") == {"cls"}
+    assert index.found_in("def other(self): pass") == frozenset()
+    assert index.found_in(f"x = 1; {first}; return 42") == {"cls", "fn"}
