@@ -17,9 +17,9 @@ from replicate.cli.run import default_workers as usable_cores
 from replicate.core import Funnel
 from replicate.errors import ReplicateError
 from replicate.gen import (
+    DEFAULT_KINDS,
     DEFAULT_MIN_KILL_RATE,
     LEDGER,
-    MINTED_KINDS,
     GenOptions,
     GenReport,
     mint,
@@ -100,7 +100,7 @@ def register(sub: Any) -> None:
         "--kinds",
         metavar="KINDS",
         help="task kinds to mint, comma-separated: function, method, class (every method of a "
-        "class at once; needs method); default: all the repository yields; module: not yet",
+        "class at once; needs method); default: function,method; module: not yet",
     )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.add_argument(
@@ -132,7 +132,7 @@ def handle(args: argparse.Namespace) -> int:
         budget_s=args.budget,
         fresh=args.fresh,
         cold=args.cold,
-        kinds=MINTED_KINDS if args.kinds is None else parse_kinds(args.kinds),
+        kinds=DEFAULT_KINDS if args.kinds is None else parse_kinds(args.kinds),
     )
     with progress_display(plain=args.json) as progress:
         report = mint(options, progress)

@@ -7,7 +7,14 @@ from replicate.gen.audit import LeakAudit, audit_leaks, visible_roots
 from replicate.gen.ledger import LEDGER
 from replicate.gen.many.card import CARD_MD, BatchCard
 from replicate.gen.many.driver import ManyOptions, mint_many
-from replicate.gen.pipeline import MINTED_KINDS, GenOptions, GenReport, mint, parse_kinds
+from replicate.gen.pipeline import (
+    DEFAULT_KINDS,
+    MINTED_KINDS,
+    GenOptions,
+    GenReport,
+    mint,
+    parse_kinds,
+)
 from replicate.gen.reasons import (
     Explanation,
     NoLedger,
@@ -30,6 +37,7 @@ from replicate.gen.survivors import Reference, reference_run, search
 
 __all__ = [
     "CARD_MD",
+    "DEFAULT_KINDS",
     "DEFAULT_MIN_KILL_RATE",
     "LEDGER",
     "MINTED_KINDS",

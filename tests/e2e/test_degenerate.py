@@ -26,7 +26,7 @@ from replicate.grading.reward import MAX_DEGENERATE_REWARD, normalise
 from replicate.jail import Jail
 from replicate.jail.context import context_for
 from replicate.sandbox import get_sandbox
-from tests.e2e.conftest import REPO_ROOT, Minted, replicate
+from tests.e2e.conftest import REPO_ROOT, Minted, replicate, single_ids
 
 AGENT = Path(__file__).with_name("degenerate_agent.py")
 MEMORISE = REPO_ROOT / "tests" / "redteam" / "agents" / "memorise.py"
@@ -71,7 +71,7 @@ def batch_dir(request: pytest.FixtureRequest) -> Path:
 
 
 def test_degenerate_agents_score_near_zero(batch_dir: Path, tmp_path: Path) -> None:
-    ids = spread(list(Batch.open(batch_dir).ids), SAMPLE)
+    ids = spread(single_ids(Batch.open(batch_dir)), SAMPLE)
     mode_of = {ident: MODES[k % len(MODES)] for k, ident in enumerate(ids)}
     task_args = [arg for ident in ids for arg in ("--task", ident)]
     run = tmp_path / "run"
@@ -118,7 +118,7 @@ def test_no_degenerate_program_earns_on_any_task(batch_dir: Path) -> None:
     MAX_DEGENERATE_REWARD once normalised; the worst task is what is checked."""
     batch = Batch.open(batch_dir)
     worst: dict[str, tuple[float, str]] = {}
-    for ident in batch.ids:
+    for ident in single_ids(batch):
         found = batch.load(ident).hidden.baseline
         assert found is not None, ident
         for program in found.programs:

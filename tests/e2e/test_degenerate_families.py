@@ -30,7 +30,7 @@ from replicate.gen.families import (
     identities,
 )
 from replicate.grading.reward import MAX_DEGENERATE_REWARD, normalise
-from tests.e2e.conftest import Demo, Minted, replicate
+from tests.e2e.conftest import Demo, Minted, replicate, single_ids
 from tests.e2e.test_degenerate import AGENT, read_rows, spread
 
 FAMILIES = ("identity", "empty", "constant")
@@ -64,7 +64,7 @@ def batch_dir(request: pytest.FixtureRequest) -> Path:
 def _chosen(batch: Batch) -> dict[str, Program]:
     """One family program per sampled task: the families in turn, and within one the k-th."""
     chosen = {}
-    for k, ident in enumerate(spread(list(batch.ids), SAMPLE)):
+    for k, ident in enumerate(spread(single_ids(batch), SAMPLE)):
         programs = _family(batch.load(ident), FAMILIES[k % len(FAMILIES)])
         if programs:
             chosen[ident] = programs[(k // len(FAMILIES)) % len(programs)]
@@ -114,7 +114,7 @@ def test_each_family_is_an_agent_that_earns_nothing(batch_dir: Path, tmp_path: P
 def test_every_task_records_every_family_under_the_limit(batch_dir: Path) -> None:
     batch = Batch.open(batch_dir)
     missing, worst = [], (0.0, "")
-    for ident in batch.ids:
+    for ident in single_ids(batch):
         task = batch.load(ident)
         found = task.hidden.baseline
         assert found is not None, ident
@@ -135,7 +135,7 @@ def test_without_the_new_families_one_of_them_earns(request: pytest.FixtureReque
     paid = []
     for which in ("more_itertools", "boltons", "demo"):
         batch = Batch.open(_batch_dir(request, which))
-        for ident in batch.ids:
+        for ident in single_ids(batch):
             found = batch.load(ident).hidden.baseline
             assert found is not None
             before = max(
