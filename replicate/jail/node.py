@@ -28,6 +28,7 @@ from replicate.errors import ReplicateError
 from replicate.jail import wire
 from replicate.jail.calls import JAIL_ENV, overlaid, shifted_clock_env
 from replicate.jail.frames import collect_frames, read_frame
+from replicate.jail.typescript import for_files
 from replicate.sandbox import CHANNEL_FD, Limits, Mount, Sandbox, SandboxRequest, system_view
 from replicate.scratch import temporary_dir
 from replicate.values import javascript as js
@@ -204,14 +205,15 @@ def run_node(
 ) -> NodeRun:
     """Call `target` in `tree` on each of `calls` in one jailed Node process; with `candidate`,
     the target's file is those bytes (mounted over it: the original never appears in the
-    jail; a copy of the tree without isolation)."""
+    jail; a copy of the tree without isolation). A TypeScript target's run preloads the
+    transpile-only loader (`typescript`)."""
     nonce = secrets.token_hex(16)
     with temporary_dir("replicate-node-") as scratch:
         seen, mounts = overlaid(
             tree.resolve(), target.module, Path(scratch), candidate, sandbox.isolated, "candidate"
         )
         job = job_for(seen, target, calls, nonce)
-        request = node_request(seen, job, settings, mounts)
+        request = for_files(node_request(seen, job, settings, mounts), [target.module])
         result = sandbox.run(request)
     prefix = f"{nonce} ".encode()
     parsed = collect_frames(read_frame(line, prefix) for line in result.channel.split(b"\n"))

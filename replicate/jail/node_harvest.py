@@ -34,6 +34,7 @@ from replicate.jail.node import (
     read_outcome,
     run_node,
 )
+from replicate.jail.typescript import for_files
 from replicate.sandbox import CHANNEL_FD, Mount, Sandbox, SandboxRequest
 from replicate.values import javascript as js
 
@@ -129,7 +130,9 @@ def record_tests(
     for test_file in test_files:
         nonce = secrets.token_hex(16)
         job = record_job(tree, targets, nonce, budget.per_file)
-        result = sandbox.run(_test_request(tree, test_file, command, settings, job))
+        request = _test_request(tree, test_file, command, settings, job)
+        ts_files = [test_file, *(t.module for t in targets)]
+        result = sandbox.run(for_files(request, ts_files))
         frames = read_records(result.channel, nonce, len(targets))
         for key, call, outcome in frames:
             if (key, call) in kept or counts[key] >= budget.per_target:
