@@ -11,8 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from replicate.jail.node import NodeOutcome, Status
+from replicate.jail.node import NodeCall, NodeOutcome, Status, run_node
 from replicate.jail.node_harvest import record_tests, replay
+from replicate.jail.node_widening import Widening, widen_calls
 from replicate.languages.javascript_mutants import mutant_file, mutants
 from replicate.sandbox import Sandbox, get_sandbox
 from tests.integration.languages.test_npm_calls import target_named
@@ -63,3 +64,32 @@ def test_ms_parse_mutants_are_killed_by_its_recorded_calls(
     print(f"\nms parse: {sum(killed)} of {len(found)} mutants killed, kill rate {rate:.2f}")
     print(f"survivors' operators: {survivors}")
     assert rate >= 0.9
+
+
+def test_widened_calls_kill_what_the_recorded_ones_miss(
+    local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path
+) -> None:
+    """With only the few calls of the basic cases recorded, the inputs fast-check widens from
+    them (their outcomes the original's) kill more of `parse`'s mutants."""
+    tree = ms_with_tests(npm_repos, tmp_path, {"ms.test.js": TESTS})
+    recorded = record_tests(local, tree, [PARSE], ["test/ms.test.js"])
+    samples = [r.call.args for r in recorded.calls]
+    widened = [NodeCall(args) for args in widen_calls(local, samples, Widening(count=150))]
+    calls = [r.call for r in recorded.calls] + widened
+    original = run_node(local, tree, PARSE, calls).outcomes
+    assert all(o.status in (Status.RETURNED, Status.RAISED) for o in original)
+    source = (tree / "index.js").read_bytes()
+    found = mutants(source, target_named(tree, "index.js", "parse"), limit=40)
+    by_recorded = by_widened = 0
+    for mutant in found:
+        outcomes = run_node(local, tree, PARSE, calls, candidate=mutant_file(source, mutant))
+        differs = [
+            comparable(a) != comparable(b) for a, b in zip(outcomes.outcomes, original, strict=True)
+        ]
+        by_recorded += any(differs[: len(recorded.calls)])
+        by_widened += any(differs)
+    print(
+        f"\nms parse, {len(recorded.calls)} recorded calls: {by_recorded} of {len(found)} killed;"
+    )
+    print(f"with {len(widened)} widened calls: {by_widened} of {len(found)} killed")
+    assert by_widened > by_recorded
