@@ -6,11 +6,13 @@ native binary, no install script: esbuild's is a platform binary its install scr
 its API spawns that binary as a service), synchronous and in-process (a `require` hook needs a
 synchronous transform), fast, and keeps every line where it was (a traceback's line is the
 source's, as spliced candidates and mutants need). It strips types and nothing more: no type
-checking, no `const enum` across files and no decorator metadata, as any transpile-only loader
-(esbuild's, `ts.transpileModule`). `runner_js/typescript.cjs` is the loader (`--require`d before
-the runner or the recorder), `runner_js/typescript.mjs` its ES module hook; sucrase's folder is
-mounted read-only and named to them in `REPLICATE_SUCRASE`, which they remove before the
-repository's code runs.
+checking and no `const enum` across files, as any transpile-only loader (esbuild's,
+`ts.transpileModule`). Sucrase's own gaps: decorators are left as written (Node 20 then refuses
+the file: the target fails to load, loudly) and a `namespace` holding values is dropped (only
+TypeScript's compiler keeps it, at several times the load time). `runner_js/typescript.cjs` is
+the loader (`--require`d before the runner or the recorder), `runner_js/typescript.mjs` its ES
+module hook; sucrase's folder is mounted read-only and named to them in `REPLICATE_SUCRASE`,
+which they remove before the repository's code runs.
 """
 
 from __future__ import annotations

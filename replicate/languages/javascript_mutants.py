@@ -13,6 +13,11 @@ to `a[i]`, `f?.()` to `f()`), update expressions (`++` and `--` swapped) and una
 object keys, module specifiers, and the strings of a thrown error's message (errors are
 compared by class, so those mutants would be equivalent by contract, as in `gen.mutants`).
 
+A body of one short expression (`(x) => x * 2`) gives those operators too few sites for a kill
+rate to say anything; as in `gen.mutants`, `extra=True` (asked for when the standard operators
+give fewer than `FEW`) adds the call operators, a call replaced by its first argument and a
+call's last argument dropped, and a returned value replaced by `undefined`.
+
 A `Mutant` mirrors `replicate.gen.mutants.Mutant` (index, operator, line, text: the mutated
 definition, which `replace_definition` puts in place) and carries its edit, so `mutant_file`
 rebuilds the mutated file directly. Sites are found in source order and shuffled by `seed`, as
@@ -75,6 +80,7 @@ _TYPES = frozenset(
         "abstract_method_signature",
     }
 )
+FEW = 3  # fewer standard mutants than this: the extra operators join them
 _WORD = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_$")
 _MERGING = frozenset({(ord("+"), ord("+")), (ord("-"), ord("-")), (ord("/"), ord("/"))})
 _MERGING |= {(ord("/"), ord("*")), (ord("*"), ord("/"))}
@@ -104,16 +110,19 @@ def mutant_file(source: bytes, mutant: Mutant) -> bytes:
     return source[: mutant.start_byte] + mutant.replacement + source[mutant.end_byte :]
 
 
-def mutants(source: bytes, target: Target, limit: int = 30, seed: int = 0) -> list[Mutant]:
+def mutants(
+    source: bytes, target: Target, limit: int = 30, seed: int = 0, *, extra: bool = False
+) -> list[Mutant]:
     """Up to `limit` distinct mutants of `target` in `source` (its original file), each of
-    whose files parses; [] where the file does not hold the target where it says."""
+    whose files parses; [] where the file does not hold the target where it says. `extra`:
+    the call and return operators too (see the module docstring)."""
     function = _function_of(source, target)
     if function is None:
         return []
     body = function.child_by_field_name("body")
     if body is None:
         return []
-    sites = list(_sites(source, body))
+    sites = list(_sites(source, body, extra))
     random.Random(seed).shuffle(sites)
     found: list[Mutant] = []
     seen: set[bytes] = set()
@@ -145,12 +154,13 @@ def _function_of(source: bytes, target: Target) -> Node | None:
 # ---------------------------------------------------------------- sites
 
 
-def _sites(source: bytes, body: Node) -> Iterator[_Site]:
+def _sites(source: bytes, body: Node, extra: bool = False) -> Iterator[_Site]:
     """Every applicable edit inside `body`, in source order."""
     messages = _message_ranges(body)
     for node in _walk(body):
         quiet = any(start <= node.start_byte < end for start, end in messages)
-        for start, end, replacement, operator in _edits(node, body, quiet):
+        found = _edits(node, body, quiet) + (_extra_edits(node, body) if extra else [])
+        for start, end, replacement, operator in found:
             yield _Site(start, end, _joined(source, start, end, replacement), operator)
 
 
@@ -215,6 +225,27 @@ def _edits(node: Node, body: Node, quiet: bool) -> list[Edit]:
         dot = "." if node.parent is not None and node.parent.type == "member_expression" else ""
         return [(node.start_byte, node.end_byte, dot, f"optional chain ?. -> {dot or 'nothing'}")]
     return []
+
+
+def _extra_edits(node: Node, body: Node) -> list[Edit]:
+    """A call by its first argument, a call without its last argument, a value returned (or a
+    concise arrow's body) as `undefined`."""
+    found: list[Edit] = []
+    returning = node.type == "return_statement" and node.named_children
+    returned = node.named_children[0] if returning else None
+    if node.id == body.id and node.type != "statement_block":
+        returned = node
+    if returned is not None and _text(returned) != "undefined":
+        found.append((returned.start_byte, returned.end_byte, "undefined", "return undefined"))
+    arguments = node.child_by_field_name("arguments")
+    if node.type != "call_expression" or arguments is None or arguments.type != "arguments":
+        return found
+    items = arguments.named_children
+    if not items or items[0].type == "spread_element":
+        return found
+    first = (node.start_byte, node.end_byte, f"({_text(items[0])})", "call -> its first argument")
+    end = items[-2].end_byte if len(items) > 1 else arguments.start_byte + 1
+    return [*found, first, (end, items[-1].end_byte, "", "drop argument")]
 
 
 def _operator(node: Node) -> Node | None:

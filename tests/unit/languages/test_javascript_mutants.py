@@ -7,7 +7,7 @@ import pytest
 
 from replicate.core import Target
 from replicate.languages.javascript_extract import extract_targets, parse_source
-from replicate.languages.javascript_mutants import Mutant, mutant_file, mutants
+from replicate.languages.javascript_mutants import FEW, Mutant, mutant_file, mutants
 from replicate.languages.javascript_splice import replace_definition
 from replicate.languages.syntax import first_error_line
 from tests.unit.languages.script_sources import JS, JS_TARGETS, TS, TS_TARGETS
@@ -196,3 +196,21 @@ def test_a_target_not_where_it_says_has_no_mutants() -> None:
     source = b"function f(a) { return a + 1; }\n"
     target = target_of(source, "a.js", "f")
     assert mutants(b"\n\n" + source, target) == []
+
+
+def test_the_extra_operators_for_a_body_of_few_sites() -> None:
+    source = b"const f = (x) => g(x, 2);\nfunction h(a) { if (a) return; return k(a); }\n"
+    f, h = extract_targets(source, parse_source(source, "a.js"), "a.js")
+    assert len(mutants(source, f)) < FEW  # the standard operators find nothing here
+    files = {mutant_file(source, m).split(b"\n")[0] for m in mutants(source, f, extra=True)}
+    assert files == {
+        b"const f = (x) => undefined;",
+        b"const f = (x) => g(x);",
+        b"const f = (x) => (x);",
+    }
+    found = {
+        (m.operator, mutant_file(source, m).split(b"\n")[1]) for m in mutants(source, h, extra=True)
+    }
+    assert ("return undefined", b"function h(a) { if (a) return; return undefined; }") in found
+    assert ("drop argument", b"function h(a) { if (a) return; return k(); }") in found
+    assert not any(b"if (a) return undefined" in text for _, text in found)  # a bare return
