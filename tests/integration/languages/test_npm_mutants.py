@@ -11,13 +11,20 @@ from pathlib import Path
 
 import pytest
 
-from replicate.jail.node import NodeCall, NodeOutcome, Status, run_node
+from replicate.jail.node import NodeCall, NodeOutcome, NodeTarget, Status, run_node
 from replicate.jail.node_harvest import record_tests, replay
 from replicate.jail.node_widening import Widening, widen_calls
 from replicate.languages.javascript_mutants import mutant_file, mutants
 from replicate.sandbox import Sandbox, get_sandbox
 from tests.integration.languages.test_npm_calls import target_named
-from tests.integration.languages.test_npm_harvest import PARSE, TESTS, ms_with_tests
+from tests.integration.languages.test_npm_harvest import (
+    CAMELCASE_TESTS,
+    HEAD,
+    PARSE,
+    TESTS,
+    ms_with_tests,
+    with_tests,
+)
 
 MORE = """
 test('more units', () => {
@@ -66,30 +73,44 @@ def test_ms_parse_mutants_are_killed_by_its_recorded_calls(
     assert rate >= 0.9
 
 
+# (package, its test file, the target, its file and qualname): ms's parse (CommonJS) and
+# camelcase's camelCase (an ES module's binding), each with the few calls of its basic cases
+WIDENED_CASES = {
+    "ms": ("ms.test.js", PARSE, "index.js", "parse"),
+    "camelcase": (
+        "camelcase.test.js",
+        NodeTarget("index.js", (), scope="camelCase"),
+        "index.js",
+        "camelCase",
+    ),
+}
+
+
+@pytest.mark.parametrize("package", sorted(WIDENED_CASES))
 def test_widened_calls_kill_what_the_recorded_ones_miss(
-    local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path
+    local: Sandbox, npm_repos: dict[str, Path], tmp_path: Path, package: str
 ) -> None:
     """With only the few calls of the basic cases recorded, the inputs fast-check widens from
-    them (their outcomes the original's) kill more of `parse`'s mutants."""
-    tree = ms_with_tests(npm_repos, tmp_path, {"ms.test.js": TESTS})
-    recorded = record_tests(local, tree, [PARSE], ["test/ms.test.js"])
+    them (their outcomes the original's) kill more of the target's mutants."""
+    test_file, target, path, qualname = WIDENED_CASES[package]
+    text = HEAD + TESTS if package == "ms" else CAMELCASE_TESTS
+    tree = with_tests(npm_repos, package, tmp_path, {test_file: text})
+    recorded = record_tests(local, tree, [target], [f"test/{test_file}"])
     samples = [r.call.args for r in recorded.calls]
     widened = [NodeCall(args) for args in widen_calls(local, samples, Widening(count=150))]
     calls = [r.call for r in recorded.calls] + widened
-    original = run_node(local, tree, PARSE, calls).outcomes
+    original = run_node(local, tree, target, calls).outcomes
     assert all(o.status in (Status.RETURNED, Status.RAISED) for o in original)
-    source = (tree / "index.js").read_bytes()
-    found = mutants(source, target_named(tree, "index.js", "parse"), limit=40)
+    source = (tree / path).read_bytes()
+    found = mutants(source, target_named(tree, path, qualname), limit=30)
     by_recorded = by_widened = 0
     for mutant in found:
-        outcomes = run_node(local, tree, PARSE, calls, candidate=mutant_file(source, mutant))
+        outcomes = run_node(local, tree, target, calls, candidate=mutant_file(source, mutant))
         differs = [
             comparable(a) != comparable(b) for a, b in zip(outcomes.outcomes, original, strict=True)
         ]
         by_recorded += any(differs[: len(recorded.calls)])
         by_widened += any(differs)
-    print(
-        f"\nms parse, {len(recorded.calls)} recorded calls: {by_recorded} of {len(found)} killed;"
-    )
-    print(f"with {len(widened)} widened calls: {by_widened} of {len(found)} killed")
+    head = f"\n{package} {qualname}: of {len(found)} mutants, {len(recorded.calls)} recorded calls"
+    print(f"{head} kill {by_recorded}, with {len(widened)} widened calls {by_widened}")
     assert by_widened > by_recorded
