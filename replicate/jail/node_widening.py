@@ -22,7 +22,14 @@ from typing import Any
 
 from replicate.errors import InfraError
 from replicate.jail.frames import read_frame
-from replicate.jail.node import MAX_DEPTH, MAX_ITEMS, RUNNER_DIR, NodeSettings, node_request
+from replicate.jail.node import (
+    MAX_DEPTH,
+    MAX_ITEMS,
+    RUNNER_DIR,
+    NodeCall,
+    NodeSettings,
+    node_request,
+)
 from replicate.jail.node_tools import FAST_CHECK, tool_modules
 from replicate.sandbox import CHANNEL_FD, Mount, Sandbox
 from replicate.values import javascript as js
@@ -81,6 +88,21 @@ def widen_calls(
     request = node_request(modules, job, settings, mounts, script=(str(WIDEN),))
     result = sandbox.run(request)
     return read_widened(result.channel, nonce, result.exit_code)
+
+
+def widen_node_calls(
+    sandbox: Sandbox, calls: Sequence[NodeCall], widening: Widening = Widening()
+) -> tuple[NodeCall, ...]:
+    """`widen_calls` on recorded calls as `run_node` takes them: a method's calls keep a `this`
+    of the recorded ones (an instance is never varied: its fields hold together), their
+    arguments widened; a function's calls, their arguments."""
+    selves = [c for c in calls if c.this is not None]
+    if not selves:
+        return tuple(
+            NodeCall(args) for args in widen_calls(sandbox, [c.args for c in calls], widening)
+        )
+    samples = [(c.this, *c.args) for c in selves if c.this is not None]
+    return tuple(NodeCall(args[1:], args[0]) for args in widen_calls(sandbox, samples, widening))
 
 
 def read_widened(channel: bytes, nonce: str, exit_code: int | None) -> tuple[Args, ...]:

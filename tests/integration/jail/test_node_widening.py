@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from replicate.errors import InfraError
-from replicate.jail.node import NodeCall, NodeTarget, Status, run_node
-from replicate.jail.node_widening import Widening, read_widened, widen_calls
+from replicate.jail.node import CallKind, NodeCall, NodeTarget, Status, run_node
+from replicate.jail.node_widening import Widening, read_widened, widen_calls, widen_node_calls
 from replicate.sandbox import Sandbox, get_sandbox
 from replicate.values import javascript as js
 
@@ -105,3 +105,19 @@ def test_nothing_recorded_nothing_widened_and_an_unfinished_run_is_infra(local: 
         read_widened(b"abc widened\n", "abc", 1)
     with pytest.raises(ValueError, match="count"):
         Widening(count=-1)
+
+
+def test_a_methods_calls_keep_a_recorded_this(local: Sandbox, tmp_path: Path) -> None:
+    (tmp_path / "counter.js").write_text(
+        "class Counter { add(k) { return this.n + k; } }\nmodule.exports = { Counter };\n"
+    )
+    selves = [js.Instance("Counter", js.fields({"n": js.Num.of(n)})) for n in (1, 5)]
+    recorded = [NodeCall((js.Num.of(2),), selves[0]), NodeCall((js.Num.of(3),), selves[1])]
+    widened = widen_node_calls(local, recorded, Widening(count=40))
+    assert len(widened) > 10 and {c.this for c in widened} <= set(selves)
+    assert all(len(c.args) == 1 and isinstance(c.args[0], js.Num) for c in widened)
+    target = NodeTarget("counter.js", ("Counter",), CallKind.METHOD, "add")
+    run = run_node(local, tmp_path, target, widened)
+    assert all(o.status is Status.RETURNED for o in run.outcomes)
+    functions = widen_node_calls(local, [NodeCall(("a",))], Widening(count=10))
+    assert functions and all(c.this is None for c in functions)
