@@ -101,7 +101,8 @@ def _plan(sources: Sequence[Source], out: Path, options: ManyOptions, show: Prog
             continue
         previous = ledger.get(placed.source.text)
         pin = placed.pinned
-        if previous and previous.done_at(placed.key, pin.commit) and _present(out, previous):
+        kinds = tuple(sorted(options.kinds))
+        if previous and previous.done_at(placed.key, pin.commit, kinds) and _present(out, previous):
             skipped.append(placed.source.text)
             if placed.drop is None:  # --replace: the batch keeps this commit alone
                 prune_repo(out, placed.key, pin.commit)

@@ -119,6 +119,7 @@ def _minted(
         drops=tuple((r.value, n) for r, n in by_reason(d for s in funnel.stages for d in s.drops)),
         licence=find_licence(repos[0]) if repos else None,
         worker=worker,
+        kinds=job.kinds,
     )
 
 

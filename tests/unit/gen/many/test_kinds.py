@@ -15,6 +15,7 @@ from replicate.cli.main import build_parser, main
 from replicate.core import TaskKind
 from replicate.gen import DEFAULT_KINDS, ManyOptions
 from replicate.gen.many import child, driver, job
+from replicate.gen.many.ledger import RepoOutcome
 from replicate.gen.many.pin import Pinned
 from replicate.gen.many.placing import Placed
 from replicate.gen.many.process import Ended
@@ -79,3 +80,15 @@ def test_each_job_and_its_child_mint_those_kinds(
     monkeypatch.setattr(child, "mint", mint)
     child.run(given)
     assert minted == [ALL]
+
+
+def test_a_repository_minted_with_other_kinds_is_minted_again() -> None:
+    two = tuple(sorted(DEFAULT_KINDS))
+    every = tuple(sorted(ALL))
+    line = '{"source": "r", "status": "minted", "key": "r", "commit": "c"}'  # before kinds
+    older = RepoOutcome.model_validate_json(line)
+    assert older.kinds == two and older.done_at("r", "c", two)
+    assert not older.done_at("r", "c", every)  # class asked for now: not done
+    assert RepoOutcome(source="r", status="minted", key="r", commit="c", kinds=every).done_at(
+        "r", "c", every
+    )
