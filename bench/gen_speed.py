@@ -2,6 +2,7 @@
 
 ```bash
 python bench/gen_speed.py [--lib NAME==VERSION]... [--no-samplelib] [--rounds 1] [--keep]
+                          [--by-kinds]
 ```
 
 Per library (the bundled sample library always; pinned PyPI sdists made into git repositories
@@ -14,6 +15,11 @@ session's child each) and their mean ms, CPU seconds of the whole process tree
 lock: near the wall time, it is what bounds the gen), tasks per minute, and the cold/fast
 ratios; and whether both modes wrote the same tasks (as the bundled-batch test compares
 them: byte for byte but for the timing limits measured at gen time).
+
+With `--by-kinds`, the two mintings of a round are instead both with the speed-ups: one of
+function and method tasks only (gen's default), one of every kind gen mints (`MINTED_KINDS` of
+the code it runs: class, and module once gen mints it); printed: the stages, the tasks of each
+kind, and the wall time of all kinds against function and method only, as a ratio.
 """
 
 from __future__ import annotations
@@ -182,11 +188,19 @@ def cpu_clock() -> Iterator[list[float]]:
             group.rmdir()
 
 
-def one_gen(repo: str, out: Path, workers: int, cold: bool) -> dict[str, Any]:
+def one_gen(
+    repo: str, out: Path, workers: int, cold: bool, kinds: str | None = None
+) -> dict[str, Any]:
     """Mint once, in this process, instrumented (the `--one` mode), with the process set up as
-    `replicate gen` sets up its own."""
+    `replicate gen` sets up its own; `kinds`: as `gen --kinds` (None: gen's default)."""
     sys.path.insert(0, str(ROOT))
     from replicate.gen import GenOptions, mint
+
+    asked: dict[str, Any] = {}
+    if kinds is not None:
+        from replicate.gen import parse_kinds
+
+        asked["kinds"] = parse_kinds(kinds)
 
     with contextlib.suppress(ImportError):  # as the CLI's `main` does, where the code has it
         from replicate.cli.main import collect_less_often
@@ -196,7 +210,7 @@ def one_gen(repo: str, out: Path, workers: int, cold: bool) -> dict[str, Any]:
     _instrument(tally)
     with cpu_clock() as cpu:
         started, own = time.monotonic(), _own_cpu_s()
-        report = mint(GenOptions(repo=repo, out=out, workers=workers, cold=cold), clock)
+        report = mint(GenOptions(repo=repo, out=out, workers=workers, cold=cold, **asked), clock)
         wall, own = time.monotonic() - started, _own_cpu_s() - own
         clock.stage("end")
     return {
@@ -218,9 +232,12 @@ def _own_cpu_s() -> float:
     return used.ru_utime + used.ru_stime
 
 
-def run_one(repo: str, out: Path, workers: int, cold: bool) -> dict[str, Any]:
+def run_one(
+    repo: str, out: Path, workers: int, cold: bool, kinds: str | None = None
+) -> dict[str, Any]:
     command = [sys.executable, __file__, "--one", repo, "--out", str(out)]
     command += ["--workers", str(workers), *(["--cold"] if cold else [])]
+    command += ["--kinds", kinds] if kinds is not None else []
     env = {**os.environ, "PYTHONPATH": str(ROOT)}
     done = subprocess.run(command, capture_output=True, text=True, env=env, check=False)
     if done.returncode != 0:
@@ -318,6 +335,44 @@ def report(
     print(f"{'tasks':24} {fast[0]['tasks']:9} {cold[0]['tasks']:9}")
 
 
+def every_kind() -> str:
+    """Every kind gen mints, in the code this script runs with (`--kinds` of `gen`)."""
+    sys.path.insert(0, str(ROOT))
+    from replicate.core import TaskKind
+    from replicate.gen import MINTED_KINDS
+
+    return ",".join(kind.value for kind in TaskKind if kind in MINTED_KINDS)
+
+
+def tasks_by_kind(out: Path) -> Counter[str]:
+    """The batch's tasks, counted by task kind (a classmethod's task is a method task)."""
+    specs = (json.loads(p.read_text()) for p in out.glob("specs/*/task.json"))
+    named = (str(spec.get("kind", "?")) for spec in specs)
+    return Counter(kind if kind in ("function", "class", "module") else "method" for kind in named)
+
+
+def by_kinds(name: str, repo: str, scratch: Path, args: argparse.Namespace) -> None:
+    """Function and method only against every kind, both with the speed-ups, `args.rounds`
+    times (which goes first alternating); printed as the ratio of their median wall times."""
+    modes = {"function,method": "two", every_kind(): "all"}
+    runs: dict[str, list[dict[str, Any]]] = {kinds: [] for kinds in modes}
+    for n in range(args.rounds):
+        for kinds in sorted(modes, reverse=n % 2 == 1):
+            out = scratch / f"{name}-{n}-{modes[kinds]}"
+            runs[kinds].append({**run_one(repo, out, args.workers, False, kinds), "out": out})
+    print(f"\n## {name}  (rounds: {args.rounds})")
+    stages = list(dict.fromkeys(s for mode in runs.values() for s in mode[0]["stages"]))
+    print(f"{'stage':58} " + " ".join(f"{k:>24}" for k in modes))
+    for stage in stages:
+        cells = (statistics.median(r["stages"].get(stage, 0.0) for r in runs[k]) for k in modes)
+        print(f"{stage[:58]:58} " + " ".join(f"{c:24.1f}" for c in cells))
+    for kinds in modes:
+        counted = dict(sorted(tasks_by_kind(runs[kinds][0]["out"]).items()))
+        print(f"{kinds:40} wall {_median(runs[kinds], 'wall_s'):7.1f} s  tasks {counted}")
+    two, every = (_median(runs[k], "wall_s") for k in modes)
+    print(f"gen time, {every_kind()} / function,method: {every / two:.2f}x")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lib", action="append", help="NAME==VERSION of a pinned PyPI sdist")
@@ -325,16 +380,23 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=1)
     parser.add_argument("--workers", type=int, default=_default_workers())
     parser.add_argument("--keep", action="store_true", help="keep the minted batches")
+    parser.add_argument(
+        "--by-kinds", action="store_true", help="every kind gen mints against function,method"
+    )
+    parser.add_argument("--kinds", help=argparse.SUPPRESS)
     parser.add_argument("--one", help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, help=argparse.SUPPRESS)
     parser.add_argument("--cold", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.one:
-        print(json.dumps(one_gen(args.one, args.out, args.workers, args.cold)))
+        print(json.dumps(one_gen(args.one, args.out, args.workers, args.cold, args.kinds)))
         return
     scratch = Path(tempfile.mkdtemp(prefix="bench-gen-"))
     try:
         for name, repo in _libraries(args, scratch):
+            if args.by_kinds:
+                by_kinds(name, repo, scratch, args)
+                continue
             runs: dict[bool, list[dict[str, Any]]] = {False: [], True: []}
             for n in range(args.rounds):
                 for cold in (n % 2 == 1, n % 2 == 0):  # alternate which goes first

@@ -138,6 +138,8 @@ def task_difficulty(task: LoadedTask, indexes: dict[str, CopyIndex] | None = Non
     strata: Counter[str] = Counter(item.stratum for item in task.inputs)
     strength = task.hidden.strength
     kill_rate = strength.kill_rate if strength is not None else None
+    # no call sequences are stored with a task yet: once they are, their step counts go to
+    # `measure(..., sequence_steps=...)` here
     return measure(source, target, strata, kill_rate, copy)
 
 

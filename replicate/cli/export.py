@@ -96,8 +96,9 @@ def handle(args: argparse.Namespace) -> int:
     chosen = exporter(args.format)  # an unknown format fails before the batch is read
     options = options_from(args, folder=chosen.workdir is not None)
     bands, bound = difficulty_filters(args)
+    kinds = kinds_filter(args)
     batch = Batch.open(args.tasks, verify=not args.no_verify)
-    task_ids = choose(batch, args.task, args.limit, bands, bound, kinds_filter(args))
+    task_ids = choose(batch, args.task, args.limit, bands, bound, kinds)
     plan = plan_export(batch, task_ids, options, workdir=chosen.workdir)
     written = chosen.export(batch, plan, args.out, options)
     if args.json:

@@ -100,7 +100,8 @@ def register(sub: Any) -> None:
         "--kinds",
         metavar="KINDS",
         help="task kinds to mint, comma-separated: function, method, class (every method of a "
-        "class at once; needs method); default: function,method; module: not yet",
+        "class at once; needs method); default: function,method; module: not yet; with --repos, in "
+        "every repository",
     )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.add_argument(
@@ -115,8 +116,6 @@ def register(sub: Any) -> None:
 
 def handle(args: argparse.Namespace) -> int:
     if args.repos is not None:
-        if args.kinds is not None:
-            raise ReplicateError("--kinds is for --repo: --repos mints every kind gen mints")
         return gen_many.handle(args)
     if args.executor != "local" or args.repo_budget is not None:
         raise ReplicateError("--executor and --repo-budget are for --repos")

@@ -16,7 +16,7 @@ from replicate.cli.executors import add_executor_arguments
 from replicate.cli.progress import progress_display
 from replicate.errors import ReplicateError
 from replicate.executors import get_executor
-from replicate.gen import CARD_MD, BatchCard, ManyOptions, mint_many
+from replicate.gen import CARD_MD, DEFAULT_KINDS, BatchCard, ManyOptions, mint_many, parse_kinds
 
 
 def add_arguments(p: argparse.ArgumentParser) -> None:
@@ -44,6 +44,7 @@ def handle(args: argparse.Namespace) -> int:
         min_kill_rate=None if args.no_strength else args.min_kill_rate,
         repo_budget_s=args.repo_budget,
         replace=args.replace,
+        kinds=DEFAULT_KINDS if args.kinds is None else parse_kinds(args.kinds),
     )
     executor = get_executor(args.executor, parallel=args.jobs, address=args.ray_address)
     with executor, progress_display(plain=args.json) as progress:

@@ -183,6 +183,7 @@ def _allow_hosts(values: list[str], sandbox: Sandbox, *, host_side: bool) -> tup
 
 def handle(args: argparse.Namespace) -> int:
     bands, bound = difficulty_filters(args)
+    kinds = kinds_filter(args)  # before anything is started: a wrong name fails at once
     model = _model_config(args)
     sandbox = get_sandbox(args.sandbox)
     agent = AgentConfig(
@@ -206,7 +207,7 @@ def handle(args: argparse.Namespace) -> int:
         limit=args.limit,
         bands=bands,
         max_solve_rate=bound,
-        kinds=kinds_filter(args),
+        kinds=kinds,
         keep_workspaces=args.keep_workspaces,
         repo_tests=args.repo_tests,
         verify=not args.no_verify,

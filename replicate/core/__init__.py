@@ -27,7 +27,15 @@ from replicate.core.copying import (
     target_tokens,
     visible_in,
 )
-from replicate.core.difficulty import BANDS, MEASURE, Band, Difficulty, measure
+from replicate.core.difficulty import (
+    BANDS,
+    KIND_ORDER,
+    MEASURE,
+    Band,
+    Difficulty,
+    curriculum_key,
+    measure,
+)
 from replicate.core.drops import DropReason, by_reason, checked_reason
 from replicate.core.ids import MAX_PART, normalise_repo_url, repo_dir_name, slug, task_id
 from replicate.core.parsing import PARSE_LOCK
@@ -81,6 +89,7 @@ from replicate.core.sequences import (
 __all__ = [
     "BANDS",
     "CONSTRUCT",
+    "KIND_ORDER",
     "MAX_CANDIDATE_BYTES",
     "MAX_PART",
     "MAX_SEQUENCE_STEPS",
@@ -140,6 +149,7 @@ __all__ = [
     "body_tokens",
     "by_reason",
     "checked_reason",
+    "curriculum_key",
     "fenced_blocks",
     "higher",
     "measure",

@@ -10,10 +10,10 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from replicate.core import Funnel, NullProgress
+from replicate.core import Funnel, NullProgress, TaskKind
 from replicate.errors import ReplicateError
 from replicate.gen.many.process import child_main, internal_error
-from replicate.gen.pipeline import GenOptions, mint
+from replicate.gen.pipeline import DEFAULT_KINDS, GenOptions, mint
 
 
 class ChildJob(BaseModel):
@@ -29,6 +29,7 @@ class ChildJob(BaseModel):
     sandbox: str
     workers: int
     min_kill_rate: float | None
+    kinds: tuple[TaskKind, ...] = tuple(sorted(DEFAULT_KINDS))  # to mint (`gen --kinds`)
 
 
 class ChildResult(BaseModel):
@@ -49,6 +50,7 @@ def run(job: ChildJob) -> ChildResult:
         sandbox=job.sandbox,
         workers=job.workers,
         min_kill_rate=job.min_kill_rate,
+        kinds=frozenset(job.kinds),
     )
     try:
         report = mint(options, NullProgress())

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from replicate.batch import SPECS, write_difficulty
 from replicate.cache import file_lock
-from replicate.core import NullProgress, Progress, name_problem, slug
+from replicate.core import NullProgress, Progress, TaskKind, name_problem, slug
 from replicate.errors import ReplicateError
 from replicate.executors import Executor
 from replicate.gen.many.card import BatchCard, build_card, write_card
@@ -24,6 +24,7 @@ from replicate.gen.many.merge import forget_repo, merge_repo, prune_repo
 from replicate.gen.many.pin import Pinned, pin_source
 from replicate.gen.many.placing import Placed, Refused, place
 from replicate.gen.many.sources import Source, read_sources
+from replicate.gen.pipeline import DEFAULT_KINDS
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
 
 STAGING = ".staging"
@@ -40,6 +41,7 @@ class ManyOptions:
     min_kill_rate: float | None = DEFAULT_MIN_KILL_RATE
     repo_budget_s: float | None = None
     replace: bool = False  # one commit per repository: a later line's replaces an earlier's
+    kinds: frozenset[TaskKind] = DEFAULT_KINDS  # the task kinds to mint in every repository
 
 
 @dataclass(frozen=True)
@@ -99,7 +101,8 @@ def _plan(sources: Sequence[Source], out: Path, options: ManyOptions, show: Prog
             continue
         previous = ledger.get(placed.source.text)
         pin = placed.pinned
-        if previous and previous.done_at(placed.key, pin.commit) and _present(out, previous):
+        kinds = tuple(sorted(options.kinds))
+        if previous and previous.done_at(placed.key, pin.commit, kinds) and _present(out, previous):
             skipped.append(placed.source.text)
             if placed.drop is None:  # --replace: the batch keeps this commit alone
                 prune_repo(out, placed.key, pin.commit)
@@ -139,6 +142,7 @@ def _job(placed: Placed, options: ManyOptions) -> RepoJob:
         workers=options.workers,
         min_kill_rate=options.min_kill_rate,
         budget_s=None if budget is None else max(budget - placed.pinned.seconds, 0.1),
+        kinds=tuple(sorted(options.kinds)),
     )
 
 

@@ -16,11 +16,12 @@ from pydantic import ValidationError
 
 from replicate import scratch
 from replicate.batch import HIDDEN, REPOS
-from replicate.core import Funnel, HiddenTask, by_reason
+from replicate.core import Funnel, HiddenTask, TaskKind, by_reason
 from replicate.gen.many.child import ChildJob, ChildResult
 from replicate.gen.many.ledger import RepoOutcome, Stage, Worker
 from replicate.gen.many.licence import find_licence
 from replicate.gen.many.process import crash_reason, run_child
+from replicate.gen.pipeline import DEFAULT_KINDS
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,7 @@ class RepoJob:
     workers: int
     min_kill_rate: float | None
     budget_s: float | None
+    kinds: tuple[TaskKind, ...] = tuple(sorted(DEFAULT_KINDS))  # to mint (`gen --kinds`)
 
 
 @dataclass(frozen=True)
@@ -80,6 +82,7 @@ def _run_child(job: RepoJob, tmp: Path, out: Path) -> tuple[ChildResult, Stage, 
         sandbox=job.sandbox,
         workers=job.workers,
         min_kill_rate=job.min_kill_rate,
+        kinds=job.kinds,
     )
     ended = run_child("replicate.gen.many.child", child, tmp, job.budget_s)
     if ended.out_of_time:
@@ -116,6 +119,7 @@ def _minted(
         drops=tuple((r.value, n) for r, n in by_reason(d for s in funnel.stages for d in s.drops)),
         licence=find_licence(repos[0]) if repos else None,
         worker=worker,
+        kinds=job.kinds,
     )
 
 

@@ -1,6 +1,6 @@
 """`DIR/repos.jsonl`: what became of each repository of a `--repos` minting, one line written as
 each repository finishes (the last line of a source wins). A rerun skips the repositories whose
-line says minted at the same commit and grader version: the minting resumes."""
+line says minted at the same commit, grader version and task kinds: the minting resumes."""
 
 from __future__ import annotations
 
@@ -12,6 +12,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from replicate import GRADER_VERSION, jsonl
+from replicate.core import TaskKind
+from replicate.gen.pipeline import DEFAULT_KINDS
 
 LEDGER = "repos.jsonl"
 Stage = Literal["set-up", "gen", "budget"]
@@ -51,13 +53,15 @@ class RepoOutcome(BaseModel):
     licence: str | None = None
     worker: Worker | None = None
     log_tail: str = ""  # the end of the child's stderr, when its minting crashed
+    # the task kinds asked for (`gen --kinds`; a line written before kinds: gen's default)
+    kinds: tuple[TaskKind, ...] = tuple(sorted(DEFAULT_KINDS))
 
-    def done_at(self, key: str, commit: str) -> bool:
-        """Minted at this commit by this grader version: nothing left to do."""
+    def done_at(self, key: str, commit: str, kinds: tuple[TaskKind, ...]) -> bool:
+        """Minted at this commit by this grader version, of these kinds: nothing left to do."""
         return (
             self.status == "minted"
             and self.grader_version == GRADER_VERSION
-            and (self.key, self.commit) == (key, commit)
+            and (self.key, self.commit, self.kinds) == (key, commit, kinds)
         )
 
 

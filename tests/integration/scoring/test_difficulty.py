@@ -86,7 +86,7 @@ def test_export_difficulty_takes_the_tasks_of_that_band(tmp_path: Path) -> None:
     assert {json.loads(line)["task_id"] for line in lines} == expected
 
 
-def test_an_entry_of_another_measure_is_measured_again_its_solve_rate_kept(
+def test_an_entry_of_another_measure_or_older_fields_is_measured_again_its_solve_rate_kept(
     tiny: Tiny, tmp_path: Path
 ) -> None:
     copy = tiny.copy_batch(tmp_path / "batch")
@@ -103,7 +103,12 @@ def test_an_entry_of_another_measure_is_measured_again_its_solve_rate_kept(
         )
         for ident, entry in written.tasks.items()
     }
-    (copy / DIFFICULTY).write_text(DifficultyFile(tasks=old).model_dump_json(), encoding="utf-8")
+    older = DifficultyFile(tasks=old).model_dump(mode="json")
+    for entry in older["tasks"].values():  # written before the size features were measured
+        for name in ("kind", "lines_hidden", "members", "member_calls", "sequence_steps", "points"):
+            del entry["difficulty"][name]
+    (copy / DIFFICULTY).write_text(json.dumps(older), encoding="utf-8")
+    assert read_difficulty(copy) is not None  # still read: the solve rates are not lost
     again = difficulties(Batch.open(copy), tiny.task_ids)
     for ident, entry in again.items():
         assert entry.measure == MEASURE and entry.solve == solve

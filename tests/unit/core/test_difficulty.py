@@ -8,8 +8,17 @@ from pathlib import Path
 import pytest
 
 from replicate.core.copying import Copy
-from replicate.core.difficulty import COPIED, POINTS, _repo_calls, _repo_names, band, measure
-from replicate.core.records import Target
+from replicate.core.difficulty import (
+    COPIED,
+    KIND_ORDER,
+    POINTS,
+    _repo_calls,
+    _repo_names,
+    band,
+    curriculum_key,
+    measure,
+)
+from replicate.core.records import Target, TaskKind
 from replicate.languages.python import PythonLanguage
 
 SOURCE = """
@@ -70,6 +79,32 @@ def not_found(request, why=""):
 
 def refuse(request, method):
     return method
+
+
+class Cache:
+    """A cache that evicts its oldest key."""
+
+    def __init__(self, size):
+        self.size = size
+        self.data = {}
+
+    def get(self, key):
+        return self.data.get(key)
+
+    def put(self, key, value):
+        self.data[key] = value
+        if len(self.data) > self.size:
+            self.evict()
+        return self.get(key)
+
+    def evict(self):
+        oldest = next(iter(self.data))
+        del self.data[oldest]
+        return Cache.evict_count(self)
+
+    @staticmethod
+    def evict_count(cache):
+        return cache.size - len(cache.data)
 '''
 
 
@@ -78,7 +113,8 @@ def targets(tmp_path: Path) -> dict[str, Target]:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "__init__.py").write_text("")
     (tmp_path / "pkg" / "web.py").write_text(MODULE)
-    return {t.name: t for t in PythonLanguage().discover(tmp_path).targets}
+    found = PythonLanguage().discover(tmp_path)
+    return {t.name: t for t in found.targets + found.classes}
 
 
 def test_a_small_function_is_easy(targets: dict[str, Target]) -> None:
@@ -112,9 +148,13 @@ def test_a_copied_body_is_one_band_easier(targets: dict[str, Target]) -> None:
         ({"complexity": 4, "statements": 5}, "medium"),  # two
         ({"complexity": 8, "statements": 5}, "medium"),  # three (complexity counts twice)
         ({"complexity": 8, "statements": 5, "repo_calls": 2}, "hard"),  # four
-        ({"body_lines": 30, "complexity": 4}, "medium"),  # three: lines count twice too
-        ({"body_lines": 30, "complexity": 4, "statements": 5}, "hard"),
-        ({"complexity": 3, "statements": 4, "body_lines": 11, "repo_calls": 1}, "easy"),
+        ({"lines_hidden": 30, "complexity": 4}, "medium"),  # three: lines count twice too
+        ({"lines_hidden": 30, "complexity": 4, "statements": 5}, "hard"),
+        ({"complexity": 3, "statements": 4, "lines_hidden": 11, "repo_calls": 1}, "easy"),
+        ({"lines_hidden": 80}, "medium"),  # three: a long body's size point
+        ({"members": 2, "complexity": 4}, "medium"),  # two: a class's members count
+        ({"members": 6, "member_calls": 2, "sequence_steps": 8}, "hard"),  # four size points
+        ({"members": 1, "member_calls": 1, "sequence_steps": 7}, "easy"),  # below each
     ],
 )
 def test_bands_follow_the_documented_points(features: dict[str, int], expected: str) -> None:
@@ -136,3 +176,46 @@ def test_calls_into_the_repository_are_told_from_the_rest() -> None:
     method = module.body[-1].body[0]  # type: ignore[attr-defined]
     # local, helpers.one, slug, util.two, self.other: not os.path.join, OrderedDict, len, cls_free
     assert _repo_calls(method, names) == 5
+
+
+def test_a_function_has_one_member_and_no_size_points(targets: dict[str, Target]) -> None:
+    found = measure(MODULE, targets["route"], {}, None)
+    assert found.kind is TaskKind.FUNCTION and found.members == 1 and found.member_calls == 0
+    assert found.lines_hidden == found.body_lines and found.sequence_steps is None
+    unsized = {"complexity": found.complexity, "statements": found.statements}
+    unsized |= {"lines_hidden": found.body_lines, "repo_calls": found.repo_calls}
+    assert found.points == sum(unsized[name] >= least for name, least in POINTS[:6])
+    assert found.band == "hard"
+
+
+def test_a_class_is_measured_by_its_members_and_the_calls_between_them(
+    targets: dict[str, Target],
+) -> None:
+    cache = targets["Cache"]
+    assert cache.task_kind is TaskKind.CLASS
+    found = measure(MODULE, cache, {}, None)
+    assert found.kind is TaskKind.CLASS and found.members == 5
+    # put -> evict, put -> get, evict -> Cache.evict_count; not `self.data.get` nor len(...)
+    assert found.member_calls == 3
+    assert found.lines_hidden == sum(
+        m.body_span.end_line - m.body_span.start_line + 1 for m in cache.members
+    )
+    assert found.lines_hidden < found.body_lines  # the members' def lines are not hidden
+    assert found.sequence_steps is None
+    longer = measure(MODULE, cache, {}, None, sequence_steps=(3, 9, 12))
+    assert longer.sequence_steps == 9 and longer.points == found.points + 1
+    # the class earns more than any one of its members, whatever its kind sorts it after
+    members = [measure(MODULE, m, {}, None) for m in cache.members]
+    assert all(found.points > m.points for m in members)
+
+
+def test_the_curriculum_goes_by_kind_then_points(targets: dict[str, Target]) -> None:
+    assert KIND_ORDER == (TaskKind.FUNCTION, TaskKind.METHOD, TaskKind.CLASS, TaskKind.MODULE)
+    found = [measure(MODULE, t, {}, None) for t in targets.values()]
+    ordered = sorted(found, key=curriculum_key)
+    kinds = [d.kind for d in ordered]
+    assert kinds == sorted(kinds, key=KIND_ORDER.index)
+    assert {TaskKind.FUNCTION, TaskKind.METHOD, TaskKind.CLASS} <= set(kinds)
+    route = measure(MODULE, targets["route"], {}, None)  # hard, yet before the class
+    assert route.points > ordered[-1].points - 2 and ordered[-1].kind is TaskKind.CLASS
+    assert curriculum_key(route) < curriculum_key(ordered[-1])

@@ -1,0 +1,144 @@
+"""A class task (task kind `class`) taken by everything downstream of gen, on the session's
+`boltons` batch (its class tasks, `test_class_tasks.py`; nothing minted here): every export
+format's workspace hides every member's body; `grade`, verl's and TRL's reward functions and
+`serve` (/grade, /get_reward) grade a completion holding the whole class at 1.0 and the stub at
+0.0; the built-in single-completion agent's answer, the class in a fenced block among prose, is
+spliced whole and earns 1.0; the report's page of the task shows its size."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from replicate.batch.store import Batch, LoadedTask
+from replicate.core import TaskKind
+from replicate.grading import original_source, stubbed_source
+from replicate.integrations.trl import reward_func
+from replicate.integrations.verl import compute_score
+from replicate.languages.python_splice import STUB_BODY
+from tests.e2e.conftest import Minted, replicate
+from tests.integration.agents.fake_chat import Answer, serve, text
+from tests.integration.integrations.server import serving
+
+
+@pytest.fixture(scope="module")
+def task(boltons: Minted) -> LoadedTask:
+    """The batch's class task with the fewest hidden inputs (the quickest to grade)."""
+    batch = Batch.open(boltons.batch)
+    ids = [i for i in batch.ids if batch.spec(i).task_kind is TaskKind.CLASS]
+    assert ids, "the boltons batch holds no class task"
+    return min((batch.load(i) for i in ids), key=lambda t: len(t.inputs))
+
+
+def whole_class(task: LoadedTask) -> str:
+    """The reference class, as a model would write it whole."""
+    span = task.hidden.target.def_span
+    return original_source(task)[span.start_byte : span.end_byte].decode("utf-8")
+
+
+def answer(task: LoadedTask) -> str:
+    """A single completion: a sentence, the whole class in a fenced block, a sentence."""
+    name = task.hidden.target.name
+    return f"Here is `{name}` with every method.\n\n```python\n{whole_class(task)}\n```\n\nDone."
+
+
+def hides_every_member(task: LoadedTask, shown: str) -> None:
+    """`shown`, a workspace's target file, is the stub: each member's body replaced, none left."""
+    members = task.hidden.target.members
+    assert shown == stubbed_source(task).decode("utf-8")
+    original = original_source(task)
+    stubs = STUB_BODY.decode()
+    assert shown.count(stubs) == original.decode().count(stubs) + len(members)
+    bodies = [original[m.body_span.start_byte : m.body_span.end_byte].decode() for m in members]
+    assert not [b for b in bodies if len(b) > 40 and b in shown]
+
+
+def test_every_export_format_hides_every_member_body(
+    boltons: Minted, task: LoadedTask, tmp_path: Path
+) -> None:
+    path = task.hidden.target.path
+    base = ("--tasks", str(boltons.batch), "--task", task.id, "--context", "file")
+    for fmt in ("rows", "inspect", "harbor"):
+        done = replicate("export", *base, "--format", fmt, "--out", str(tmp_path / fmt))
+        assert done.returncode == 0, done.stderr[-2000:]
+    (row,) = [json.loads(line) for line in (tmp_path / "rows.jsonl").open()]
+    prompt = row["prompt"][0]["content"]
+    assert row["reward_model"]["ground_truth"] == task.id
+    assert all(f"`{m.name}`" in prompt for m in task.hidden.target.members)
+    assert stubbed_source(task).decode("utf-8").strip() in prompt  # --context file: the stub
+    assert task.id not in row["visible_task_ids"]
+    hides_every_member(task, (tmp_path / "inspect" / "workspaces" / task.id / path).read_text())
+    harbor = tmp_path / "harbor" / task.id
+    (shown,) = [p for p in (harbor / "environment").rglob(Path(path).name) if p.is_file()]
+    hides_every_member(task, shown.read_text())
+
+
+def test_grade_reward_functions_and_serve_take_the_whole_class(
+    boltons: Minted, task: LoadedTask, tmp_path: Path
+) -> None:
+    right, stub = answer(task), stubbed_source(task).decode("utf-8")
+    graded = []
+    for name, candidate in (("right", right), ("stub", stub)):
+        (tmp_path / name).write_text(candidate)
+        done = replicate(
+            "grade", "--tasks", str(boltons.batch), "--task", task.id,
+            "--candidate", str(tmp_path / name), timeout=600,
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr[-2000:]
+        graded.append(json.loads(done.stdout)["reward"])
+    assert graded == [1.0, 0.0]
+    info = {"tasks_dir": str(boltons.batch)}
+    verl = [compute_score("replicate", c, task.id, info)["score"] for c in (right, stub)]
+    assert verl == [1.0, 0.0]
+    completions = [[{"role": "assistant", "content": c}] for c in (right, stub)]
+    trl = reward_func(["p", "p"], completions, [task.id] * 2, extra_info=[info] * 2)
+    assert trl == [1.0, 0.0]
+    with serving(boltons.batch, "--workers", "1") as server:
+        got = httpx.post(
+            f"{server.url}/grade", json={"task_id": task.id, "candidate": right}, timeout=600
+        ).json()
+        body = {"query": ["p\n" + right, "p\n" + stub], "prompts": ["p\n"] * 2}
+        rewards = httpx.post(
+            f"{server.url}/get_reward", json={**body, "labels": [task.id] * 2}, timeout=600
+        ).json()
+    assert (got["status"], got["reward"]) == ("graded", 1.0)
+    assert rewards["rewards"] == [1.0, 0.0]
+
+
+def test_the_builtin_agent_answers_the_whole_class_and_the_report_shows_it(
+    boltons: Minted, task: LoadedTask, tmp_path: Path
+) -> None:
+    asked: list[str] = []
+
+    def script(request: dict[str, Any]) -> Answer:
+        asked.append(request["messages"][-1]["content"])
+        return text(answer(task))
+
+    out = tmp_path / "run"
+    with serve(script) as chat:
+        args = ("--tasks", str(boltons.batch), "--out", str(out), "--kinds", "class")
+        args += ("--task", task.id, "--agent", "builtin:openai-single", "--model", "fake")
+        args += ("--base-url", chat.url, "--allow-host", "127.0.0.1", "--workers", "1", "--json")
+        done = subprocess.run(
+            [sys.executable, "-m", "replicate", "run", *args],
+            capture_output=True, text=True, timeout=900, check=False,
+            env={**os.environ, "OPENAI_API_KEY": "sk-test"},
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    (row,) = json.loads(done.stdout)["rows"]
+    assert (row["task_id"], row["status"], row["reward"]) == (task.id, "graded", 1.0)
+    (prompt,) = asked
+    assert all(f"`{m.name}`" in prompt for m in task.hidden.target.members)
+    page = tmp_path / "report.html"
+    made = replicate("report", str(out), "--out", str(page))
+    assert made.returncode == 0, made.stderr[-2000:]
+    html = page.read_text()
+    members = len(task.hidden.target.members)
+    assert task.id in html and "class task" in html and f"in {members} members" in html
