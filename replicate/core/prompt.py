@@ -26,22 +26,49 @@ REWARD_SENTENCE = (
 )
 
 
-def render_prompt(target: Target, examples: tuple[Example, ...], hidden_inputs: int) -> str:
+# A task prompt's words that depend on the target's language.
+_LANGUAGE_WORDS = {
+    "python": ("`raise NotImplementedError`", "exceptions (by type)", "self", "python"),
+    "javascript": (
+        '`throw new Error("not implemented")`',
+        "thrown errors (class and message)",
+        "this",
+        "javascript",
+    ),
+    "typescript": (
+        '`throw new Error("not implemented")`',
+        "thrown errors (class and message)",
+        "this",
+        "typescript",
+    ),
+}
+# A JavaScript/TypeScript task's reward: no degenerate baseline measured for it yet.
+SCRIPT_REWARD_SENTENCE = (
+    "The reward runs from 0 to 1: the share of the hidden inputs on which your code's outcome "
+    "(return value, thrown error, arguments after the call) equals the original's, as Node's "
+    "`assert.deepStrictEqual` compares values."
+)
+
+
+def render_prompt(
+    target: Target, examples: tuple[Example, ...], hidden_inputs: int, language: str = "python"
+) -> str:
     """TASK.md: what to implement, where, the signature, the docstring and a few examples."""
     kind = _KIND_WORDS[target.kind]
+    stub, raises, this, fence = _LANGUAGE_WORDS[language]
     where = f"`{target.path}` (line {target.def_span.start_line})"
     lines = [
         f"# Implement `{target.symbol}`",
         "",
         f"In this repository the body of the {kind} `{target.qualname}` in {where} has been "
-        "replaced by `raise NotImplementedError`. Write an implementation that behaves exactly "
+        f"replaced by {stub}. Write an implementation that behaves exactly "
         "like the original one did: the same return values (types included), the same "
-        "exceptions (by type), and the same effect on its arguments"
-        + (" and on `self`." if target.kind == "method" else "."),
+        f"{raises}, and the same effect on its arguments"
+        + (f" and on `{this}`." if target.kind == "method" else "."),
         "",
         "## Signature",
         "",
-        "```python",
+        f"```{fence}",
         target.signature.rstrip(),
         "```",
     ]
@@ -50,6 +77,7 @@ def render_prompt(target: Target, examples: tuple[Example, ...], hidden_inputs: 
     if examples:
         lines += ["", "## Examples", ""]
         lines += [f"- `{ex.call}` → `{ex.outcome}`" for ex in examples]
+    reward = REWARD_SENTENCE if language == "python" else SCRIPT_REWARD_SENTENCE
     lines += [
         "",
         "## How it is graded",
@@ -57,7 +85,7 @@ def render_prompt(target: Target, examples: tuple[Example, ...], hidden_inputs: 
         f"- Only `{target.path}` is taken from your workspace; edits to other files are ignored.",
         f"- Your {kind} is called on {hidden_inputs} hidden inputs in a sandbox without network, "
         "and its behaviour is compared with the original's.",
-        f"- {REWARD_SENTENCE}",
+        f"- {reward}",
         "- Keep the signature. Helpers you add to the same file are fine.",
         "",
     ]
