@@ -104,9 +104,7 @@ def test_a_candidate_that_does_not_parse_earns_0_with_its_reason(
     assert "does not parse" in str(verdict["reason"])
 
 
-def test_run_scores_an_agent_on_javascript_tasks(
-    minted: dict[str, Minted], tmp_path: Path
-) -> None:
+def test_run_scores_an_agent_on_javascript_tasks(minted: dict[str, Minted], tmp_path: Path) -> None:
     root = minted["ms"].batch
     shown = tmp_path / "agent"
     shown.mkdir()
