@@ -3,7 +3,8 @@
 cases (`javascript_repos.py`), minted once per session into one batch. Every task records its
 language, its reference (the original file) earns 1.0 through `replicate grade` and its stub 0.0,
 a candidate that does not parse earns 0 with the reason, and `replicate run --agent CMD` scores
-an agent that writes one function right 1.0 there and 0.0 on the tasks it leaves stubbed."""
+an agent that writes one function right 1.0 there and 0.0 on the tasks it leaves stubbed, and
+the reward functions' grader takes a model's fenced completion."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ import pytest
 from replicate.batch import Batch
 from replicate.cache import cache_root
 from replicate.grading import grade_text
+from replicate.integrations.grading import close_graders, grader_for
 from replicate.jail import Jail, context_for, get_sandbox
 from tests.e2e.conftest import Minted, mint, replicate
 from tests.e2e.javascript_repos import script_repo
@@ -124,3 +126,17 @@ def test_run_scores_an_agent_on_javascript_tasks(minted: dict[str, Minted], tmp_
     others = [row for ident, row in rows.items() if ident != plural]
     assert len(others) == sum(EXPECTED_TASKS.values()) - 1
     assert all(row["reward"] == 0.0 and row["status"] == "graded" for row in others)
+
+
+def test_the_reward_functions_grader_takes_a_fenced_javascript_completion(
+    minted: dict[str, Minted],
+) -> None:
+    grader = grader_for(minted["ms"].batch)
+    try:
+        plural = grader.resolve("index.plural")
+        right = grader.grade(plural, f"Here it is:\n```javascript\n{PLURAL}```\n")
+        assert (right.reward, right.reason) == (1.0, "all 11 hidden inputs match")
+        wrong = grader.grade(plural, "function plural(ms, msAbs, n, name) { return name; }")
+        assert wrong.reward == 0.0 and wrong.counterexample is not None
+    finally:
+        close_graders()
