@@ -115,7 +115,7 @@ def mint_scripts(
             publish.dropped(symbol, STAGES[1], DropReason.NOT_REACHABLE, why)
         else:
             reachable[symbol] = found
-    files = test_files(tree)
+    files = test_files(tree) if reachable else ()  # none: every target decided already
     show.stage(f"running the repository's {len(files)} test files to record calls")
     harvest = node_harvest.record_tests(
         work.sandbox,
