@@ -94,6 +94,7 @@ class ScriptWork:
     test_runner: str
     sandbox: Sandbox
     limit: int | None = None
+    min_kill_rate: float | None = None  # the strength floor, once `strength` measures one
 
 
 def mint_scripts(
@@ -178,7 +179,7 @@ def _mint_one(
     if len(stable) < MIN_TRACED:
         detail = f"{len(recorded) - len(stable)} of {len(recorded)} replayed to another outcome"
         return Dropped(STAGES[3], DropReason.TOO_FEW_DETERMINISTIC, detail)
-    inputs = widen(target, stable)
+    inputs = widen(work, target, stable)
     task = _task(work, target, inputs, len(recorded) - len(stable))
     stubbed = graded.run_script(task, work.sandbox, task.stubbed_source())
     matched = {
@@ -196,22 +197,28 @@ def _mint_one(
     if reference.reward < 1.0:
         where = reference.counterexample.call if reference.counterexample else ""
         return Dropped(STAGES[4], DropReason.REFERENCE_FAILS_HIDDEN, where)
-    measured = strength(task)
+    measured = strength(work, task)
+    floor = work.min_kill_rate
+    if measured is not None and floor is not None and measured.kill_rate < floor:
+        return Dropped(STAGES[4], DropReason.KILL_RATE_BELOW.says(floor), "")
     hidden = task.hidden.model_copy(update={"strength": measured})
     return Minted(replace(task, hidden=hidden))
 
 
 def widen(
-    target: Target, stable: Sequence[node_harvest.Recorded]
+    work: ScriptWork, target: Target, stable: Sequence[node_harvest.Recorded]
 ) -> tuple[tuple[CallInput, node.NodeOutcome], ...]:
     """The seam for generated inputs (fast-check widening): a target's hidden inputs and their
-    golden outcomes. For now the stable recorded calls only (the traced stratum)."""
+    golden outcomes (a generated one's through the same gate as `stable`'s, `GOLDEN_RUNS`). For
+    now the stable recorded calls only (the traced stratum)."""
     return tuple((_input(i, r, target), r.outcome) for i, r in enumerate(stable))
 
 
-def strength(task: LoadedTask) -> Strength | None:
-    """The seam for the strength check (JS mutants graded as candidates, `core.Strength`): None
-    until they exist, recorded as unmeasured; never a made-up kill rate."""
+def strength(work: ScriptWork, task: LoadedTask) -> Strength | None:
+    """The seam for the strength check (JS mutants graded as candidates through
+    `grading.javascript.grade_script`, `core.Strength`; a task under `work.min_kill_rate` is
+    dropped by the caller): None until they exist, recorded as unmeasured, never a made-up kill
+    rate."""
     return None
 
 

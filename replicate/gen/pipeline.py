@@ -161,6 +161,7 @@ def _mint_scripts(
         prepared.test_runner,
         get_sandbox(options.sandbox),
         options.limit,
+        options.min_kill_rate,
     )
     with closing(audit):
         notes = mint_scripts(work, targets, known, publish, show)
