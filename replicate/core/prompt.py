@@ -171,7 +171,7 @@ _NOTE = {
     "holds `{name}`, are shown; the other definitions are left out (each run marked with a "
     "`# ...` comment) but are in the repository, and your code may use them.",
     Context.SIGNATURES: "The bodies of some other functions of this file are left out here too "
-    "(they show `raise NotImplementedError`, their signatures and docstrings kept), but the "
+    "(they show {stub}, their signatures and docstrings kept), but the "
     "repository has them, and your code may call them.",
 }
 
@@ -182,11 +182,15 @@ def fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def answer_sentence(qualname: str, context: Context, header: str = "def") -> str:
+def answer_sentence(
+    qualname: str, context: Context, header: str = "def", language: str = "python"
+) -> str:
     """How to answer: the whole file is a fair answer only when the whole file was shown as is.
     `header`: the keyword that starts the definition (`class` for a class task)."""
-    head = f"Answer with your implementation of `{qualname}` in one ```python fenced block: "
-    whole = f"its complete definition (the `{header}` line included)"
+    fenced = _LANGUAGE_WORDS[language][3]
+    head = f"Answer with your implementation of `{qualname}` in one ```{fenced} fenced block: "
+    line = f"the `{header}` line" if language == "python" else "its signature"
+    whole = f"its complete definition ({line} included)"
     if context is Context.FILE:
         return head + whole + ", or the whole file."
     return (
@@ -195,12 +199,19 @@ def answer_sentence(qualname: str, context: Context, header: str = "def") -> str
 
 
 def render_row_prompt(
-    task_md: str, path: str, qualname: str, shown: str, context: Context, header: str = "def"
+    task_md: str,
+    path: str,
+    qualname: str,
+    shown: str,
+    context: Context,
+    header: str = "def",
+    language: str = "python",
 ) -> str:
     """A trainer row's one user message: TASK.md, the part of the file `context` shows, and how
     to answer (`header`: as `answer_sentence` takes it)."""
     marks = fence(shown)
-    note = _NOTE[context].format(name=qualname)
+    stub, _, _, fenced = _LANGUAGE_WORDS[language]
+    note = _NOTE[context].format(name=qualname, stub=stub)
     return "\n".join(
         [
             task_md.rstrip(),
@@ -209,10 +220,10 @@ def render_row_prompt(
             "",
             f"`{path}`:" + (f" {note}" if note else ""),
             "",
-            f"{marks}python",
+            f"{marks}{fenced}",
             shown.rstrip("\n"),
             marks,
             "",
-            answer_sentence(qualname, context, header),
+            answer_sentence(qualname, context, header, language),
         ]
     )

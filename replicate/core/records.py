@@ -182,14 +182,14 @@ class Replacement(Record):
 
 
 class CallInput(Record):
-    """One hidden input: a pickled `(args, kwargs)` (self first), or a JS call; trusted -> jail."""
+    """One hidden input, trusted -> jail: a pickled `(args, kwargs)` (self first), or a JS call."""
 
     index: int
     stratum: Stratum = "traced"
     origin: str = Field(default="", description="Where it came from, e.g. the test node id.")
     call: str = Field(default="", description="A short rendering of the call, for feedback.")
-    pickle_b64: str = Field(default="", description="The pickled call ('' for a JavaScript task).")
-    node_call: dict[str, Any] | None = Field(default=None, description="A JS call: args, this.")
+    pickle_b64: str = Field(default="", description="'' for a JS task: its call is `node_call`.")
+    node_call: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
     provenance: Provenance = Field(
         default="traced", description="Recorded from the tests, or generated (widened, edge)."
     )

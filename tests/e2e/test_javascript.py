@@ -4,7 +4,7 @@ cases (`javascript_repos.py`), minted once per session into one batch. Every tas
 language, its reference (the original file) earns 1.0 through `replicate grade` and its stub 0.0,
 a candidate that does not parse earns 0 with the reason, and `replicate run --agent CMD` scores
 an agent that writes one function right 1.0 there and 0.0 on the tasks it leaves stubbed, and
-the reward functions' grader takes a model's fenced completion."""
+exported rows speak JavaScript and are scored by verl's reward function."""
 
 from __future__ import annotations
 
@@ -16,7 +16,8 @@ import pytest
 from replicate.batch import Batch
 from replicate.cache import cache_root
 from replicate.grading import grade_text
-from replicate.integrations.grading import close_graders, grader_for
+from replicate.integrations.grading import close_graders
+from replicate.integrations.verl import compute_score
 from replicate.jail import Jail, context_for, get_sandbox
 from tests.e2e.conftest import Minted, mint, replicate
 from tests.e2e.javascript_repos import script_repo
@@ -128,15 +129,22 @@ def test_run_scores_an_agent_on_javascript_tasks(minted: dict[str, Minted], tmp_
     assert all(row["reward"] == 0.0 and row["status"] == "graded" for row in others)
 
 
-def test_the_reward_functions_grader_takes_a_fenced_javascript_completion(
-    minted: dict[str, Minted],
+def test_rows_exported_and_scored_by_verls_reward_function(
+    minted: dict[str, Minted], tmp_path: Path
 ) -> None:
-    grader = grader_for(minted["ms"].batch)
+    root = minted["ms"].batch
+    out = tmp_path / "rows"
+    done = replicate("export", "--tasks", str(root), "--format", "rows", "--out", str(out))
+    assert done.returncode == 0, done.stderr[-2000:]
+    rows = [json.loads(line) for line in out.with_suffix(".jsonl").read_text().splitlines()]
+    (row,) = [r for r in rows if r["extra_info"]["symbol"] == "index.plural"]
+    message = row["prompt"][-1]["content"]
+    assert "```javascript" in message and "NotImplementedError" not in message
+    truth, info = row["reward_model"]["ground_truth"], row["extra_info"]
     try:
-        plural = grader.resolve("index.plural")
-        right = grader.grade(plural, f"Here it is:\n```javascript\n{PLURAL}```\n")
-        assert (right.reward, right.reason) == (1.0, "all 11 hidden inputs match")
-        wrong = grader.grade(plural, "function plural(ms, msAbs, n, name) { return name; }")
-        assert wrong.reward == 0.0 and wrong.counterexample is not None
+        right = compute_score("replicate", f"Here:\n```javascript\n{PLURAL}```\n", truth, info)
+        assert (right["score"], right["infra_error"]) == (1.0, False)
+        wrong = "function plural(ms, msAbs, n, name) { return name; }"
+        assert compute_score("replicate", wrong, truth, info)["score"] == 0.0
     finally:
         close_graders()
