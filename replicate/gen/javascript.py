@@ -68,7 +68,7 @@ STRENGTH_NOTE = (
 )
 
 
-def test_files(tree: Path) -> tuple[str, ...]:
+def find_test_files(tree: Path) -> tuple[str, ...]:
     """The repository's test files (under a test folder, or named `*.test.*`/`*.spec.*`), by
     path, node_modules left out; at most `MAX_TEST_FILES`."""
     found = []
@@ -116,7 +116,7 @@ def mint_scripts(
             publish.dropped(symbol, STAGES[1], DropReason.NOT_REACHABLE, why)
         else:
             reachable[symbol] = found
-    files = test_files(tree) if reachable else ()  # none: every target decided already
+    files = find_test_files(tree) if reachable else ()  # none: every target decided already
     show.stage(f"running the repository's {len(files)} test files to record calls")
     harvest = node_harvest.record_tests(
         work.sandbox,
