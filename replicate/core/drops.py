@@ -37,6 +37,8 @@ class DropReason(StrEnum):
     NOT_CALLABLE = "not callable"  # " (<its type>)"
     NOT_DEFINED_IN_CLASS = "not defined in class at import"
     UNEXPECTED_CLASS_ATTRIBUTE = "unexpected class attribute"  # " (<its type>)"
+    # a JavaScript/TypeScript target (gen/javascript.py)
+    NOT_REACHABLE = "not reachable by the Node runner"  # ": <why>"
     # one input, in the golden runs
     HANGS_OR_CRASHES = "reference hangs or crashes the process"
     INPUT_DOES_NOT_LOAD = "input does not load in the jail"
@@ -73,6 +75,7 @@ class DropReason(StrEnum):
     CLASS_TOO_FEW_MEMBERS = "fewer than {} of its methods minted as method tasks"
     REFERENCE_CLASS_MISSES = "the reference class misses its methods' inputs"
     STUB_CLASS_EARNS = "the stubbed class earns a reward"
+    STUB_EARNS = "the stub earns a reward"  # a JavaScript task's stub matches an input
     DEGENERATE_CLASS_AT_FLOOR = "a degenerate class ({}) scores {} or more"
     TASK_FILES_NOT_WRITTEN = "task files could not be written"
     TASK_FILES_NOT_READ_BACK = "task files could not be read back"

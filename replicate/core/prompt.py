@@ -26,22 +26,49 @@ REWARD_SENTENCE = (
 )
 
 
-def render_prompt(target: Target, examples: tuple[Example, ...], hidden_inputs: int) -> str:
+# A task prompt's words that depend on the target's language.
+_LANGUAGE_WORDS = {
+    "python": ("`raise NotImplementedError`", "exceptions (by type)", "self", "python"),
+    "javascript": (
+        '`throw new Error("not implemented")`',
+        "thrown errors (class and message)",
+        "this",
+        "javascript",
+    ),
+    "typescript": (
+        '`throw new Error("not implemented")`',
+        "thrown errors (class and message)",
+        "this",
+        "typescript",
+    ),
+}
+# A JavaScript/TypeScript task's reward: no degenerate baseline measured for it yet.
+SCRIPT_REWARD_SENTENCE = (
+    "The reward runs from 0 to 1: the share of the hidden inputs on which your code's outcome "
+    "(return value, thrown error, arguments after the call) equals the original's, as Node's "
+    "`assert.deepStrictEqual` compares values."
+)
+
+
+def render_prompt(
+    target: Target, examples: tuple[Example, ...], hidden_inputs: int, language: str = "python"
+) -> str:
     """TASK.md: what to implement, where, the signature, the docstring and a few examples."""
     kind = _KIND_WORDS[target.kind]
+    stub, raises, this, fence = _LANGUAGE_WORDS[language]
     where = f"`{target.path}` (line {target.def_span.start_line})"
     lines = [
         f"# Implement `{target.symbol}`",
         "",
         f"In this repository the body of the {kind} `{target.qualname}` in {where} has been "
-        "replaced by `raise NotImplementedError`. Write an implementation that behaves exactly "
+        f"replaced by {stub}. Write an implementation that behaves exactly "
         "like the original one did: the same return values (types included), the same "
-        "exceptions (by type), and the same effect on its arguments"
-        + (" and on `self`." if target.kind == "method" else "."),
+        f"{raises}, and the same effect on its arguments"
+        + (f" and on `{this}`." if target.kind == "method" else "."),
         "",
         "## Signature",
         "",
-        "```python",
+        f"```{fence}",
         target.signature.rstrip(),
         "```",
     ]
@@ -50,6 +77,7 @@ def render_prompt(target: Target, examples: tuple[Example, ...], hidden_inputs: 
     if examples:
         lines += ["", "## Examples", ""]
         lines += [f"- `{ex.call}` → `{ex.outcome}`" for ex in examples]
+    reward = REWARD_SENTENCE if language == "python" else SCRIPT_REWARD_SENTENCE
     lines += [
         "",
         "## How it is graded",
@@ -57,7 +85,7 @@ def render_prompt(target: Target, examples: tuple[Example, ...], hidden_inputs: 
         f"- Only `{target.path}` is taken from your workspace; edits to other files are ignored.",
         f"- Your {kind} is called on {hidden_inputs} hidden inputs in a sandbox without network, "
         "and its behaviour is compared with the original's.",
-        f"- {REWARD_SENTENCE}",
+        f"- {reward}",
         "- Keep the signature. Helpers you add to the same file are fine.",
         "",
     ]
@@ -143,7 +171,7 @@ _NOTE = {
     "holds `{name}`, are shown; the other definitions are left out (each run marked with a "
     "`# ...` comment) but are in the repository, and your code may use them.",
     Context.SIGNATURES: "The bodies of some other functions of this file are left out here too "
-    "(they show `raise NotImplementedError`, their signatures and docstrings kept), but the "
+    "(they show {stub}, their signatures and docstrings kept), but the "
     "repository has them, and your code may call them.",
 }
 
@@ -154,11 +182,15 @@ def fence(text: str) -> str:
     return "`" * max(3, longest + 1)
 
 
-def answer_sentence(qualname: str, context: Context, header: str = "def") -> str:
+def answer_sentence(
+    qualname: str, context: Context, header: str = "def", language: str = "python"
+) -> str:
     """How to answer: the whole file is a fair answer only when the whole file was shown as is.
     `header`: the keyword that starts the definition (`class` for a class task)."""
-    head = f"Answer with your implementation of `{qualname}` in one ```python fenced block: "
-    whole = f"its complete definition (the `{header}` line included)"
+    fenced = _LANGUAGE_WORDS[language][3]
+    head = f"Answer with your implementation of `{qualname}` in one ```{fenced} fenced block: "
+    line = f"the `{header}` line" if language == "python" else "its signature"
+    whole = f"its complete definition ({line} included)"
     if context is Context.FILE:
         return head + whole + ", or the whole file."
     return (
@@ -167,12 +199,19 @@ def answer_sentence(qualname: str, context: Context, header: str = "def") -> str
 
 
 def render_row_prompt(
-    task_md: str, path: str, qualname: str, shown: str, context: Context, header: str = "def"
+    task_md: str,
+    path: str,
+    qualname: str,
+    shown: str,
+    context: Context,
+    header: str = "def",
+    language: str = "python",
 ) -> str:
     """A trainer row's one user message: TASK.md, the part of the file `context` shows, and how
     to answer (`header`: as `answer_sentence` takes it)."""
     marks = fence(shown)
-    note = _NOTE[context].format(name=qualname)
+    stub, _, _, fenced = _LANGUAGE_WORDS[language]
+    note = _NOTE[context].format(name=qualname, stub=stub)
     return "\n".join(
         [
             task_md.rstrip(),
@@ -181,10 +220,10 @@ def render_row_prompt(
             "",
             f"`{path}`:" + (f" {note}" if note else ""),
             "",
-            f"{marks}python",
+            f"{marks}{fenced}",
             shown.rstrip("\n"),
             marks,
             "",
-            answer_sentence(qualname, context, header),
+            answer_sentence(qualname, context, header, language),
         ]
     )

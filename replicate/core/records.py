@@ -21,6 +21,7 @@ SCHEMA_VERSION = "1"
 CallKind = Literal["function", "method", "classmethod", "staticmethod", "class"]
 Stratum = Literal["traced", "widened", "edge", "raises"]
 Provenance = Literal["traced", "widened", "edge"]
+Language = Literal["python", "javascript", "typescript"]  # what a task's target is written in
 VerdictStatus = Literal["graded", "violation", "infra_error"]
 AgentStatus = Literal["ok", "error", "timeout", "disk_quota_exceeded", "budget_exhausted"]
 
@@ -181,13 +182,14 @@ class Replacement(Record):
 
 
 class CallInput(Record):
-    """One hidden input: pickled `(args, kwargs)` (self first for methods), trusted -> jail only."""
+    """One hidden input, trusted -> jail: a pickled `(args, kwargs)` (self first), or a JS call."""
 
     index: int
     stratum: Stratum = "traced"
     origin: str = Field(default="", description="Where it came from, e.g. the test node id.")
     call: str = Field(default="", description="A short rendering of the call, for feedback.")
-    pickle_b64: str
+    pickle_b64: str = Field(default="", description="'' for a JS task: its call is `node_call`.")
+    node_call: dict[str, Any] | None = Field(default=None, exclude_if=lambda v: v is None)
     provenance: Provenance = Field(
         default="traced", description="Recorded from the tests, or generated (widened, edge)."
     )
@@ -219,7 +221,7 @@ class TaskSpec(Record):
 
     schema_version: str = SCHEMA_VERSION
     id: str
-    language: Literal["python"] = "python"
+    language: Language = "python"
     source: Source
     kind: CallKind
     signature: str

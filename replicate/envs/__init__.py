@@ -3,7 +3,14 @@
 
 from __future__ import annotations
 
-from replicate.envs.build import Env, Lock, ensure_env, lock_without, resolve_lock
+from replicate.envs.build import (
+    Env,
+    Lock,
+    ensure_env,
+    lock_without,
+    python_version,
+    resolve_lock,
+)
 from replicate.envs.deps import Requirements, discover_requirements
 from replicate.envs.prepare import (
     check_metadata,
@@ -25,6 +32,7 @@ __all__ = [
     "lock_without",
     "metadata_dir",
     "prepare_tree",
+    "python_version",
     "resolve_lock",
     "source_version_files",
     "static_version",

@@ -87,7 +87,7 @@ def row_prompt(task: LoadedTask, context: prompt.Context, every: Sequence[Loaded
     shown = shown_file(task, context, every)
     header = "class" if target.kind == "class" else "def"
     return prompt.render_row_prompt(
-        task.prompt, target.path, target.qualname, shown, context, header
+        task.prompt, target.path, target.qualname, shown, context, header, task.spec.language
     )
 
 

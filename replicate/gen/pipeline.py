@@ -19,6 +19,7 @@ from replicate.executors import first_done, in_lanes
 from replicate.gen.audit import LeakAudit, visible_roots
 from replicate.gen.classes import ClassWork, mint_classes
 from replicate.gen.funnel import STAGES, FunnelCounter
+from replicate.gen.javascript import ScriptWork, mint_scripts
 from replicate.gen.ledger import Ledger, LedgerKey, decided
 from replicate.gen.prepare import PreparedRepo, prepare_repo
 from replicate.gen.publish import NotStarted, Publisher
@@ -96,6 +97,8 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     extraction = prepared.extraction
     targets = {t.symbol: t for t in extraction.targets if t.task_kind in options.kinds}
     counter.keep(STAGES[0], len(targets))
+    if prepared.language != "python":
+        return _mint_scripts(prepared, targets, known, Ledger(out, key), counter, options, show)
     harvest, prepared = _harvest(prepared, targets, sandbox, options, show)
     prepared = prepared.with_extra_paths(harvest.extra_paths)
     if options.cold:  # without the speed-ups, to measure against (bench/gen_speed.py)
@@ -131,6 +134,40 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
         time.monotonic() - started,
         notes,
     )
+    return GenReport(funnel, tuple(publish.task_ids), out, publish.resumed)
+
+
+def _mint_scripts(
+    prepared: PreparedRepo,
+    targets: Mapping[str, Target],
+    known: Mapping[str, LedgerEntry],
+    ledger: Ledger,
+    counter: FunnelCounter,
+    options: GenOptions,
+    show: Progress,
+) -> GenReport:
+    """A JavaScript/TypeScript repository's tasks (`gen/javascript.py`), published, counted
+    and written as a Python repository's are."""
+    started = time.monotonic()
+    out, record = ledger.out, prepared.snapshot.record
+    write_repo(out, prepared.repo_dir, record)
+    roots = visible_roots(prepared.snapshot.tree, prepared.context.site_packages)
+    audit = LeakAudit(roots, cache_root())
+    publish = Publisher(out, ledger, counter, audit, show)
+    work = ScriptWork(
+        prepared.snapshot,
+        prepared.repo_dir,
+        prepared.language,
+        prepared.test_runner,
+        get_sandbox(options.sandbox),
+        options.limit,
+        options.min_kill_rate,
+    )
+    with closing(audit):
+        notes = mint_scripts(work, targets, known, publish, show)
+    _write(out)
+    skipped = prepared.extraction.skipped_files
+    funnel = counter.freeze(record.key, record.commit, skipped, time.monotonic() - started, notes)
     return GenReport(funnel, tuple(publish.task_ids), out, publish.resumed)
 
 

@@ -20,6 +20,7 @@ from replicate.envs import (
     lock_without,
     metadata_dir,
     prepare_tree,
+    python_version,
     resolve_lock,
     static_version,
 )
@@ -35,6 +36,8 @@ class PreparedRepo:
     extraction: Extraction
     context: RepoContext
     notes: tuple[str, ...]
+    language: str = "python"  # or "javascript", "typescript" (`detect_language`)
+    test_runner: str = ""  # a JavaScript/TypeScript tree's: `TestRunner`'s value
 
     def with_extra_paths(self, paths: tuple[str, ...]) -> PreparedRepo:
         extra = tuple(p for p in paths if p not in self.extraction.source_roots)
@@ -81,29 +84,40 @@ def prepare_repo(
     export_tree(repo, tree)
     if not any(tree.iterdir()):
         raise ReplicateError(f"{spec} is empty at commit {repo.commit[:12]}")
-    _refuse_scripts(tree)
+    detection = detect_language(tree)
+    words = "Python" if detection is None else "JavaScript/TypeScript"
     show.stage("extracting functions and methods")
-    extraction = get_language("python").discover(tree)
+    extraction = get_language(detection.language if detection else "python").discover(tree)
     if extraction.source_files == 0:
-        raise ReplicateError(f"no Python source files found in {spec}")
+        raise ReplicateError(f"no {words} source files found in {spec}")
     if not extraction.targets:
         raise ReplicateError(f"no functions or methods to mint in {spec}")
     show.stage("building the repository's environment")
     if repo.is_plain_dir:  # the absolute path would make the batch depend on the machine
         repo = replace(repo, url=spec)
-    record, notes = _environment(repo, tree, root, extraction, cache)
+    if detection is None:
+        record, notes = _environment(repo, tree, root, extraction, cache)
+    else:
+        record, notes = _script_record(repo, extraction), ()
     snapshot = RepoSnapshot(record=record, root=root)
-    return PreparedRepo(snapshot, repo_dir, extraction, context_for(snapshot, cache), notes)
+    context = context_for(snapshot, cache)
+    if detection is None:
+        return PreparedRepo(snapshot, repo_dir, extraction, context, notes)
+    runner = detection.runner.value
+    return PreparedRepo(snapshot, repo_dir, extraction, context, notes, detection.language, runner)
 
 
-def _refuse_scripts(tree: Path) -> None:
-    """A JavaScript/TypeScript repository is recognised, but minting one is a later slice."""
-    detection = detect_language(tree)
-    if detection is not None:
-        raise ReplicateError(
-            "JavaScript/TypeScript repositories are detected "
-            f"(runner: {detection.runner.value}) but not minted yet"
-        )
+def _script_record(repo: AcquiredRepo, extraction: Extraction) -> RepoRecord:
+    """A JavaScript/TypeScript repository's record: no Python requirements (its environment
+    is an empty one of this Python, which `context_for` builds once); its tests run with
+    Node's built-ins (`gen/javascript.py`)."""
+    return RepoRecord(
+        key=repo.key,
+        commit=repo.commit,
+        url=repo.url,
+        source_roots=extraction.source_roots,
+        python=python_version(),
+    )
 
 
 def _environment(

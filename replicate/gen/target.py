@@ -42,6 +42,8 @@ from replicate.core import (
     DropReason,
     Example,
     HiddenTask,
+    Language,
+    RepoRecord,
     Source,
     Stratum,
     Strength,
@@ -160,17 +162,8 @@ def _task(
     ident = task_id(record.key, record.commit, target.symbol)
     examples, hidden_inputs = _examples(g)
     hidden_inputs = settle_strata(hidden_inputs)
-    source = Source(repo=record.key, commit=record.commit, path=target.path, symbol=target.symbol)
-    spec = TaskSpec(
-        id=ident,
-        source=source,
-        kind=target.kind,
-        signature=target.signature,
-        docstring=target.docstring,
-        examples=examples,
-        hidden_inputs=len(hidden_inputs),
-        body_statements=target.body_statements,
-    )
+    spec = task_spec(ident, record, target, examples, len(hidden_inputs))
+    source = spec.source
     hidden = HiddenTask(
         id=ident,
         repo_dir=repo_dir,
@@ -186,6 +179,29 @@ def _task(
     prompt = render_prompt(target, examples, len(hidden_inputs))
     return LoadedTask(
         spec=spec, hidden=hidden, inputs=hidden_inputs, expected=expected, prompt=prompt, repo=repo
+    )
+
+
+def task_spec(
+    ident: str,
+    record: RepoRecord,
+    target: Target,
+    examples: tuple[Example, ...],
+    hidden_inputs: int,
+    language: Language = "python",
+) -> TaskSpec:
+    """The public spec of task `ident` on `target` of the repository `record`."""
+    source = Source(repo=record.key, commit=record.commit, path=target.path, symbol=target.symbol)
+    return TaskSpec(
+        id=ident,
+        language=language,
+        source=source,
+        kind=target.kind,
+        signature=target.signature,
+        docstring=target.docstring,
+        examples=examples,
+        hidden_inputs=hidden_inputs,
+        body_statements=target.body_statements,
     )
 
 

@@ -16,6 +16,7 @@ from replicate import GRADER_VERSION
 from replicate.batch import LoadedTask
 from replicate.core import MAX_CANDIDATE_BYTES, SpliceError, Verdict, VerdictStatus
 from replicate.grading.classes import is_class_task, run_members, score_members
+from replicate.grading.javascript import grade_script, is_script_task
 from replicate.grading.recall import with_recall
 from replicate.grading.reward import normalise, score_matches
 from replicate.grading.shrink import shrink_counterexample
@@ -178,6 +179,8 @@ def grade_text(
     (`WarmPool`); the verdict is the same, only the process start is off the critical path.
     """
     started = time.monotonic()
+    if is_script_task(task):
+        return _graded_script(task, candidate, jail, started)
     found = run_candidate(task, candidate, jail, hash_seed=hash_seed)
     if isinstance(found, Refusal):
         verdict = _verdict(task, started, found.reward, found.status, found.reason)
@@ -185,6 +188,23 @@ def grade_text(
         return with_recall(verdict, task, found.spliced)
     verdict = _graded(task, found, jail, started, hash_seed=hash_seed, shrink=shrink)
     return with_recall(verdict, task, found.spliced)
+
+
+def _graded_script(task: LoadedTask, candidate: str, jail: Jail, started: float) -> Verdict:
+    """A JavaScript/TypeScript candidate's verdict (`grading.javascript`): the raw share of
+    matches, no baseline, second run, shrinking or recall yet."""
+    scored = size_problem(candidate) or grade_script(task, candidate, jail.sandbox)
+    if isinstance(scored, str):
+        return _verdict(task, started, 0.0, "graded", scored).model_copy(update={"raw_reward": 0.0})
+    total, missed = len(task.inputs), scored.mismatches
+    reason = (
+        f"all {total} hidden inputs match"
+        if not missed
+        else f"{missed} of {total} hidden inputs differ"
+    )
+    verdict = _verdict(task, started, round(scored.reward, 6), "graded", reason)
+    update = {"raw_reward": round(scored.reward, 6), "counts": scored.counts}
+    return verdict.model_copy(update={**update, "counterexample": scored.counterexample})
 
 
 def _graded(

@@ -252,3 +252,38 @@ def _text(value: Any) -> str:
     if type(value) is not str:
         raise TypeError("not a string")
     return value
+
+
+def call_json(call: NodeCall) -> dict[str, Any]:
+    """A call as a batch stores it (`CallInput.node_call`): its tagged arguments and `this`."""
+    item: dict[str, Any] = {"args": [js.encode(a) for a in call.args]}
+    if call.this is not None:
+        item["this"] = js.encode(call.this)
+    return item
+
+
+def read_call(item: Mapping[str, Any]) -> NodeCall:
+    """A stored call read back; ValueError when it is malformed."""
+    try:
+        args = tuple(js.decode(a) for a in item["args"])
+        this = js.decode(item["this"]) if "this" in item else None
+    except (KeyError, TypeError) as exc:
+        raise ValueError(f"a malformed call: {exc}") from None
+    return NodeCall(args, this)
+
+
+def outcome_json(outcome: NodeOutcome) -> dict[str, Any]:
+    """An outcome in the runner's form (what `read_outcome` reads back), as a batch stores it."""
+    item: dict[str, Any] = {"status": outcome.status.value}
+    if outcome.status is Status.RETURNED and outcome.value is not None:
+        item["value"] = js.encode(outcome.value)
+    if outcome.thrown is not None:
+        item["exc"] = {"type": outcome.thrown.type, "msg": outcome.thrown.message}
+        if outcome.thrown.rejected:
+            item["async"] = True
+    item["args"] = [js.encode(a) for a in outcome.args]
+    if outcome.this is not None:
+        item["this"] = js.encode(outcome.this)
+    if outcome.detail:
+        item["msg"] = outcome.detail
+    return item

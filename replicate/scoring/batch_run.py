@@ -249,11 +249,16 @@ def _get_ready(
         task = batch.load(ident)
         ctx = contexts.get(task)
         if pools.forks is not None and pools.forks.serves(ctx):
-            hidden = task.hidden
-            jail = Jail(ctx, sandbox, candidates=pools.forks)
-            jail.prewarm(hidden.target, task.inputs, hidden.grading)
+            _prewarm(task, Jail(ctx, sandbox, candidates=pools.forks))
     except Exception:  # noqa: BLE001 - the attempt reports it
         return
+
+
+def _prewarm(task: LoadedTask, jail: Jail) -> None:
+    """Start the sessions or warm jails `task`'s grade takes (a Python task's: a JavaScript
+    task's candidate runs in a Node process of its own, `grading.javascript`)."""
+    if task.spec.language == "python":
+        jail.prewarm(task.hidden.target, task.inputs, task.hidden.grading)
 
 
 def _run_spread(
@@ -307,8 +312,7 @@ def _attempt(
         task = batch.load(ident)
         ctx = contexts.get(task)
         jail = Jail(ctx, options.agent.sandbox, pools.get(task), candidates=pools.forks)
-        hidden = task.hidden  # the grade's jails start while the agent works
-        jail.prewarm(hidden.target, task.inputs, hidden.grading)
+        _prewarm(task, jail)  # the grade's jails start while the agent works
         release_stale(workspace)
         if workspace.exists():
             shutil.rmtree(workspace)

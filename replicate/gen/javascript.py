@@ -1,0 +1,306 @@
+"""`replicate gen` on a JavaScript/TypeScript repository: its test files run in the jail under
+the recorder (`jail.node_harvest`), each target's recorded calls kept where they replay to the
+same outcome on the original under another `Math.random` seed and a shifted clock (`stable`,
+the determinism gate), the stub's matches taken out, and the task written through the same
+`Publisher`, ledger and funnel as a Python target's.
+
+Not yet here (the seams): generated inputs (fast-check widening) and the strength check (JS
+mutants) plug in at `widen` and `strength`; until they do, a JavaScript task's hidden inputs
+are its recorded calls only, and its strength is unmeasured (`HiddenTask.strength` None, the
+funnel's note says so): the kill-rate floor is not applied, not faked. The tests run as plain
+Node scripts (`node <file>`): a `node:test` file, or one that asserts at its top level; another
+runner's test files (mocha, jest, ...) do not run yet, which the funnel's notes say.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import cast
+
+from replicate import GRADER_VERSION
+from replicate.batch import LoadedTask, RepoSnapshot
+from replicate.core import (
+    CallInput,
+    DropReason,
+    Example,
+    GradingSettings,
+    HiddenTask,
+    Language,
+    LedgerEntry,
+    Progress,
+    Strength,
+    Target,
+    Validation,
+    render_prompt,
+    task_id,
+)
+from replicate.gen.funnel import STAGES
+from replicate.gen.golden import CLOCK_SHIFT_DAYS
+from replicate.gen.publish import Publisher
+from replicate.gen.target import (
+    EXAMPLES,
+    EXAMPLES_FROM,
+    MIN_TRACED,
+    Dropped,
+    Minted,
+    task_spec,
+)
+from replicate.grading import DEFAULT_WEIGHTS
+from replicate.grading import javascript as graded
+from replicate.jail import Sandbox, node, node_harvest, node_targets
+from replicate.values import javascript_text
+
+TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
+TEST_SUFFIXES = (".js", ".cjs", ".mjs")
+MAX_TEST_FILES = 200
+FILE_TIMEOUT_S = 120.0
+# The determinism gate's runs: another seed of Math.random, then that and a shifted clock
+GOLDEN_RUNS = (
+    node.NodeSettings(random_seed=1),
+    node.NodeSettings(random_seed=2, clock_shift_days=CLOCK_SHIFT_DAYS),
+)
+SCRIPT_GRADING = GradingSettings(compare_exception_message=True, stratum_weights=DEFAULT_WEIGHTS)
+STRENGTH_NOTE = (
+    "strength unmeasured: no JavaScript mutants yet, so the kill-rate floor is not applied to "
+    "JavaScript tasks (their strength is recorded as none)"
+)
+
+
+def find_test_files(tree: Path) -> tuple[str, ...]:
+    """The repository's test files (under a test folder, or named `*.test.*`/`*.spec.*`), by
+    path, node_modules left out; at most `MAX_TEST_FILES`."""
+    found = []
+    for path in sorted(tree.rglob("*")):
+        rel = path.relative_to(tree)
+        if "node_modules" in rel.parts or not path.is_file() or path.is_symlink():
+            continue
+        if not path.name.endswith(TEST_SUFFIXES):
+            continue
+        named = any(f".{word}." in path.name for word in ("test", "spec"))
+        if named or TEST_DIRS & set(rel.parts[:-1]):
+            found.append(rel.as_posix())
+    return tuple(found[:MAX_TEST_FILES])
+
+
+@dataclass(frozen=True)
+class ScriptWork:
+    """What minting a JavaScript repository's targets takes."""
+
+    snapshot: RepoSnapshot
+    repo_dir: str
+    language: str
+    test_runner: str
+    sandbox: Sandbox
+    limit: int | None = None
+    min_kill_rate: float | None = None  # the strength floor, once `strength` measures one
+
+
+def mint_scripts(
+    work: ScriptWork,
+    targets: Mapping[str, Target],
+    known: Mapping[str, LedgerEntry],
+    publish: Publisher,
+    show: Progress,
+) -> tuple[str, ...]:
+    """Mint every target (those `known` decided taken from the ledger); the funnel's notes."""
+    tree = work.snapshot.tree
+    reachable: dict[str, node.NodeTarget] = {}
+    for symbol, target in sorted(targets.items()):
+        if symbol in known:
+            continue
+        found = node_targets.node_target(target, (tree / target.path).read_bytes())
+        if found is None:
+            why = "neither a function declaration nor exported in a form read here"
+            publish.dropped(symbol, STAGES[1], DropReason.NOT_REACHABLE, why)
+        else:
+            reachable[symbol] = found
+    files = find_test_files(tree) if reachable else ()  # none: every target decided already
+    show.stage(f"running the repository's {len(files)} test files to record calls")
+    harvest = node_harvest.record_tests(
+        work.sandbox,
+        tree,
+        list(reachable.values()),
+        files,
+        settings=node.NodeSettings(timeout_s=FILE_TIMEOUT_S),
+    )
+    show.stage("replaying the recorded calls (another seed, a shifted clock)")
+    kept = set(node_harvest.stable(work.sandbox, tree, harvest, GOLDEN_RUNS))
+    show.stage("validating tasks", total=len(targets))
+    for symbol in sorted(targets):
+        show.advance()
+        if symbol in known:
+            publish.resume(known[symbol])
+        elif work.limit is not None and len(publish.task_ids) >= work.limit:
+            publish.skipped(DropReason.LIMIT_REACHED, 1)
+        elif symbol in reachable:
+            calls = [r for r in harvest.calls if r.target == reachable[symbol]]
+            result = _mint_one(work, targets[symbol], calls, [r for r in calls if r in kept])
+            if result is None:
+                publish.dropped(symbol, STAGES[1], *_not_called(harvest))
+            else:
+                publish.outcome(symbol, result)
+    return _notes(work, harvest, files)
+
+
+def _not_called(harvest: node_harvest.Harvest) -> tuple[DropReason, str]:
+    if all(f.exit_code != 0 and not f.recorded for f in harvest.files):
+        return DropReason.TESTS_DID_NOT_START, "no test file ran under node"
+    return DropReason.NOT_CALLED, ""
+
+
+def _notes(
+    work: ScriptWork, harvest: node_harvest.Harvest, files: Sequence[str]
+) -> tuple[str, ...]:
+    notes = [STRENGTH_NOTE]
+    if work.test_runner not in ("node:test", "unknown"):
+        notes.append(
+            f"the tests are declared for {work.test_runner}, not supported yet: each test file "
+            "ran as a plain Node script"
+        )
+    failed = [f.test_file for f in harvest.files if f.exit_code != 0]
+    if failed:
+        notes.append(f"{len(failed)} of {len(files)} test files failed under node: {failed[0]}")
+    return tuple(notes)
+
+
+def _mint_one(
+    work: ScriptWork,
+    target: Target,
+    recorded: Sequence[node_harvest.Recorded],
+    stable: Sequence[node_harvest.Recorded],
+) -> Minted | Dropped | None:
+    """One target's task from its recorded and stable calls; None when the tests made none."""
+    if not recorded:
+        return None
+    if len(recorded) < MIN_TRACED:
+        return Dropped(STAGES[3], DropReason.TOO_FEW_TRACED, f"{len(recorded)} recorded")
+    if len(stable) < MIN_TRACED:
+        detail = f"{len(recorded) - len(stable)} of {len(recorded)} replayed to another outcome"
+        return Dropped(STAGES[3], DropReason.TOO_FEW_DETERMINISTIC, detail)
+    inputs = widen(work, target, stable)
+    task = _task(work, target, inputs, len(recorded) - len(stable))
+    stubbed = graded.run_script(task, work.sandbox, task.stubbed_source())
+    matched = {
+        item.index
+        for item, got in zip(task.inputs, stubbed, strict=True)
+        if graded.compare_node(node.read_outcome(task.expected[item.index]), got) is None
+    }
+    if matched:  # inputs the stub's throw matches test nothing of the body
+        fewer = _without(task, matched, work.language)
+        if fewer is None:
+            detail = f"on {len(matched)} of {len(task.inputs)} inputs"
+            return Dropped(STAGES[4], DropReason.STUB_EARNS, detail)
+        task = fewer
+    reference = graded.score_script(task, graded.run_script(task, work.sandbox, None))
+    if reference.reward < 1.0:
+        where = reference.counterexample.call if reference.counterexample else ""
+        return Dropped(STAGES[4], DropReason.REFERENCE_FAILS_HIDDEN, where)
+    measured = strength(work, task)
+    floor = work.min_kill_rate
+    if measured is not None and floor is not None and measured.kill_rate < floor:
+        return Dropped(STAGES[4], DropReason.KILL_RATE_BELOW.says(floor), "")
+    hidden = task.hidden.model_copy(update={"strength": measured})
+    return Minted(replace(task, hidden=hidden))
+
+
+def widen(
+    work: ScriptWork, target: Target, stable: Sequence[node_harvest.Recorded]
+) -> tuple[tuple[CallInput, node.NodeOutcome], ...]:
+    """The seam for generated inputs (fast-check widening): a target's hidden inputs and their
+    golden outcomes (a generated one's through the same gate as `stable`'s, `GOLDEN_RUNS`). For
+    now the stable recorded calls only (the traced stratum)."""
+    return tuple((_input(i, r, target), r.outcome) for i, r in enumerate(stable))
+
+
+def strength(work: ScriptWork, task: LoadedTask) -> Strength | None:
+    """The seam for the strength check (JS mutants graded as candidates through
+    `grading.javascript.grade_script`, `core.Strength`; a task under `work.min_kill_rate` is
+    dropped by the caller): None until they exist, recorded as unmeasured, never a made-up kill
+    rate."""
+    return None
+
+
+def _input(index: int, recorded: node_harvest.Recorded, target: Target) -> CallInput:
+    call = recorded.call
+    args = ", ".join(javascript_text.render(a, 60) for a in call.args)
+    name = (
+        target.name
+        if call.this is None
+        else f"{javascript_text.render(call.this, 60)}.{target.name}"
+    )
+    return CallInput(
+        index=index,
+        origin=recorded.test_file,
+        call=f"{name}({args})"[:300],
+        node_call=node.call_json(call),
+        visible=False,
+    )
+
+
+def _task(
+    work: ScriptWork,
+    target: Target,
+    inputs: Sequence[tuple[CallInput, node.NodeOutcome]],
+    nondeterministic: int,
+) -> LoadedTask:
+    record = work.snapshot.record
+    ident = task_id(record.key, record.commit, target.symbol)
+    expected = {item.index: node.outcome_json(outcome) for item, outcome in inputs}
+    examples, hidden_inputs = _examples(inputs)
+    language = cast("Language", work.language)  # "javascript" or "typescript"
+    spec = task_spec(ident, record, target, examples, len(hidden_inputs), language)
+    source = spec.source
+    validation = Validation(
+        reference_reward=1.0, stub_reward=0.0, dropped_nondeterministic=nondeterministic
+    )
+    hidden = HiddenTask(
+        id=ident,
+        repo_dir=work.repo_dir,
+        source=source,
+        target=target,
+        grading=SCRIPT_GRADING,
+        validation=validation,
+        grader_version=GRADER_VERSION,
+    )
+    prompt = render_prompt(target, examples, len(hidden_inputs), work.language)
+    return LoadedTask(
+        spec=spec,
+        hidden=hidden,
+        inputs=hidden_inputs,
+        expected={i.index: expected[i.index] for i in hidden_inputs},
+        prompt=prompt,
+        repo=work.snapshot,
+    )
+
+
+def _examples(
+    inputs: Sequence[tuple[CallInput, node.NodeOutcome]],
+) -> tuple[tuple[Example, ...], tuple[CallInput, ...]]:
+    """A few short returning calls held out of the hidden inputs for TASK.md, when enough."""
+    if len(inputs) < EXAMPLES_FROM:
+        return (), tuple(item for item, _ in inputs)
+    shown = [
+        (
+            len(item.call) + len(javascript_text.render(o.value)),
+            item.index,
+            Example(call=item.call, outcome=javascript_text.render(o.value)),
+        )
+        for item, o in inputs
+        if o.status is node.Status.RETURNED and o.value is not None and len(item.call) <= 160
+    ]
+    chosen = {index: example for _, index, example in sorted(shown)[:EXAMPLES]}
+    examples = tuple(chosen[i.index] for i, _ in inputs if i.index in chosen)
+    return examples, tuple(item for item, _ in inputs if item.index not in chosen)
+
+
+def _without(task: LoadedTask, dropped: set[int], language: str) -> LoadedTask | None:
+    """The task less the `dropped` inputs; None when fewer than `MIN_TRACED` are left."""
+    kept = tuple(item for item in task.inputs if item.index not in dropped)
+    if len(kept) < MIN_TRACED:
+        return None
+    spec = task.spec.model_copy(update={"hidden_inputs": len(kept)})
+    prompt = render_prompt(task.hidden.target, spec.examples, len(kept), language)
+    expected = {i.index: task.expected[i.index] for i in kept}
+    return replace(task, spec=spec, inputs=kept, expected=expected, prompt=prompt)

@@ -1,0 +1,119 @@
+"""Grade a candidate for a JavaScript/TypeScript task: splice it into the stubbed file, check it
+parses (tree-sitter), run it on the hidden inputs in one jailed Node process (`jail.run_node`,
+the candidate's bytes mounted over the target's file) and compare each outcome with the stored
+one on the trusted side, as `values.javascript` says JavaScript values are equal.
+
+An outcome matches when the status is the same, and: for a return, the value and the arguments
+after the call (and `this`, for a method); for a throw, the thrown value's class, its message
+(JavaScript's errors are mostly plain `Error`s told apart by their message, so a task records
+`compare_exception_message`), whether it was a rejected promise, and the arguments after it.
+The reward is the stratum-weighted share of matches (`reward.score_matches`); no degenerate
+baseline, second run or shrinking yet (the verdict says the raw share).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from replicate.batch import LoadedTask
+from replicate.core import SpliceError
+from replicate.grading.mismatch import Mismatch
+from replicate.grading.reward import Score, score_matches
+from replicate.jail import Sandbox, node, node_targets
+from replicate.languages import javascript_extract, syntax
+from replicate.values import javascript_text
+
+SCRIPT_LANGUAGES = frozenset({"javascript", "typescript"})
+
+
+def is_script_task(task: LoadedTask) -> bool:
+    return task.spec.language in SCRIPT_LANGUAGES
+
+
+def task_target(task: LoadedTask) -> node.NodeTarget:
+    """Where the runner finds the task's target (read from the original file, as gen did)."""
+    found = node_targets.node_target(task.hidden.target, task.original_source())
+    if found is None:
+        raise ValueError(f"task {task.id}: the runner cannot reach {task.hidden.target.symbol}")
+    return found
+
+
+def run_script(
+    task: LoadedTask, sandbox: Sandbox, candidate: bytes | None
+) -> tuple[node.NodeOutcome, ...]:
+    """The task's hidden inputs run on `candidate` (the whole target file), or the original."""
+    settings = task.hidden.grading
+    held = node.NodeSettings(timeout_s=settings.total_timeout_s, memory_mb=settings.memory_mb)
+    calls = [node.read_call(item.node_call or {}) for item in task.inputs]
+    run = node.run_node(
+        sandbox, task.repo.tree, task_target(task), calls, candidate=candidate, settings=held
+    )
+    return run.outcomes
+
+
+def compare_node(
+    expected: node.NodeOutcome, got: node.NodeOutcome, message: bool = True
+) -> Mismatch | None:
+    """The first difference of `got` from `expected`, or None when it matches."""
+    if got.status is not expected.status:
+        return Mismatch("status", "", _shown(expected), _shown(got))
+    if expected.status is node.Status.RETURNED and expected.value != got.value:
+        return Mismatch("value", "return", _shown(expected), _shown(got))
+    if expected.status is node.Status.RAISED:
+        want, have = expected.thrown, got.thrown
+        same = want is not None and have is not None and want.type == have.type
+        same = same and want.rejected == have.rejected  # type: ignore[union-attr]
+        if not same or (message and want.message != have.message):  # type: ignore[union-attr]
+            return Mismatch("exception", "raise", _shown(expected), _shown(got))
+    for n, (a, b) in enumerate(zip(expected.args, got.args, strict=False)):
+        if a != b:
+            return Mismatch(
+                "args-after-call",
+                f"args[{n}]",
+                javascript_text.render(a),
+                javascript_text.render(b),
+            )
+    if len(expected.args) != len(got.args) or expected.this != got.this:
+        return Mismatch("args-after-call", "this", _shown(expected), _shown(got))
+    if expected.status not in (node.Status.RETURNED, node.Status.RAISED):
+        return Mismatch("status", "", _shown(expected), _shown(got))  # nothing to grade
+    return None
+
+
+def _shown(outcome: node.NodeOutcome) -> str:
+    if outcome.status is node.Status.RETURNED and outcome.value is not None:
+        return javascript_text.render(outcome.value)
+    if outcome.thrown is not None:
+        head = "rejects with" if outcome.thrown.rejected else "throws"
+        return f"{head} {outcome.thrown.type}: {outcome.thrown.message}"[:300]
+    return f"{outcome.status.value}: {outcome.detail}"[:300]
+
+
+def score_script(task: LoadedTask, outcomes: Sequence[node.NodeOutcome]) -> Score:
+    """The candidate's outcomes against the task's stored ones."""
+    message = task.hidden.grading.compare_exception_message
+    found = [
+        compare_node(node.read_outcome(task.expected[item.index]), got, message)
+        for item, got in zip(task.inputs, outcomes, strict=True)
+    ]
+    return score_matches(task.inputs, found, task.hidden.grading)
+
+
+def grade_script(task: LoadedTask, candidate: str, sandbox: Sandbox) -> Score | str:
+    """Candidate text (a whole target file or a bare definition, within the size limit) scored
+    on the hidden inputs; a str: why it earns 0 without a score (it does not splice, parse or
+    load)."""
+    try:
+        spliced = task.language().splice(task.stubbed_source(), candidate, task.hidden.target)
+    except SpliceError as exc:
+        return f"candidate rejected: {exc}"
+    line = syntax.first_error_line(
+        javascript_extract.parse_source(spliced, task.hidden.target.path)
+    )
+    if line is not None:
+        return f"candidate does not parse: line {line}"
+    outcomes = run_script(task, sandbox, spliced)
+    failed = [o.detail for o in outcomes if o.status is node.Status.IMPORT_ERROR]
+    if failed:
+        return f"candidate module fails to load: {failed[0]}"[:500]
+    return score_script(task, outcomes)

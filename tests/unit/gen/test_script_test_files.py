@@ -1,0 +1,34 @@
+"""Which files of a JavaScript repository gen runs as its tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from replicate.gen.javascript import find_test_files
+
+FILES = (
+    "index.js",
+    "lib/util.js",
+    "lib/util.test.js",
+    "lib/util.spec.mjs",
+    "test/basic.js",
+    "test/fixtures/data.json",
+    "tests/deep/more.cjs",
+    "__tests__/a.js",
+    "node_modules/dep/test/x.js",
+    "src/testing.js",
+    "test/types.ts",
+)
+
+
+def test_test_files_are_named_or_under_a_test_folder(tmp_path: Path) -> None:
+    for rel in FILES:
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text("")
+    assert find_test_files(tmp_path) == (
+        "__tests__/a.js",
+        "lib/util.spec.mjs",
+        "lib/util.test.js",
+        "test/basic.js",
+        "tests/deep/more.cjs",
+    )
