@@ -29,6 +29,8 @@ class ChildJob(BaseModel):
     sandbox: str
     workers: int
     min_kill_rate: float | None
+    # stop starting targets after this many seconds and write what is minted (gen's --budget)
+    soft_budget_s: float | None = None
 
 
 class ChildResult(BaseModel):
@@ -49,6 +51,7 @@ def run(job: ChildJob) -> ChildResult:
         sandbox=job.sandbox,
         workers=job.workers,
         min_kill_rate=job.min_kill_rate,
+        budget_s=job.soft_budget_s,
     )
     try:
         report = mint(options, NullProgress())

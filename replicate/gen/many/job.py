@@ -22,6 +22,10 @@ from replicate.gen.many.ledger import RepoOutcome, Stage, Worker
 from replicate.gen.many.licence import find_licence
 from replicate.gen.many.process import crash_reason, run_child
 
+# The share of a repository's budget after which its gen starts no more targets, finishes those
+# at work and writes them (the rest recorded as not started); the hard budget kills it after.
+SOFT_SHARE = 0.7
+
 
 @dataclass(frozen=True)
 class RepoJob:
@@ -80,6 +84,7 @@ def _run_child(job: RepoJob, tmp: Path, out: Path) -> tuple[ChildResult, Stage, 
         sandbox=job.sandbox,
         workers=job.workers,
         min_kill_rate=job.min_kill_rate,
+        soft_budget_s=None if job.budget_s is None else job.budget_s * SOFT_SHARE,
     )
     ended = run_child("replicate.gen.many.child", child, tmp, job.budget_s)
     if ended.out_of_time:
