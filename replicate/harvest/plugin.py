@@ -335,6 +335,7 @@ class _Harvest:
 
 
 TEST_DIRS = frozenset({"tests", "test", "testing"})
+TEST_FILES = frozenset({"conftest.py", "test.py", "tests.py"})
 
 
 def _from_tests(frame: Any) -> bool:
@@ -358,7 +359,7 @@ def _is_test_file(filename: str, root: str) -> bool:
     if rel.startswith(".."):
         return False  # the standard library, site-packages, this plugin's own folder
     *folders, name = rel.split(os.sep)
-    is_test = name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+    is_test = name.startswith("test_") or name.endswith("_test.py") or name in TEST_FILES
     return is_test or any(folder in TEST_DIRS for folder in folders)
 
 
