@@ -26,9 +26,14 @@ import sys
 import tempfile
 from collections import Counter, defaultdict
 from pathlib import Path
+from typing import Any
+
+from replicate.core import DropReason
+from replicate.languages.python_layout import TEST_DIRS, is_test_file
 
 HERE = Path(__file__).resolve().parent
 SAMPLE = HERE / "pypi_sample.txt"
+NOT_STARTED = DropReason.TIME_BUDGET_REACHED.value
 
 
 def read_sample(path: Path) -> list[str]:
@@ -87,13 +92,44 @@ def drops_by_repo(batch: Path) -> dict[str, Counter[str]]:
     return found
 
 
+def not_started(line: dict[str, Any]) -> int:
+    """Targets a repository's time budget left unstarted (`--repo-budget`: past its soft share,
+    no target is started): the card counts them, the ledger of targets does not."""
+    return sum(n for reason, n in line.get("drops") or () if reason == NOT_STARTED)
+
+
+def ships_tests(batch: Path, key: str) -> bool | None:
+    """Whether the tree minted holds a test module or a tests folder (an sdist may ship none);
+    None when the batch holds no tree of it (its minting failed)."""
+    trees = [t for t in (batch / "reference_impls" / "_repos").glob("*/tree") if key_of(t) == key]
+    if not trees:
+        return None
+    return any(
+        is_test_file(path.name) or set(path.relative_to(tree).parts[:-1]) & TEST_DIRS
+        for tree in trees
+        for path in tree.rglob("*.py")
+    )
+
+
+def key_of(tree: Path) -> str:
+    meta = tree.parent / "repo.json"
+    if not meta.is_file():
+        return ""
+    return str(json.loads(meta.read_text(encoding="utf-8")).get("key", ""))
+
+
 def report(batch: Path) -> None:
     card = json.loads((batch / "card.json").read_text(encoding="utf-8"))
     drops = drops_by_repo(batch)
     rows, yields, summed = [], [], Counter[str]()
+    untested: list[str] = []
     for line in card["repositories"]:
         mine = drops.get(line.get("key") or "", Counter())
+        if not_started(line):
+            mine[NOT_STARTED] += not_started(line)
         summed.update(mine)
+        if line.get("key") and ships_tests(batch, line["key"]) is False:
+            untested.append(line["source"])
         rate = line["tasks"] / line["extracted"] if line["extracted"] else None
         if rate is not None:
             yields.append(rate)
@@ -112,6 +148,13 @@ def report(batch: Path) -> None:
     print(
         f"\nmedian yield {median:.0%} over {len(yields)} libraries that extracted functions; "
         f"{minting} of {len(rows)} minted at least one task"
+    )
+    tested = [r for r in rows if r[0] not in untested]
+    shipped = [r[3] for r in tested if r[3] is not None]
+    print(
+        f"minted trees without a test module or tests folder: {', '.join(untested) or 'none'}; "
+        f"of the {len(tested)} others {sum(1 for r in tested if r[2] > 0)} minted at least one "
+        f"task, median yield {statistics.median(shipped) if shipped else 0.0:.0%}"
     )
 
 

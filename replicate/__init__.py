@@ -26,6 +26,11 @@ __version__ = "0.1.0"
 #     no `__eq__` is named `<by state>` and its claimed name, and compares by that name and its
 #     fields (it was `<unverified>`, which matches nothing: its targets were "outcome not
 #     comparable"). No expected outcome of a /7 task holds such a name: they grade as before.
-GRADER_VERSION = "replicate-grader/8"
+# /9: such a class with an `__eq__` of its own is `<by state>` too when that `__eq__` says an
+#     object equals a copy rebuilt from its fields, both ways (run in the jail, the class's own
+#     code); else `<unverified><__eq__ not by its fields>` and its claimed name, a match for
+#     nothing. A candidate's class that adds an `__eq__` now matches a /8 task's `<by state>`
+#     object with equal fields (it was `<unverified>`); expected outcomes grade as before.
+GRADER_VERSION = "replicate-grader/9"
 
 __all__ = ["GRADER_VERSION", "__version__"]

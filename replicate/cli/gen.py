@@ -108,7 +108,8 @@ def register(sub: Any) -> None:
         "--repo-budget",
         type=numbers.seconds,
         metavar="SECONDS",
-        help="with --repos: stop a repository's minting after SECONDS and record it as failed",
+        help="with --repos: a repository starts no more targets after 70%% of SECONDS and "
+        "writes what it minted; one still minting at SECONDS is stopped and recorded as failed",
     )
     gen_many.add_arguments(p)
     p.set_defaults(handler=handle)

@@ -22,7 +22,7 @@ from replicate.harvest import rebuild as harvest_rebuild
 from replicate.harvest import sequences as harvest_sequences
 from replicate.harvest import wrapping as harvest_wrapping
 from replicate.harvest.call_sequences import SequenceBudget, sequence_config
-from replicate.harvest.declared import DeclaredPath, declared_tests
+from replicate.harvest.declared import DeclaredPath, declared_tests, python_files
 from replicate.harvest.reading import (  # the records are read there; named here too
     HarvestedCall,
     HarvestResult,
@@ -54,6 +54,7 @@ class CollectedPaths:
 
     usual: tuple[str, ...]
     declared: tuple[DeclaredPath, ...]
+    python_files: tuple[str, ...] = ()  # pytest's `python_files` to run with (empty: its own)
 
     @property
     def paths(self) -> list[str]:
@@ -71,7 +72,7 @@ class CollectedPaths:
 def collected_paths(tree: Path, source_roots: Sequence[str]) -> CollectedPaths:
     usual = _usual_paths(tree, source_roots)
     declared = [d for d in declared_tests(tree, source_roots) if d.path not in usual]
-    return CollectedPaths(tuple(usual), tuple(declared))
+    return CollectedPaths(tuple(usual), tuple(declared), python_files(tree, declared))
 
 
 def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
@@ -151,7 +152,7 @@ def benchmark_options(site_packages: Path) -> tuple[str, ...]:
 
 
 def _argv(
-    ctx: RepoContext, paths: Sequence[str], budget: HarvestBudget, drop_addopts: bool
+    ctx: RepoContext, paths: CollectedPaths, budget: HarvestBudget, drop_addopts: bool
 ) -> tuple[str, ...]:
     argv = [str(ctx.python), "-m", "pytest", "-p", "replicate_harvest", "-p", "no:cacheprovider"]
     argv += ["-q", "-rN", "--continue-on-collection-errors", "--doctest-modules"]
@@ -159,7 +160,9 @@ def _argv(
         argv += benchmark_options(ctx.site_packages)
     if drop_addopts:
         argv += ["-o", "addopts="]
-    return (*argv, *paths)
+    if paths.python_files:
+        argv += ["-o", "python_files=" + " ".join(paths.python_files)]
+    return (*argv, *paths.paths)
 
 
 def run_harvest(
@@ -237,7 +240,7 @@ def _attempt(
     python_path = [seen(plugin_dir), *ctx.sys_path(Path(seen(work)))]
     paths = collected_paths(work, ctx.source_roots)
     request = SandboxRequest(
-        argv=_argv(ctx, paths.paths, budget, drop_addopts),
+        argv=_argv(ctx, paths, budget, drop_addopts),
         env={
             **JAIL_ENV,
             "PYTHONHASHSEED": "0",

@@ -1,7 +1,8 @@
 """Where a repository says its tests are, read (never run) from its own files.
 
 pytest is handed explicit paths by the harvest, and then ignores the repository's `testpaths`;
-tests kept in a folder with another name, in a root-level module (`test.py`, `test_x.py`), or
+tests kept in a folder with another name, in a root-level module (`test.py`, `test_x.py`), in a
+package's `tests.py` or `test.py` (unittest's discovery runs them; pytest's names miss them), or
 named only by the command the repository's tox, nox, Makefile or CI runs, were never collected.
 This module reads those declarations and returns the repository-relative paths they name that
 exist in the tree (plain files and folders inside it; nothing that leaves it), each with where it
@@ -21,7 +22,12 @@ from pathlib import Path, PurePosixPath
 
 MAX_CONFIG_BYTES = 1_000_000  # a declaration file larger than this is not read
 ROOT_TEST_MODULE = re.compile(r"^(test_\w+|\w+_test|tests?)\.py$")  # pytest's names, test(s).py
+PACKAGE_TEST_MODULES = ("test.py", "tests.py")
+PACKAGE_TEST_SOURCE = "a package's test module"
+PYTEST_PYTHON_FILES = ("test_*.py", "*_test.py")  # pytest's default `python_files`
+PACKAGE_DEPTH = 3  # a package's test modules are looked for this many package levels down
 DOTTED = re.compile(r"^[A-Za-z_]\w*(\.[A-Za-z_]\w*)+$")  # `tests.test_x` for unittest
+NOT_TESTS = ("setup.py",)  # `python setup.py install` in a CI step runs no test module
 RUNNERS = ("pytest", "py.test", "nosetests", "nose2", "unittest", "trial")
 PYTHON = re.compile(r"^(python[0-9.]*|pypy[0-9.]*|\{envpython\}|\$\{?PYTHON\}?|coverage)$")
 
@@ -52,28 +58,69 @@ def _root_test_modules(tree: Path, source_roots: Sequence[str]) -> Iterator[Decl
         for child in sorted(base.iterdir()) if _inside(tree, base) and base.is_dir() else []:
             if ROOT_TEST_MODULE.match(child.name) and _plain_file(child):
                 yield DeclaredPath(_relative(tree, child), "a root-level test module")
+            elif _package(child):
+                yield from _package_test_modules(tree, child, PACKAGE_DEPTH)
+
+
+def _package_test_modules(tree: Path, package: Path, depth: int) -> Iterator[DeclaredPath]:
+    """`test.py` and `tests.py` in a package and its subpackages: unittest's discovery
+    (`python -m unittest`) runs them, pytest's names miss them (`titlecase/tests.py`)."""
+    for child in sorted(package.iterdir()):
+        if child.name in PACKAGE_TEST_MODULES and _plain_file(child):
+            yield DeclaredPath(_relative(tree, child), PACKAGE_TEST_SOURCE)
+        elif depth > 1 and _package(child):
+            yield from _package_test_modules(tree, child, depth - 1)
+
+
+def _package(path: Path) -> bool:
+    return (
+        path.is_dir()
+        and not path.is_symlink()
+        and path.name.isidentifier()
+        and (path / "__init__.py").is_file()
+    )
 
 
 def _configured_testpaths(tree: Path) -> Iterator[DeclaredPath]:
+    for name, paths in _pytest_settings(tree, "testpaths"):
+        yield from _existing(tree, paths, f"{name} testpaths")
+
+
+def python_files(tree: Path, found: Sequence[DeclaredPath]) -> tuple[str, ...]:
+    """The `python_files` patterns to run pytest with where `found` holds a package's test
+    module: the repository's own (pytest's default where it sets none) and `test.py`,
+    `tests.py`. pytest 8 folds a file argument into a folder argument holding it (the package,
+    handed for its doctests), where its patterns miss the file: the patterns bring it back.
+    Empty (pytest's own) otherwise."""
+    if not any(d.source == PACKAGE_TEST_SOURCE for d in found):
+        return ()
+    configured = [patterns for _, patterns in _pytest_settings(tree, "python_files")]
+    own = configured[0] if configured else list(PYTEST_PYTHON_FILES)
+    return tuple(dict.fromkeys([*own, *PACKAGE_TEST_MODULES]))
+
+
+def _pytest_settings(tree: Path, key: str) -> Iterator[tuple[str, list[str]]]:
+    """A pytest ini setting (a list of words) in each file the repository sets it in, in the
+    order pytest looks for them."""
     pyproject = _read(tree / "pyproject.toml")
     if pyproject:
         try:
             options = tomllib.loads(pyproject).get("tool", {}).get("pytest", {})
         except tomllib.TOMLDecodeError:
             options = {}
-        paths = options.get("ini_options", {}).get("testpaths", []) if options else []
-        if isinstance(paths, str):
-            paths = paths.split()
-        if isinstance(paths, list):
-            yield from _existing(tree, [str(p) for p in paths], "pyproject.toml testpaths")
+        value = options.get("ini_options", {}).get(key, []) if options else []
+        if isinstance(value, str):
+            value = value.split()
+        if isinstance(value, list) and value:
+            yield "pyproject.toml", [str(p) for p in value]
     for name, section in (
         ("pytest.ini", "pytest"),
         ("tox.ini", "pytest"),
         ("setup.cfg", "tool:pytest"),
     ):
-        value = _ini_value(tree / name, section, "testpaths")
-        if value:
-            yield from _existing(tree, value.split(), f"{name} testpaths")
+        text = _ini_value(tree / name, section, key)
+        if text.split():
+            yield name, text.split()
 
 
 def _command_paths(tree: Path) -> Iterator[DeclaredPath]:
@@ -106,8 +153,9 @@ def _runner_paths(line: str) -> list[str]:
             return _path_arguments(words[start + 1 :])
         if PYTHON.match(name):
             rest = [w for w in words[start + 1 :] if w != "run" and not w.startswith("-")]
-            if rest and rest[0].endswith(".py") and "-m" not in words[start + 1 : start + 3]:
-                return [rest[0]]
+            script = rest[0] if rest else ""
+            if script.endswith(".py") and "-m" not in words[start + 1 : start + 3]:
+                return [] if PurePosixPath(script).name in NOT_TESTS else [script]
     return []
 
 

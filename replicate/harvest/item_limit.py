@@ -13,7 +13,8 @@ the whole session, so the tests after it never run (a pyparsing 3.1.4 harvest en
 from __future__ import annotations
 
 import signal
-from collections.abc import Callable
+import sys
+from collections.abc import Callable, Generator
 from types import TracebackType
 from typing import Any
 
@@ -87,3 +88,29 @@ def _numbered(tb: TracebackType | None) -> TracebackType | None:
         node.tb_next = after
         node = after
     return tb
+
+
+def exit_on_import(collector: Any) -> Generator[None, Any, None]:
+    """Around `pytest_make_collect_report`: a module that calls `sys.exit` as it is imported (a
+    script at the root, collected for its doctests: simplejson 4.3.0's `tsan_stress_simplejson.py`
+    exits when its C extension is missing) fails its own collection, as an import error does.
+    pytest lets a SystemExit in collection through, and it ended the whole session before any
+    test ran (INTERNALERROR: every target "not called by the tests")."""
+    outcome = yield
+    error = (getattr(outcome, "excinfo", None) or (None, None))[1]
+    reports = sys.modules.get("_pytest.reports")  # pytest's, loaded: this runs inside it
+    if isinstance(error, SystemExit) and reports is not None:
+        said = f"{collector.nodeid}: SystemExit({error.code!r}) while it was imported"
+        outcome.force_result(reports.CollectReport(collector.nodeid, "failed", said, []))
+
+
+# pytest's marker for a hook wrapper, written out (pluggy's HookimplMarker sets just this): the
+# shipped files import nothing but the standard library.
+exit_on_import.pytest_impl = {  # type: ignore[attr-defined]
+    "hookwrapper": True,
+    "wrapper": False,
+    "optionalhook": False,
+    "tryfirst": False,
+    "trylast": False,
+    "specname": None,
+}

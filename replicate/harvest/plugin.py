@@ -67,7 +67,7 @@ try:
         unpicklable,
     )
     from .by_value_pickler import ByValue
-    from .item_limit import arm, disarm, numbered
+    from .item_limit import arm, disarm, exit_on_import, numbered
     from .rebuild import Memory, dumps_capped, looks_large, replayed
     from .sequences import Sequences
     from .wrapping import install, owner_of, remember_constructions, short_reason, wrap_target
@@ -84,7 +84,12 @@ except ImportError:
         unpicklable,
     )
     from replicate_harvest_by_value_pickler import ByValue  # type: ignore[no-redef]
-    from replicate_harvest_item_limit import arm, disarm, numbered  # type: ignore[no-redef]
+    from replicate_harvest_item_limit import (  # type: ignore[no-redef]
+        arm,
+        disarm,
+        exit_on_import,
+        numbered,
+    )
     from replicate_harvest_rebuild import (  # type: ignore[no-redef]
         Memory,
         dumps_capped,
@@ -335,6 +340,7 @@ class _Harvest:
 
 
 TEST_DIRS = frozenset({"tests", "test", "testing"})
+TEST_FILES = frozenset({"conftest.py", "test.py", "tests.py"})
 
 
 def _from_tests(frame: Any) -> bool:
@@ -358,7 +364,7 @@ def _is_test_file(filename: str, root: str) -> bool:
     if rel.startswith(".."):
         return False  # the standard library, site-packages, this plugin's own folder
     *folders, name = rel.split(os.sep)
-    is_test = name.startswith("test_") or name.endswith("_test.py") or name == "conftest.py"
+    is_test = name.startswith("test_") or name.endswith("_test.py") or name in TEST_FILES
     return is_test or any(folder in TEST_DIRS for folder in folders)
 
 
@@ -402,6 +408,9 @@ def pytest_runtest_makereport(item: Any, call: Any) -> None:
     if call.excinfo is not None:
         with contextlib.suppress(Exception):  # an exception object of odd make: reported as is
             numbered(call.excinfo.value)
+
+
+pytest_make_collect_report = exit_on_import  # a module exiting on import fails alone
 
 
 def pytest_runtest_teardown(item: Any) -> None:

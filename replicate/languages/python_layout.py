@@ -107,11 +107,13 @@ def _is_package_dir(directory: Path) -> bool:
 
 
 def is_test_file(file_name: str) -> bool:
-    """Test modules and pytest configuration: `test_*.py`, `*_test.py`, `conftest.py`."""
+    """Test modules and pytest configuration: `test_*.py`, `*_test.py`, `conftest.py`, and
+    `test.py` or `tests.py` (unittest's discovery finds them; the harvest collects them:
+    `harvest/declared.py`)."""
     return (
         file_name.startswith("test_")
         or file_name.endswith("_test.py")
-        or file_name == "conftest.py"
+        or file_name in ("conftest.py", "test.py", "tests.py")
     )
 
 

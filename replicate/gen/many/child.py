@@ -30,6 +30,8 @@ class ChildJob(BaseModel):
     workers: int
     min_kill_rate: float | None
     kinds: tuple[TaskKind, ...] = tuple(sorted(DEFAULT_KINDS))  # to mint (`gen --kinds`)
+    # stop starting targets after this many seconds and write what is minted (gen's --budget)
+    soft_budget_s: float | None = None
 
 
 class ChildResult(BaseModel):
@@ -51,6 +53,7 @@ def run(job: ChildJob) -> ChildResult:
         workers=job.workers,
         min_kill_rate=job.min_kill_rate,
         kinds=frozenset(job.kinds),
+        budget_s=job.soft_budget_s,
     )
     try:
         report = mint(options, NullProgress())

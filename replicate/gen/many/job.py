@@ -23,6 +23,10 @@ from replicate.gen.many.licence import find_licence
 from replicate.gen.many.process import crash_reason, run_child
 from replicate.gen.pipeline import DEFAULT_KINDS
 
+# The share of a repository's budget after which its gen starts no more targets, finishes those
+# at work and writes them (the rest recorded as not started); the hard budget kills it after.
+SOFT_SHARE = 0.7
+
 
 @dataclass(frozen=True)
 class RepoJob:
@@ -83,6 +87,7 @@ def _run_child(job: RepoJob, tmp: Path, out: Path) -> tuple[ChildResult, Stage, 
         workers=job.workers,
         min_kill_rate=job.min_kill_rate,
         kinds=job.kinds,
+        soft_budget_s=None if job.budget_s is None else job.budget_s * SOFT_SHARE,
     )
     ended = run_child("replicate.gen.many.child", child, tmp, job.budget_s)
     if ended.out_of_time:

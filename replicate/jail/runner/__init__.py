@@ -45,9 +45,11 @@ in one write with the next ``call`` frame | ``done``.  An outcome is
 ``returned`` (value) or ``raised`` (exc: type, msg), both with ``args``/``kwargs`` after the call
 and ``t``; or ``timeout``; or ``load_error`` (msg).  Values are encoded by exact type without
 calling the objects' own methods; the trusted side parses and compares them
-(``replicate.grading.compare``).  The one exception: a function the call returns whose name does
-not verify is called on probes drawn from the input (`Probes`), inside the call's time window,
-and encoded by what they gave (``wire.PROBED``).
+(``replicate.grading.compare``).  Two exceptions, inside the call's time window: a function the
+call returns whose name does not verify is called on probes drawn from the input (`Probes`), and
+encoded by what they gave (``wire.PROBED``); an object of a class whose name does not verify,
+with an ``__eq__`` of its own, is compared by it with a copy rebuilt from its fields, which
+decides its name (`naming.state_type_name`).
 
 Session (``replicate.jail.session``): a first line ``{"session": {...}}`` instead of a job makes
 this process seal itself against its children (`_seal`) and fork a child per request read from

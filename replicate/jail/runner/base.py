@@ -90,6 +90,7 @@ _code_argcount = types.CodeType.__dict__["co_argcount"].__get__
 _code_flags = types.CodeType.__dict__["co_flags"].__get__
 _Partial = functools.partial
 _FunctionType = types.FunctionType
+_WrapperDescriptor = types.WrapperDescriptorType
 _partial_func = functools.partial.__dict__["func"].__get__
 _partial_args = functools.partial.__dict__["args"].__get__
 _type_basicsize = type.__dict__["__basicsize__"].__get__
@@ -108,6 +109,9 @@ _GetSet = types.GetSetDescriptorType
 _Member = types.MemberDescriptorType
 _getset_get = types.GetSetDescriptorType.__get__
 _member_get = types.MemberDescriptorType.__get__
+_member_set = types.MemberDescriptorType.__set__
+_object_new = object.__new__
+_dict_update = dict.update
 _member_objclass = types.MemberDescriptorType.__dict__["__objclass__"].__get__
 _exc_args = BaseException.__dict__["args"].__get__
 _exc_str = BaseException.__str__
@@ -184,6 +188,17 @@ _SNAPSHOT: dict[str, dict[str, Any]] = {}
 _PID: list[int] = []
 
 Tagged = wire.Tagged
+
+
+def _instance_dict(x: Any, desc: Any) -> dict[Any, Any] | None:
+    """The instance dict through the type's native `__dict__` descriptor, never a property."""
+    if _type(desc) is _GetSet:
+        value = _getset_get(desc, x)
+    elif _type(desc) is _Member:
+        value = _member_get(desc, x)
+    else:
+        return None
+    return value if _type(value) is dict else None
 
 
 def _is_in(obj: object, table: dict[int, Any]) -> bool:

@@ -27,8 +27,8 @@ from .base import (
     _exc_args,
     _exc_str,
     _GetSet,
-    _getset_get,
     _id,
+    _instance_dict,
     _is_in,
     _issubclass,
     _Member,
@@ -259,7 +259,10 @@ class _Encoder:
         state = self.fields(x, lay, d) if lay.plain else None
         if state is None:
             return {"t": "opaque", "type": type_name(t)}
-        return {"t": "obj", "type": state_type_name(t, name), "fields": state}
+        if name.startswith(_UNVERIFIED):  # its class's own `__eq__` may run: what was encoded
+            self.shared = None  # may change (`state_type_name`)
+        typed = state_type_name(x, t, name, lay.members, lay.dict_desc)
+        return {"t": "obj", "type": typed, "fields": state}
 
     def probed(self, fn: Callable[..., Any], probes: Probes, d: int) -> Tagged:
         """`fn` by its outcome on each of the input's probes; what those return is encoded as
@@ -340,17 +343,6 @@ class _Encoder:
 
 def _first(pair: tuple[str, Any]) -> str:
     return pair[0]
-
-
-def _instance_dict(x: Any, desc: Any) -> dict[Any, Any] | None:
-    """The instance dict through the type's native `__dict__` descriptor, never a property."""
-    if _type(desc) is _GetSet:
-        value = _getset_get(desc, x)
-    elif _type(desc) is _Member:
-        value = _member_get(desc, x)
-    else:
-        return None
-    return value if _type(value) is dict else None
 
 
 def encode(

@@ -18,21 +18,29 @@ from .base import (
     _descriptor_get,
     _dict_get,
     _dict_items,
+    _dict_update,
+    _FunctionType,
     _id,
+    _instance_dict,
     _is_in,
     _issubclass,
+    _member_get,
+    _member_set,
     _module_dict,
     _ModuleType,
+    _object_new,
     _proxy_get,
     _proxy_items,
     _sorted,
     _sys_modules,
     _table,
+    _Timeout,
     _type,
     _type_dict,
     _type_module,
     _type_mro,
     _type_qualname,
+    _WrapperDescriptor,
 )
 
 if TYPE_CHECKING:
@@ -94,23 +102,62 @@ def type_name(cls: type) -> str:
 
 
 _BY_STATE = "<by state>"
+# What follows `<unverified>` in the name of a class whose own `__eq__` its fields do not decide
+_EQ_NOT_BY_FIELDS = "<__eq__ not by its fields>"
 
 
-def state_type_name(cls: type, name: str) -> str:
+def state_type_name(
+    x: object, cls: type, name: str, members: list[tuple[str, Any, type]], dict_desc: Any
+) -> str:
     """The name an instance's class goes by in its outcome (`name`, its `type_name`), where the
-    instance is encoded by its state: a class whose name does not verify (one a function makes,
-    `make.<locals>.Handler`) and that defines no value equality (no `__eq__` in its MRO but
-    object's) is named `<by state>` and the name it claims, so that its instances compare by
-    class name and state (a class of its own a candidate names alike compares alike); any other
-    unverified class keeps its `<unverified>` name, which matches nothing."""
+    instance `x` is encoded by its state (`members`, its slots, and `dict_desc`, its `__dict__`
+    descriptor): a class whose name does not verify (one a function makes, `make.<locals>.Tally`)
+    is named `<by state>` and the name it claims, so that its instances compare by class name and
+    state (a class of its own a candidate names alike compares alike), when its state decides its
+    equality: it defines no value equality (no `__eq__` in its MRO but object's), or its own
+    `__eq__` says `x` equals a copy rebuilt from its fields, both ways (`_equals_rebuilt`). One
+    whose `__eq__` says otherwise is `<unverified><__eq__ not by its fields>` and that name,
+    which matches nothing; any other unverified name is kept."""
     claimed = name[len(_UNVERIFIED) :]
     if not name.startswith(_UNVERIFIED) or claimed == "?":
         return name
     for klass in _type_mro(cls):
         own = _proxy_get(_type_dict(klass), "__eq__", _MISSING)
-        if klass is not object and own is not _MISSING:
-            return name
+        if own is not _MISSING:
+            if klass is object or _equals_rebuilt(x, cls, own, members, dict_desc):
+                break
+            return _UNVERIFIED + _EQ_NOT_BY_FIELDS + claimed
     return _BY_STATE + claimed
+
+
+def _equals_rebuilt(
+    x: object, cls: type, eq: Any, members: list[tuple[str, Any, type]], dict_desc: Any
+) -> bool:
+    """Whether `eq`, `cls`'s own `__eq__`, says `x` and a copy of it rebuilt from its fields
+    (`object.__new__`, its set slots and its `__dict__`, the same objects) are equal, both ways:
+    its equality is then its state's, as the outcome records it. Anything else (a result not
+    `True`, an error, an `__eq__` no plain function or slot wrapper) is not. The class's code
+    runs here, inside the call's time window: the reference's, at gen, decides what a task
+    records; a candidate's can only name its own objects (its own `__eq__` decides nothing the
+    grader compares but that name)."""
+    if _type(eq) is not _FunctionType and _type(eq) is not _WrapperDescriptor:
+        return False
+    try:
+        copy: object = _object_new(cls)
+        for _name, desc, klass in members:
+            try:
+                _member_set(desc, copy, _member_get(desc, x, klass))
+            except AttributeError:  # an unset slot stays unset
+                continue
+        fields = _instance_dict(x, dict_desc)
+        into = _instance_dict(copy, dict_desc)
+        if fields is not None and into is not None:
+            _dict_update(into, fields)
+        return eq(x, copy) is True and eq(copy, x) is True
+    except BaseException as exc:
+        if _type(exc) is _Timeout:
+            raise
+        return False
 
 
 def _callable_name(fn: Any) -> str:

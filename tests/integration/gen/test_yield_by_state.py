@@ -1,11 +1,14 @@
-"""Objects of a class a function makes, without a value equality, compare by their state.
+"""Objects of a class a function makes compare by their state, where their state decides
+their equality.
 
 A factory's local class (`make_tally.<locals>.Tally`) has no importable name, so its name does
 not verify and an outcome holding one of its instances was "outcome not comparable": the target
-was dropped. Now, when the class defines no `__eq__`, its instances are named `<by state>` and
-the name the class claims, and compare by that name and their fields (an `__eq__` of its own
-keeps the old name: its equality is the class's to say). The control starts the jails with a
-runner that names them as before.
+was dropped. Now, when the class defines no `__eq__` (grader 8), or its own `__eq__` says an
+object equals a copy rebuilt from its fields (grader 9: `make_pair`'s, which reads `left`
+only), its instances are named `<by state>` and the name the class claims, and compare by that
+name and all their fields. An `__eq__` by identity (`make_handle`'s) is not its fields': its
+target stays "outcome not comparable", the detail says why. The control starts the jails with a
+runner that names them as before grader 8.
 """
 
 from __future__ import annotations
@@ -53,6 +56,19 @@ def make_pair(kind):
     return Pair
 
 
+def make_handle():
+    class Handle:
+        def __init__(self, name):
+            self.name = name
+
+        def __eq__(self, other):
+            return self is other  # one handle per resource: equal to itself alone
+
+        __hash__ = object.__hash__
+
+    return Handle
+
+
 def tally(words, kind="words"):
     """A tally of the words, in order of first sight."""
     found = make_tally(kind)()
@@ -65,9 +81,14 @@ def halves(word):
     """The word's two halves, in a pair."""
     middle = len(word) // 2
     return make_pair("halves")(word[:middle], word[middle:])
+
+
+def handle(name):
+    """A handle on the named resource."""
+    return make_handle()(name.strip().lower())
 '''
 
-TESTS = """from tally.core import halves, tally
+TESTS = """from tally.core import halves, handle, tally
 
 
 def test_tally():
@@ -82,6 +103,12 @@ def test_halves():
     assert halves("abcd").left == "ab"
     assert halves("abc").right == "bc"
     assert halves("").left == ""
+
+
+def test_handle():
+    assert handle(" A ").name == "a"
+    assert handle("b").name == "b"
+    assert handle("Cc").name == "cc"
 """
 
 FILES = {
@@ -90,7 +117,13 @@ FILES = {
     "tally/core.py": CORE,
     "tests/test_core.py": TESTS,
 }
-TALLY, HALVES = "tally.core.tally", "tally.core.halves"
+NOT_COMPARABLE = "outcome not comparable"
+TALLY, HALVES, HANDLE = "tally.core.tally", "tally.core.halves", "tally.core.handle"
+WRONG_HALF = """
+def halves(word):
+    middle = len(word) // 2
+    return make_pair("halves")(word[:middle], word[middle + 1 :])
+"""
 WRONG = """
 def tally(words, kind="words"):
     found = make_tally(kind)()
@@ -100,19 +133,30 @@ def tally(words, kind="words"):
 """
 
 
-def test_objects_without_a_value_equality_compare_by_state(
+def test_objects_compare_by_state_where_it_decides_their_equality(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     before, after = before_and_after(
-        tmp_path, FILES, {}, monkeypatch, (TALLY,), runner=("state_type_name(t, name)", "name")
+        tmp_path,
+        FILES,
+        {},
+        monkeypatch,
+        (TALLY, HALVES),
+        runner=("state_type_name(x, t, name, lay.members, lay.dict_desc)", "name"),
     )
-    assert before.reasons((TALLY,)) == {TALLY: "outcome not comparable"}
+    assert before.reasons((TALLY, HALVES)) == dict.fromkeys((TALLY, HALVES), NOT_COMPARABLE)
     assert "(<unverified>tally.core.make_tally.<locals>.Tally(" in before.entries[TALLY]["detail"]
-    # a class with an `__eq__` of its own is still not compared by its state
-    assert after.reasons((HALVES,)) == {HALVES: "outcome not comparable"}
-    # a candidate whose objects differ in their state (words not lower-cased) is told apart
-    task = Batch.open(after.batch).load(TALLY)
-    jail = Jail(context_for(task.repo, cache_root()), get_sandbox("local"))
-    wrong = grade_text(task, WRONG, jail)
-    assert wrong.reward is not None and wrong.reward < 1.0
-    assert wrong.counterexample is not None and "counts" in str(wrong.counterexample.detail)
+    assert "(<unverified>tally.core.make_pair.<locals>.Pair(" in before.entries[HALVES]["detail"]
+    # an `__eq__` by identity is not its fields': not compared by them, and said so
+    assert after.reasons((HANDLE,)) == {HANDLE: NOT_COMPARABLE}
+    said = "(<unverified><__eq__ not by its fields>tally.core.make_handle.<locals>.Handle("
+    assert said in after.entries[HANDLE]["detail"]
+    # candidates whose objects differ in their state are told apart: words not lower-cased;
+    # a pair whose `right` differs, which `Pair.__eq__` does not read
+    tasks = Batch.open(after.batch)
+    for symbol, source, field in ((TALLY, WRONG, "counts"), (HALVES, WRONG_HALF, "right")):
+        task = tasks.load(symbol)
+        jail = Jail(context_for(task.repo, cache_root()), get_sandbox("local"))
+        wrong = grade_text(task, source, jail)
+        assert wrong.reward is not None and wrong.reward < 1.0
+        assert wrong.counterexample is not None and field in str(wrong.counterexample.detail)

@@ -306,6 +306,7 @@ def test_calls_from_tests_and_doctests_are_visible_those_from_the_library_are_no
 def test_which_frames_count_as_test_code() -> None:
     root = "/work/repo"
     test_code = ["tests/test_x.py", "pkg/tests/helpers.py", "x_test.py", "conftest.py"]
+    test_code += ["tests.py", "pkg/test.py", "pkg/sub/tests.py"]  # unittest's discovery names
     assert all(harvest_plugin._is_test_file(f"{root}/{rel}", root) for rel in test_code)
     assert harvest_plugin._is_test_file("<doctest pkg.core.double[0]>", root)
     library = ["pkg/core.py", "pkg/testing.py", "src/pkg/lexer.py"]

@@ -1025,7 +1025,9 @@ def test_a_local_class_sentinel_and_a_class_lambda_are_named_by_identity() -> No
 def test_an_object_of_a_class_made_by_a_function_compares_by_state() -> None:
     """Grader 8: a class whose name does not verify and that has no `__eq__` is named by the
     name it claims, `<by state>`; its objects match on equal fields only, and one with an
-    `__eq__` of its own keeps `<unverified>` (a match for nothing)."""
+    `__eq__` of its own its fields do not decide (by identity) keeps `<unverified>` (a match
+    for nothing; grader 9: one its fields decide is by state, `tests/unit/jail/
+    test_own_equality.py`)."""
 
     def make(eq: bool) -> type:
         class Tally:
@@ -1033,7 +1035,7 @@ def test_an_object_of_a_class_made_by_a_function_compares_by_state() -> None:
                 self.counts = counts
 
         if eq:
-            Tally.__eq__ = lambda self, other: True  # type: ignore[assignment, method-assign]
+            Tally.__eq__ = lambda self, other: self is other  # type: ignore[assignment, method-assign]
         return Tally
 
     plain, again, with_eq = make(False), make(False), make(True)

@@ -141,3 +141,35 @@ def test_the_harvest_hands_them_to_pytest_after_the_usual_paths(tmp_path: Path) 
     (note,) = harvest.collected_paths(tmp_path, (".",)).note()
     assert "spec (tox.ini commands)" in note and "test.py (a root-level test module)" in note
     assert "tests (" not in note  # a usual folder is not news
+
+
+def test_a_packages_test_modules_unittest_discovers(tmp_path: Path) -> None:
+    """`pkg/tests.py` (titlecase's), run by `python -m unittest` in its CI: pytest's names miss
+    it; a CI step `python setup.py install` names no test module."""
+    write_files(
+        tmp_path,
+        {
+            ".github/workflows/ci.yml": "steps:\n  - run: python setup.py install\n",
+            "setup.py": "",
+            "pkg/__init__.py": "",
+            "pkg/core.py": "",
+            "pkg/tests.py": "",
+            "pkg/testing.py": "",  # a library module unittest's pattern matches: not taken
+            "pkg/sub/__init__.py": "",
+            "pkg/sub/test.py": "",
+            "notpkg/tests.py": "",  # no `__init__.py`: not a package unittest walks
+        },
+    )
+    assert _declared(tmp_path) == {
+        "pkg/sub/test.py": "a package's test module",
+        "pkg/tests.py": "a package's test module",
+    }
+    # pytest folds them into the package it walks for doctests: its patterns must take them
+    default = ("test_*.py", "*_test.py", "test.py", "tests.py")
+    assert harvest.collected_paths(tmp_path, (".",)).python_files == default
+    write_files(tmp_path, {"setup.cfg": "[tool:pytest]\npython_files = check_*.py\n"})
+    own = ("check_*.py", "test.py", "tests.py")
+    assert harvest.collected_paths(tmp_path, (".",)).python_files == own
+    (tmp_path / "pkg" / "tests.py").unlink()
+    (tmp_path / "pkg" / "sub" / "test.py").unlink()
+    assert harvest.collected_paths(tmp_path, (".",)).python_files == ()  # pytest's own

@@ -37,6 +37,10 @@ def test_flat_layout_walks_packages_and_top_level_modules(tmp_path: Path) -> Non
             "pkg/test_inline.py": "",
             "pkg/core_test.py": "",
             "pkg/conftest.py": "",
+            "pkg/tests.py": "",  # unittest's discovery name (titlecase's test module)
+            "pkg/sub/test.py": "",
+            "pkg/testing.py": "",  # a library module, whatever unittest's pattern says
+            "tests.py": "",  # a root-level test module (jsonpointer's)
             "pkg/__main__.py": "",
             "pkg/bad-name.py": "",
             "six.py": "",
@@ -56,6 +60,7 @@ def test_flat_layout_walks_packages_and_top_level_modules(tmp_path: Path) -> Non
         "pkg/core.py": "pkg.core",
         "pkg/sub/__init__.py": "pkg.sub",
         "pkg/sub/deep.py": "pkg.sub.deep",
+        "pkg/testing.py": "pkg.testing",
         "six.py": "six",
     }
 

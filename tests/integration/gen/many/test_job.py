@@ -13,9 +13,11 @@ import pytest
 
 from replicate.acquire import acquire
 from replicate.cache import cache_root
+from replicate.core import DropReason, by_reason
 from replicate.gen.many import child
-from replicate.gen.many.job import RepoJob, mint_repo, pack, unpack
-from replicate.gen.many.process import crash_reason
+from replicate.gen.many import job as job_module
+from replicate.gen.many.job import SOFT_SHARE, RepoJob, mint_repo, pack, unpack
+from replicate.gen.many.process import Ended, crash_reason
 from tests.integration.minted import REPO_ROOT, Tiny, make_git_repo
 
 
@@ -49,6 +51,33 @@ def test_out_of_budget_the_child_is_stopped(tiny: Tiny) -> None:
     result = mint_repo(job_for(tiny.repo, 0.5))  # the tiny repository takes seconds to mint
     assert (result.outcome.stage, result.outcome.reason) == ("budget", "out of time after 0.5 s")
     assert result.outcome.seconds < 30  # stopped, not waited for
+
+
+def test_past_its_soft_share_a_repository_starts_no_more_targets(tiny: Tiny) -> None:
+    """Within the hard budget, gen stops starting targets after `SOFT_SHARE` of it and writes
+    what it minted: the targets left are recorded as not started, not the repository lost."""
+    job = job_for(tiny.repo, 600.0)
+    handed = _handed(job)
+    assert handed.soft_budget_s == 600.0 * SOFT_SHARE
+    soon = handed.model_copy(update={"soft_budget_s": 1e-3, "limit": None})
+    result = child.run(soon)  # the soft budget spent while the tests run, before any target
+    assert result.error is None and result.funnel is not None and result.tasks == ()
+    drops = by_reason(d for stage in result.funnel.stages for d in stage.drops)
+    assert dict(drops)[DropReason.TIME_BUDGET_REACHED] > 0  # every traced target left
+
+
+def _handed(job: RepoJob) -> child.ChildJob:
+    """The options `mint_repo` hands its child (the child itself not started)."""
+    seen: list[child.ChildJob] = []
+
+    def caught(_module: str, handed: child.ChildJob, *_: object) -> Ended:
+        seen.append(handed)
+        return Ended(report=None, out_of_time=True)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(job_module, "run_child", caught)
+        mint_repo(job)
+    return seen[0]
 
 
 def test_pack_and_unpack_keep_files_and_symlinks(tmp_path: Path) -> None:
