@@ -123,7 +123,11 @@ def class_sequences(
     found += [(SequenceStratum.WIDENED, s, r) for s, r in pairs]
     return tuple(
         HiddenSequence(
-            index=n, stratum=stratum, sequence=s, steps=tuple(map(dict, r.steps)), state=r.state
+            index=n,
+            stratum=stratum,
+            sequence=s.prefix(len(r.steps)),  # a replay ends where the class call raised
+            steps=tuple(map(dict, r.steps)),
+            state=r.state,
         )
         for n, (stratum, s, r) in enumerate(found)
     )
