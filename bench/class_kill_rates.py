@@ -102,6 +102,18 @@ LIBRARIES = {
                     "buffered input: a slice past the cache",
                 ),
                 Placed(
+                    "peekable",
+                    "        if index < 0:\n            self._cache.extend(self._it)",
+                    "        if not index < 0:\n            self._cache.extend(self._it)",
+                    "buffered input: a negative index, the source not yet cached",
+                ),
+                Placed(
+                    "peekable",
+                    "elif index >= cache_len:",
+                    "elif index > cache_len:",
+                    "buffered input: an index just past the cache",
+                ),
+                Placed(
                     "seekable",
                     "                self._index += 1\n",
                     "                self._index += 2\n",
@@ -164,7 +176,7 @@ def trimmed_repo(lib: Library, work: Path) -> Path:
 
 def minted(lib: Library, work: Path) -> Path:
     batch = work / f"{lib.name}-batch"
-    if not (batch / "manifest.json").exists():
+    if not (batch / "reference_impls" / "manifest.json").exists():
         repo = trimmed_repo(lib, work)
         command = [sys.executable, "-m", "replicate", "gen", "--repo", str(repo), "--out"]
         command += [str(batch), "--kinds", "function,method,class", "--no-strength", "--json"]
