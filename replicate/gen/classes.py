@@ -141,7 +141,8 @@ def mint_class(target: Target, methods: Sequence[TaskFiles], work: ClassWork) ->
         detail = f"{len(ordered)} of its {len(names)} methods minted as method tasks"
         return Dropped("traced", TOO_FEW_MEMBERS, detail)
     task = assemble(target, ordered, work.repo, work.repo_dir)
-    task = replace(task, sequences=_sequences(target, task, work))
+    sequences = _sequences(target, task, work)
+    task = assemble(target, ordered, work.repo, work.repo_dir, sequences)
     reference = grade_text(task, original_source(task).decode("utf-8"), work.jail, shrink=False)
     if reference.reward != 1.0:
         return Dropped("validated", REFERENCE_MISSES, reference.reason)
@@ -181,10 +182,15 @@ def returning_none(task: LoadedTask) -> bytes:
 
 
 def assemble(
-    target: Target, methods: Sequence[TaskFiles], repo: RepoSnapshot, repo_dir: str
+    target: Target,
+    methods: Sequence[TaskFiles],
+    repo: RepoSnapshot,
+    repo_dir: str,
+    sequences: Sequence[HiddenSequence] = (),
 ) -> LoadedTask:
     """The class task whose hidden inputs are `methods`' own, each naming its member, with
-    their golden outcomes, examples, baselines and strength (not validated yet)."""
+    their golden outcomes, examples, baselines and strength, and `sequences` (not validated
+    yet)."""
     inputs: list[CallInput] = []
     expected: dict[int, Mapping[str, Any]] = {}
     for files in methods:
@@ -226,9 +232,15 @@ def assemble(
         strength=_strength(methods),
     )
     graded = tuple(f.hidden.target.qualname for f in methods)
-    prompt = render_class_prompt(target, examples, len(inputs), graded)
+    prompt = render_class_prompt(target, examples, len(inputs), graded, len(sequences))
     return LoadedTask(
-        spec=spec, hidden=hidden, inputs=tuple(inputs), expected=expected, prompt=prompt, repo=repo
+        spec=spec,
+        hidden=hidden,
+        inputs=tuple(inputs),
+        expected=expected,
+        prompt=prompt,
+        repo=repo,
+        sequences=tuple(sequences),
     )
 
 

@@ -144,8 +144,15 @@ def test_a_class_tasks_sequences_are_stored_beside_its_inputs_and_read_back(
         )
         for n, stratum in enumerate(SequenceStratum)
     ]
+    assert "call sequences" not in task.prompt
+    task = assemble(
+        stack, [_method(push, 2, 0.2, 4), _method(pop, 1, 0.6, 2)], snapshot, "stacks", sequences
+    )
+    assert task.sequences == tuple(sequences)
+    assert "- 2 hidden call sequences: an instance built" in task.prompt
+    assert "half the share of steps" in task.prompt
     files = (task.spec, task.hidden, task.prompt, task.inputs, task.expected)
-    write_task(tmp_path, *files, sequences)
+    write_task(tmp_path, *files, task.sequences)
     assert read_task_files(tmp_path, task.id).sequences == tuple(sequences)
     path = tmp_path / "reference_impls" / task.id / SEQUENCES
     path.write_text(path.read_text().replace('"recorded"', '"guessed"'), encoding="utf-8")
