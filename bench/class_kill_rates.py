@@ -144,6 +144,36 @@ LIBRARIES = {
                     "_lists[pos].append(value)\n                _maxes[pos] = _maxes[pos]",
                     "the index after a largest value is added",
                 ),
+                Placed(
+                    "SortedList",
+                    "            return self._len\n\n        idx = bisect_right(",
+                    "            return self._len - 1\n\n        idx = bisect_right(",
+                    "a bisection past the largest of the values added",
+                ),
+                Placed(
+                    "SortedList",
+                    "        return _lists[pos][idx] == value",
+                    "        return _lists[pos][idx] >= value",
+                    "a lookup among the values added",
+                ),
+                Placed(
+                    "SortedList",
+                    "            return idx_right - idx_left\n",
+                    "            return idx_right - idx_left - (idx_right > idx_left + 1)\n",
+                    "a count once a value was added twice",
+                ),
+                Placed(
+                    "SortedList",
+                    "_maxes.insert(pos + 1, half[-1])",
+                    "_maxes.insert(pos + 1, half[0])",
+                    "rebalancing: a sublist split once the list is long",
+                ),
+                Placed(
+                    "SortedList",
+                    "                    _index[child] += 1\n",
+                    "                    _index[child] += 2\n",
+                    "rebalancing: the positional index kept up as a long list grows",
+                ),
             ),
         ),
     )
@@ -174,7 +204,10 @@ def trimmed_repo(lib: Library, work: Path) -> Path:
     return repo
 
 
-def minted(lib: Library, work: Path) -> Path:
+def minted(lib: Library, work: Path, given: Path | None = None) -> Path:
+    """The library's batch: `given` (minted elsewhere with class tasks), else minted here."""
+    if given is not None:
+        return given
     batch = work / f"{lib.name}-batch"
     if not (batch / "reference_impls" / "manifest.json").exists():
         repo = trimmed_repo(lib, work)
@@ -256,8 +289,8 @@ def class_row(cls_task: LoadedTask, methods: list[LoadedTask], lib: Library, aut
     )  # fmt: skip
 
 
-def library_rows(lib: Library, work: Path, auto: int) -> list[Row]:
-    batch = Batch.open(minted(lib, work))
+def library_rows(lib: Library, work: Path, auto: int, given: Path | None = None) -> list[Row]:
+    batch = Batch.open(minted(lib, work, given))
     tasks = [batch.load(i) for i in batch.ids]
     classes = [t for t in tasks if t.spec.task_kind is TaskKind.CLASS]
 
@@ -281,13 +314,18 @@ def main() -> int:
     parser.add_argument("--libs", default=",".join(LIBRARIES))
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--auto", type=int, default=2, help="gen's mutants per method task")
+    parser.add_argument(
+        "--batch", action="append", default=[], metavar="LIB=DIR",
+        help="a batch of LIB already minted with class tasks (not minted again)",
+    )  # fmt: skip
     args = parser.parse_args()
+    given = {name: Path(folder) for name, _, folder in (b.partition("=") for b in args.batch)}
     work = args.work or Path(tempfile.mkdtemp(prefix="class-kill-rates-"))
     work.mkdir(parents=True, exist_ok=True)
     failures = []
     for name in args.libs.split(","):
         lib = LIBRARIES[name]
-        rows = library_rows(lib, work, args.auto)
+        rows = library_rows(lib, work, args.auto, given.get(name))
         print(f"\n{lib.name} {lib.version}: {len(rows)} class tasks")
         print(f"{'class':<14} {'members':>7} {'sequences':<32} {'ref':>4} {'stub':>4} "
               f"{'mutants':>7} {'methods kill':>12} {'class kills':>11}")  # fmt: skip
