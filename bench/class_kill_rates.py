@@ -62,7 +62,7 @@ LIBRARIES = {
         Library(
             "boltons",
             "24.1.0",
-            ("tests/test_cacheutils.py",),
+            ("tests/test_cacheutils.py", "tests/test_dictutils.py"),
             (
                 Placed(
                     "LRI",
@@ -75,6 +75,18 @@ LIBRARIES = {
                     "if len(self) < self.max_size:",
                     "if len(self) <= self.max_size:",
                     "eviction, at capacity",
+                ),
+                Placed(
+                    "OrderedMultiDict",
+                    "if selfk != otherk or selfv != otherv:",
+                    "if selfk != otherk:",
+                    "equality of two dicts that hold items",
+                ),
+                Placed(
+                    "OrderedMultiDict",
+                    "return super().__getitem__(k)[-1]",
+                    "return super().__getitem__(k)[0]",
+                    "a key once it holds a second value",
                 ),
                 Placed(
                     "LRU",
