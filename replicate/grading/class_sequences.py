@@ -122,12 +122,28 @@ def sequence_reason(score: SequenceScore) -> str:
     return f"; {score.failed} of {total} call sequences differ"
 
 
-def flipped_sequences(first: SequenceScore | None, second: SequenceScore | None) -> int:
-    """How many sequences pass in one run and fail in the other."""
-    if first is None or second is None:
-        return 0
-    pairs = zip(first.comparisons, second.comparisons, strict=True)
-    return sum(one.passed != two.passed for one, two in pairs)
+def steadied(
+    task: LoadedTask, first: Sequence[Replay], second: Sequence[Replay]
+) -> tuple[int, SequenceScore | None]:
+    """The second run against the first: how many sequences pass in one and fail in the other
+    (one that gave no steps in either, a timeout say, is no evidence: a busy machine), and the
+    score with each sequence that gave none in the first run taken from the second (as a timed
+    out input is, `grading.stability.rescued`)."""
+    one, two = score_sequences(task, first), score_sequences(task, second)
+    if one is None or two is None:
+        return 0, one
+    size = len(task.sequences)
+    ran = [
+        bool(a.steps) and not a.problem and bool(b.steps) and not b.problem
+        for a, b in zip(_padded(first, size), _padded(second, size), strict=True)
+    ]
+    pairs = zip(one.comparisons, two.comparisons, ran, strict=True)
+    flips = sum(a.passed != b.passed for a, b, both in pairs if both)
+    taken = [
+        b if not (r1.steps and not r1.problem) else r1
+        for r1, b in zip(_padded(first, size), _padded(second, size), strict=True)
+    ]
+    return flips, score_sequences(task, taken)
 
 
 def sequence_counterexample(

@@ -18,11 +18,11 @@ from replicate.core import MAX_CANDIDATE_BYTES, SpliceError, Verdict, VerdictSta
 from replicate.grading.class_sequences import (
     SequenceScore,
     combined,
-    flipped_sequences,
     replay_candidate,
     score_sequences,
     sequence_counterexample,
     sequence_reason,
+    steadied,
 )
 from replicate.grading.classes import is_class_task, run_members, score_members
 from replicate.grading.recall import with_recall
@@ -157,11 +157,10 @@ def _second_run(
     first: Compared,
     jail: Jail,
     hash_seed: int,
-    sequences: SequenceScore | None,
-) -> Refusal | Compared:
+) -> Refusal | tuple[Compared, SequenceScore | None]:
     """Grade again (docs/design.md §4 and §5, item 17): a Refusal when passes come and go between
     the two runs (of inputs, or of a class task's call sequences), else the second run,
-    compared."""
+    compared, and a class task's sequences scored on both (`steadied`)."""
     again = run_spliced(task, found.spliced, jail, hash_seed=hash_seed, again=True)
     if isinstance(again, Refusal):
         if again.status == "infra_error":
@@ -171,11 +170,11 @@ def _second_run(
     flips = flipped(task.inputs, first, second)
     if flips:
         return Refusal(0.0, "graded", unstable_reason(flips, len(task.inputs)))
-    moved = flipped_sequences(sequences, score_sequences(task, again.replays))
+    moved, sequences = steadied(task, found.replays, again.replays)
     if moved:
         reason = f"nondeterministic: {moved} call sequences pass in one run and fail in the other"
         return Refusal(0.0, "graded", reason)
-    return second
+    return second, sequences
 
 
 def grade_text(
@@ -221,12 +220,13 @@ def _graded(
     raw = combined(result.reward, sequences)
     base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
     if normalise(raw, base) > 0:
-        again = _second_run(task, found, first, jail, hash_seed, sequences)
+        again = _second_run(task, found, first, jail, hash_seed)
         if isinstance(again, Refusal):
             verdict = _verdict(task, started, again.reward, again.status, again.reason)
             raw_reward = None if again.reward is None else round(raw, 6)
             return verdict.model_copy(update={"raw_reward": raw_reward, "counts": result.counts})
-        result = scored(task.inputs, rescued(task.inputs, first, again), settings)
+        second, sequences = again
+        result = scored(task.inputs, rescued(task.inputs, first, second), settings)
         raw = combined(result.reward, sequences)
     reward = round(normalise(raw, base), 6)
     reason = _reason(result.mismatches, len(task.inputs), run.result.timed_out, run.parsed.ready)

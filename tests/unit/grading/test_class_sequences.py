@@ -25,9 +25,9 @@ from replicate.grading.class_sequences import (
     SEQUENCE_SHARE,
     combined,
     dropped,
-    flipped_sequences,
     rendered,
     score_sequences,
+    steadied,
 )
 from replicate.jail import Replay
 from replicate.jail.runner.encoding import encode
@@ -107,10 +107,16 @@ def test_a_sequence_that_passes_in_one_run_and_fails_in_the_other_is_a_flip() ->
     task = _task(
         _hidden(0, SequenceStratum.RECORDED, None, 1), _hidden(1, SequenceStratum.WIDENED, None, 2)
     )
-    one = score_sequences(task, [_got(None, 1), _got(None, 2)])
-    two = score_sequences(task, [_got(None, 1), _got(None, 3)])
-    assert flipped_sequences(one, two) == 1
-    assert flipped_sequences(one, one) == 0
+    assert steadied(task, [_got(None, 1), _got(None, 2)], [_got(None, 1), _got(None, 3)])[0] == 1
+    flips, score = steadied(task, [_got(None, 1), _got(None, 2)], [_got(None, 1), _got(None, 2)])
+    assert flips == 0 and score is not None and score.reward == 1.0
+    # a sequence that gave no steps in one run (it timed out) is no flip, and is scored on the
+    # run where it finished
+    stalled = Replay((), problem="timeout: after 5 s")
+    flips, score = steadied(task, [_got(None, 1), stalled], [_got(None, 1), _got(None, 2)])
+    assert flips == 0 and score is not None and score.reward == 1.0
+    flips, score = steadied(task, [_got(None, 1), stalled], [_got(None, 1), stalled])
+    assert flips == 0 and score is not None and score.failed == 1  # a hang hangs twice
 
 
 def test_a_dropped_step_moves_the_later_steps_refs_and_a_fed_step_stays() -> None:
