@@ -8,12 +8,15 @@ mutant of its class (`PLACED`: a string replaced once inside the class's definit
 as a candidate, the whole mutated file, on each of the class's method tasks (killed by them when
 one earns less than 1) and on the class task (killed when it earns less than 1); besides, the
 first `--auto` mutants gen's mutator makes of each method task's member (killed by that method
-task, or by the class task).  Prints, per class task, the kill rates side by side; and checks
-the reference earns 1 and the stub 0 on every class task.  Exits 1 unless, on every library, the
-class task kills strictly more than the method tasks on at least one class.
+task, or by the class task), and its first `--uncovered` of each member that no method task
+covers and the class task's call sequences call (a dunder, a method the tests call too rarely:
+graded on every method task, the whole file being the candidate).  Prints, per class task, the
+kill rates side by side; and checks the reference earns 1 and the stub 0 on every class task.
+Exits 1 unless, on every library, the class task kills strictly more than the method tasks on
+at least one class.
 
     PYTHONPATH=$PWD python bench/class_kill_rates.py [--libs boltons,more-itertools,...]
-        [--work DIR] [--auto 2]
+        [--work DIR] [--auto 2] [--uncovered 1] [--batch LIB=DIR]
 """
 
 from __future__ import annotations
@@ -31,7 +34,8 @@ from replicate.acquire import pypi
 from replicate.batch import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core import TaskKind
-from replicate.gen.strength import spliced_mutant, task_mutants
+from replicate.gen.mutants import mutants
+from replicate.gen.strength import definition_text, spliced_mutant, task_mutants
 from replicate.grading import grade_text, original_source, stubbed_source
 from replicate.jail import Jail
 from replicate.jail.context import context_for
@@ -267,7 +271,32 @@ class Row:
     placed: tuple[str, ...]  # per placed mutant: "M C" kill marks
 
 
-def class_row(cls_task: LoadedTask, methods: list[LoadedTask], lib: Library, auto: int) -> Row:
+def uncovered_mutants(
+    cls_task: LoadedTask, methods: list[LoadedTask], per_member: int
+) -> list[str]:
+    """Mutated files: gen's first `per_member` mutants of each member the class task's call
+    sequences call that no method task covers (a dunder, a method the tests call too rarely)."""
+    covered = {m.hidden.target.qualname for m in methods}
+    called = {step.name for h in cls_task.sequences for step in h.sequence.steps}
+    source = original_source(cls_task)
+    found = []
+    for member in cls_task.hidden.target.members:
+        if member.qualname in covered or member.name not in called:
+            continue
+        try:
+            made = mutants(definition_text(source, member.def_span), limit=per_member)
+        except (SyntaxError, StopIteration, ValueError):
+            continue
+        for mutant in made:
+            program = cls_task.language().replace_definition(source, mutant.text, member)
+            if program is not None:
+                found.append(program.decode("utf-8"))
+    return found
+
+
+def class_row(
+    cls_task: LoadedTask, methods: list[LoadedTask], lib: Library, auto: int, uncovered: int
+) -> Row:
     jail = Jail(context_for(cls_task.repo, cache_root()), get_sandbox("local"))
     ref = grade_text(cls_task, original_source(cls_task).decode("utf-8"), jail, shrink=False)
     stub = grade_text(cls_task, stubbed_source(cls_task).decode("utf-8"), jail, shrink=False)
@@ -282,6 +311,7 @@ def class_row(cls_task: LoadedTask, methods: list[LoadedTask], lib: Library, aut
             program = spliced_mutant(method, mutant)
             if program is not None:
                 cases.append(("", program.decode("utf-8"), [method]))
+    cases += [("", text, methods) for text in uncovered_mutants(cls_task, methods, uncovered)]
     by_methods = by_class = 0
     marks = []
     for where, text, graders in cases:
@@ -301,7 +331,9 @@ def class_row(cls_task: LoadedTask, methods: list[LoadedTask], lib: Library, aut
     )  # fmt: skip
 
 
-def library_rows(lib: Library, work: Path, auto: int, given: Path | None = None) -> list[Row]:
+def library_rows(
+    lib: Library, work: Path, auto: int, uncovered: int, given: Path | None = None
+) -> list[Row]:
     batch = Batch.open(minted(lib, work, given))
     tasks = [batch.load(i) for i in batch.ids]
     classes = [t for t in tasks if t.spec.task_kind is TaskKind.CLASS]
@@ -315,7 +347,7 @@ def library_rows(lib: Library, work: Path, auto: int, given: Path | None = None)
             and t.hidden.target.module == target.module
             and t.hidden.target.class_name == target.qualname
         ]
-        return class_row(cls_task, methods, lib, auto)
+        return class_row(cls_task, methods, lib, auto, uncovered)
 
     with ThreadPoolExecutor(max_workers=2) as pool:
         return list(pool.map(one, classes))
@@ -327,6 +359,10 @@ def main() -> int:
     parser.add_argument("--work", type=Path, default=None)
     parser.add_argument("--auto", type=int, default=2, help="gen's mutants per method task")
     parser.add_argument(
+        "--uncovered", type=int, default=1,
+        help="gen's mutants per member the sequences call that has no method task",
+    )  # fmt: skip
+    parser.add_argument(
         "--batch", action="append", default=[], metavar="LIB=DIR",
         help="a batch of LIB already minted with class tasks (not minted again)",
     )  # fmt: skip
@@ -337,7 +373,7 @@ def main() -> int:
     failures = []
     for name in args.libs.split(","):
         lib = LIBRARIES[name]
-        rows = library_rows(lib, work, args.auto, given.get(name))
+        rows = library_rows(lib, work, args.auto, args.uncovered, given.get(name))
         print(f"\n{lib.name} {lib.version}: {len(rows)} class tasks")
         print(f"{'class':<14} {'members':>7} {'sequences':<32} {'ref':>4} {'stub':>4} "
               f"{'mutants':>7} {'methods kill':>12} {'class kills':>11}")  # fmt: skip
