@@ -195,6 +195,8 @@ LIBRARIES = {
     )
 }
 
+MAX_UNCOVERED = 4  # uncovered members' mutants per class task (each graded on every method task)
+
 CONFTEST = """
 KEEP = {keep!r}  # bench/class_kill_rates.py: only these tests run
 
@@ -311,7 +313,8 @@ def class_row(
             program = spliced_mutant(method, mutant)
             if program is not None:
                 cases.append(("", program.decode("utf-8"), [method]))
-    cases += [("", text, methods) for text in uncovered_mutants(cls_task, methods, uncovered)]
+    made = uncovered_mutants(cls_task, methods, uncovered)[:MAX_UNCOVERED]
+    cases += [("", text, methods) for text in made]
     by_methods = by_class = 0
     marks = []
     for where, text, graders in cases:
