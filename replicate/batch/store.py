@@ -5,6 +5,8 @@
     DIR/reference_impls/<id>/task.json  HiddenTask (trusted side)
     DIR/reference_impls/<id>/inputs.jsonl    one CallInput per line
     DIR/reference_impls/<id>/expected.jsonl  {"i": index, "outcome": {...}} per line
+    DIR/reference_impls/<id>/sequences.jsonl one HiddenSequence per line (a class task's; absent
+                                             when it has none)
     DIR/reference_impls/_repos/<repo_dir>/repo.json  RepoRecord
     DIR/reference_impls/_repos/<repo_dir>/tree/      pristine source snapshot at the commit
     DIR/reference_impls/_repos/<repo_dir>/meta/      distribution metadata (no code)
@@ -23,7 +25,7 @@ import os
 import shutil
 import threading
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,14 +33,24 @@ from pydantic import ValidationError
 
 from replicate import confined, jsonl
 from replicate.batch import checks, links, minting
+from replicate.batch.lines import parse_lines
 from replicate.batch.manifest import Manifest, differences, read_manifest
-from replicate.core import MAX_PART, CallInput, HiddenTask, RepoRecord, TaskSpec, slug
+from replicate.core import (
+    MAX_PART,
+    CallInput,
+    HiddenSequence,
+    HiddenTask,
+    RepoRecord,
+    TaskSpec,
+    slug,
+)
 from replicate.errors import ReplicateError
 from replicate.languages import Language, get_language
 
 SPECS = "specs"
 HIDDEN = "reference_impls"
 REPOS = "_repos"
+SEQUENCES = "sequences.jsonl"
 
 # An expected outcome as a batch stores it: the runner's `wire.Outcome` less the inputs it shows
 # (`args_in`, `kwargs_in`, `ctor_in`) and its time, read back from JSON unchecked. The wire is a
@@ -70,6 +82,7 @@ class TaskFiles:
     inputs: tuple[CallInput, ...]
     expected: Mapping[int, StoredOutcome]
     prompt: str
+    sequences: tuple[HiddenSequence, ...] = field(default=(), kw_only=True)  # a class task's
 
 
 @dataclass(frozen=True)
@@ -118,9 +131,13 @@ def write_task(
     prompt: str,
     inputs: Iterable[CallInput],
     expected: Mapping[int, StoredOutcome],
+    sequences: Iterable[HiddenSequence] = (),
 ) -> None:
     public = batch / SPECS / spec.id
     secret = batch / HIDDEN / spec.id
+    lines = "".join(jsonl.model_line(s) for s in sequences)
+    if lines:
+        _write_json(secret / SEQUENCES, lines)
     rows = ({"i": i, "outcome": expected[i]} for i in sorted(expected))
     _write_json(secret / "expected.jsonl", "".join(jsonl.dumps(r, sort_keys=True) for r in rows))
     _write_json(secret / "inputs.jsonl", "".join(jsonl.model_line(i) for i in inputs))
@@ -280,6 +297,7 @@ class Batch:
             expected=files.expected,
             repo=repo,
             prompt=files.prompt,
+            sequences=files.sequences,
         )
 
     def repo(self, repo_dir: str, task_id: str = "") -> RepoSnapshot:
@@ -326,7 +344,8 @@ def read_task_files(root: Path, task_id: str) -> TaskFiles:
             f"task {task_id}: broken batch: input {missing[0]} has no expected outcome"
         )
     prompt = _read(root, f"{SPECS}/{task_id}/TASK.md", task_id)
-    return TaskFiles(spec, hidden, inputs, expected, prompt)
+    sequences = tuple(_load_sequences(root, f"{secret}/{SEQUENCES}", task_id))
+    return TaskFiles(spec, hidden, inputs, expected, prompt, sequences=sequences)
 
 
 def _check_target_file(repo: RepoSnapshot, hidden: HiddenTask, task_id: str) -> None:
@@ -370,15 +389,20 @@ def _load_model(model: Any, root: Path, relpath: str, task_id: str) -> Any:
 
 
 def _load_inputs(root: Path, relpath: str, task_id: str) -> list[CallInput]:
-    out = []
-    path = root / relpath
-    for number, line in enumerate(jsonl.split(_read(root, relpath, task_id)), 1):
-        try:
-            item = jsonl.parse_model(CallInput, line)
-        except ValidationError:
-            raise ReplicateError(f"task {task_id}: broken {path} at line {number}") from None
+    out = parse_lines(CallInput, _read(root, relpath, task_id), root / relpath, task_id)
+    for item in out:
         checks.check_origin(task_id, item.origin)
-        out.append(item)
+    return out
+
+
+def _load_sequences(root: Path, relpath: str, task_id: str) -> list[HiddenSequence]:
+    """A class task's hidden call sequences (none without the file)."""
+    if not (root / relpath).exists() and not (root / relpath).is_symlink():
+        return []
+    text = _read(root, relpath, task_id)
+    out = parse_lines(HiddenSequence, text, root / relpath, task_id)
+    for item in out:
+        checks.check_origin(task_id, item.sequence.origin)
     return out
 
 

@@ -103,7 +103,11 @@ CLASS_REWARD_SENTENCE = (
 
 
 def render_class_prompt(
-    target: Target, examples: tuple[Example, ...], hidden_inputs: int, graded: tuple[str, ...]
+    target: Target,
+    examples: tuple[Example, ...],
+    hidden_inputs: int,
+    graded: tuple[str, ...],
+    sequences: int = 0,
 ) -> str:
     """TASK.md of a class task: the class to rebuild, each member's signature and docstring (the
     surface that must exist), which members the hidden inputs call, and what the reward is."""
@@ -143,11 +147,30 @@ def render_class_prompt(
         "repository's tests reached) run in a sandbox without network, with every method of "
         "the class yours; their behaviour is compared with the original's. The other members "
         "are reached through these.",
+        *_sequence_lines(sequences),
         f"- {CLASS_REWARD_SENTENCE}",
+        *([f"- {SEQUENCE_REWARD_SENTENCE}"] if sequences else []),
         "- Keep the class and every signature. Helpers you add to the same file are fine.",
         "",
     ]
     return "\n".join(lines)
+
+
+SEQUENCE_REWARD_SENTENCE = (
+    "With call sequences, the reward's raw score is half that mean and half the share of steps "
+    "that match over the sequences (those the tests made and the generated ones counting alike)."
+)
+
+
+def _sequence_lines(sequences: int) -> list[str]:
+    if not sequences:
+        return []
+    return [
+        f"- {sequences} hidden call sequences: an instance built and called method after method "
+        "(operators included), as the repository's tests did and in generated variations of "
+        "that; each step's outcome, and the instance at the end, is compared with the "
+        "original's, step by step."
+    ]
 
 
 class Context(StrEnum):

@@ -11,6 +11,7 @@ pickled ``(args, kwargs)``, ``self`` left out, as a `CallInput`'s ``pickle_b64``
 from __future__ import annotations
 
 from enum import StrEnum
+from typing import Any
 
 from pydantic import Field, model_validator
 
@@ -147,3 +148,29 @@ class SequenceComparison(Record):
         if self.first_failing is not None:
             return self.first_failing + 1
         return None if self.state_matches else self.steps
+
+
+class SequenceStratum(StrEnum):
+    """Where a class task's hidden sequence came from: recorded while the tests ran, or widened
+    from those by stateful property testing (`replicate.inputs.stateful`)."""
+
+    RECORDED = "recorded"
+    WIDENED = "widened"
+
+
+class HiddenSequence(Record):
+    """A call sequence stored with a class task as a hidden input (`sequences.jsonl` beside
+    `inputs.jsonl`), with the reference's replay of it: each step's outcome in the form
+    `grading.compare` compares, and the instance's tagged end state (None: not gradable)."""
+
+    index: int
+    stratum: SequenceStratum
+    sequence: CallSequence
+    steps: tuple[dict[str, Any], ...] = Field(description="The reference's outcome per step.")
+    state: Any = Field(default=None, description="The reference's instance at the end, tagged.")
+
+    @model_validator(mode="after")
+    def _one_outcome_a_step(self) -> HiddenSequence:
+        if len(self.steps) != len(self.sequence.steps):
+            raise ValueError("a hidden sequence has one expected outcome per step")
+        return self

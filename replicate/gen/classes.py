@@ -16,13 +16,20 @@ So are its guarantees:
 - validation: the reference class, spliced into the stubbed file, earns 1.0 and the stub 0.0,
   graded as a candidate is (each member's inputs, a run a member), else the class is dropped.
 A class needs at least `MIN_GRADED_MEMBERS` methods minted as method tasks.
+
+Call sequences: the sequences the tests made on the class's instances (recorded by the same
+harvest, within `GEN_SEQUENCES`) and widened ones drawn from them (`CLASS_WIDENING`), each kept when
+the reference replays it alike twice (`gen/sequences.py:class_sequences`), are stored with the
+task (`sequences.jsonl`) and graded beside the members' inputs (`grading/class_sequences.py`);
+the validation above grades them too.
 """
 
 from __future__ import annotations
 
+import zlib
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -31,9 +38,12 @@ from replicate.batch import LoadedTask, RepoSnapshot, TaskFiles, read_task_files
 from replicate.core import (
     Baseline,
     CallInput,
+    CallSequence,
+    ClassRef,
     DegenerateScore,
     DropReason,
     Example,
+    HiddenSequence,
     HiddenTask,
     LedgerEntry,
     Source,
@@ -46,8 +56,10 @@ from replicate.core import (
     task_id,
 )
 from replicate.gen.publish import Publisher
+from replicate.gen.sequences import class_sequences
 from replicate.gen.target import Dropped, Minted
 from replicate.grading import MAX_BASELINE, grade_text, original_source, stubbed_source
+from replicate.harvest import SequenceBudget
 from replicate.jail import Jail
 
 MIN_GRADED_MEMBERS = 2
@@ -56,16 +68,25 @@ REFERENCE_MISSES = DropReason.REFERENCE_CLASS_MISSES.value
 STUB_EARNS = DropReason.STUB_CLASS_EARNS.value
 EVERY_NONE = "class: every method returns None"
 NONE_EARNS = DropReason.DEGENERATE_CLASS_AT_FLOOR.says(EVERY_NONE, MAX_BASELINE)
+GEN_SEQUENCES = SequenceBudget(max_steps=40, max_sequences=40)  # recorded, per class
 
 
 @dataclass(frozen=True)
 class ClassWork:
-    """What minting a class task needs: the batch, the repository and a jail to validate in."""
+    """What minting a class task needs: the batch, the repository, a jail to validate in, and
+    the call sequences the harvest recorded per class (`ClassRef.key`)."""
 
     out: Path
     repo: RepoSnapshot
     repo_dir: str
     jail: Jail
+    sequences: Mapping[str, tuple[CallSequence, ...]] = field(default_factory=dict)
+
+
+def class_refs(classes: Iterable[Target]) -> dict[str, ClassRef]:
+    """The classes whose call sequences the harvest records, by key."""
+    refs = (ClassRef(path=c.path, module=c.module, qualname=c.qualname) for c in classes)
+    return {ref.key: ref for ref in refs}
 
 
 def mint_classes(
@@ -120,6 +141,8 @@ def mint_class(target: Target, methods: Sequence[TaskFiles], work: ClassWork) ->
         detail = f"{len(ordered)} of its {len(names)} methods minted as method tasks"
         return Dropped("traced", TOO_FEW_MEMBERS, detail)
     task = assemble(target, ordered, work.repo, work.repo_dir)
+    sequences = _sequences(target, task, work)
+    task = assemble(target, ordered, work.repo, work.repo_dir, sequences)
     reference = grade_text(task, original_source(task).decode("utf-8"), work.jail, shrink=False)
     if reference.reward != 1.0:
         return Dropped("validated", REFERENCE_MISSES, reference.reason)
@@ -139,6 +162,16 @@ def mint_class(target: Target, methods: Sequence[TaskFiles], work: ClassWork) ->
     return Minted(replace(task, hidden=task.hidden.model_copy(update=update)))
 
 
+def _sequences(target: Target, task: LoadedTask, work: ClassWork) -> tuple[HiddenSequence, ...]:
+    """The class's hidden call sequences: recorded, stable, and widened (seeded by its name)."""
+    ref = next(iter(class_refs([target]).values()))
+    recorded = work.sequences.get(ref.key, ())
+    if not recorded:
+        return ()
+    seed = zlib.crc32(target.symbol.encode("utf-8"))
+    return class_sequences(work.jail, ref, recorded, task.hidden.grading, seed)
+
+
 def returning_none(task: LoadedTask) -> bytes:
     """The target file with every member of the class returning None: a degenerate class."""
     source = original_source(task)
@@ -149,10 +182,15 @@ def returning_none(task: LoadedTask) -> bytes:
 
 
 def assemble(
-    target: Target, methods: Sequence[TaskFiles], repo: RepoSnapshot, repo_dir: str
+    target: Target,
+    methods: Sequence[TaskFiles],
+    repo: RepoSnapshot,
+    repo_dir: str,
+    sequences: Sequence[HiddenSequence] = (),
 ) -> LoadedTask:
     """The class task whose hidden inputs are `methods`' own, each naming its member, with
-    their golden outcomes, examples, baselines and strength (not validated yet)."""
+    their golden outcomes, examples, baselines and strength, and `sequences` (not validated
+    yet)."""
     inputs: list[CallInput] = []
     expected: dict[int, Mapping[str, Any]] = {}
     for files in methods:
@@ -194,9 +232,15 @@ def assemble(
         strength=_strength(methods),
     )
     graded = tuple(f.hidden.target.qualname for f in methods)
-    prompt = render_class_prompt(target, examples, len(inputs), graded)
+    prompt = render_class_prompt(target, examples, len(inputs), graded, len(sequences))
     return LoadedTask(
-        spec=spec, hidden=hidden, inputs=tuple(inputs), expected=expected, prompt=prompt, repo=repo
+        spec=spec,
+        hidden=hidden,
+        inputs=tuple(inputs),
+        expected=expected,
+        prompt=prompt,
+        repo=repo,
+        sequences=tuple(sequences),
     )
 
 

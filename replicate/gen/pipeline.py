@@ -13,11 +13,20 @@ from typing import TypeVar
 from replicate import GRADER_VERSION
 from replicate.batch import minting, write_difficulty, write_manifest, write_repo, write_schemas
 from replicate.cache import cache_root
-from replicate.core import DropReason, Funnel, LedgerEntry, NullProgress, Progress, Target, TaskKind
+from replicate.core import (
+    ClassRef,
+    DropReason,
+    Funnel,
+    LedgerEntry,
+    NullProgress,
+    Progress,
+    Target,
+    TaskKind,
+)
 from replicate.errors import ReplicateError
 from replicate.executors import first_done, in_lanes
 from replicate.gen.audit import LeakAudit, visible_roots
-from replicate.gen.classes import ClassWork, mint_classes
+from replicate.gen.classes import GEN_SEQUENCES, ClassWork, class_refs, mint_classes
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.javascript import ScriptWork, mint_scripts
 from replicate.gen.ledger import Ledger, LedgerKey, decided
@@ -99,7 +108,9 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
     counter.keep(STAGES[0], len(targets))
     if prepared.language != "python":
         return _mint_scripts(prepared, targets, known, Ledger(out, key), counter, options, show)
-    harvest, prepared = _harvest(prepared, targets, sandbox, options, show)
+    minting_classes = TaskKind.CLASS in options.kinds
+    classes = class_refs(extraction.classes) if minting_classes else {}
+    harvest, prepared = _harvest(prepared, targets, classes, sandbox, options, show)
     prepared = prepared.with_extra_paths(harvest.extra_paths)
     if options.cold:  # without the speed-ups, to measure against (bench/gen_speed.py)
         prepared = replace(prepared, context=replace(prepared.context, speedups=False))
@@ -117,10 +128,10 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
         finally:
             if sessions is not None:
                 sessions.close()
-        if TaskKind.CLASS in options.kinds and extraction.classes:
+        if minting_classes and extraction.classes:
             show.stage("minting class tasks")
             jail = Jail(prepared.context, sandbox)
-            at = ClassWork(out, prepared.snapshot, prepared.repo_dir, jail)
+            at = ClassWork(out, prepared.snapshot, prepared.repo_dir, jail, harvest.sequences)
             ids = tuple(publish.task_ids)
             mint_classes(extraction.classes, ids, known, publish, at, options.workers)
     _write(out)
@@ -188,14 +199,19 @@ def _prepare(options: GenOptions, out: Path, show: Progress) -> PreparedRepo:
 def _harvest(
     prepared: PreparedRepo,
     targets: Mapping[str, Target],
+    classes: Mapping[str, ClassRef],
     sandbox: Sandbox,
     options: GenOptions,
     show: Progress,
 ) -> tuple[HarvestResult, PreparedRepo]:
-    """Run the tests; if the newest pytest cannot even load their configuration, try older ones."""
+    """Run the tests (recording `classes`' call sequences too); if the newest pytest cannot even
+    load their configuration, try older ones."""
     show.stage("running the repository's tests to harvest inputs")
     jail = Jail(prepared.context, sandbox)
-    harvest = run_harvest(jail, targets, timeout_s=options.harvest_timeout_s)
+    harvest = run_harvest(
+        jail, targets, timeout_s=options.harvest_timeout_s, classes=classes,
+        sequence_budget=GEN_SEQUENCES,
+    )  # fmt: skip
     for constraint in PYTEST_FALLBACKS:
         if harvest.configured:
             break
@@ -205,8 +221,9 @@ def _harvest(
             break
         show.stage(f"running the tests again under {constraint}")
         retry = run_harvest(
-            Jail(older.context, sandbox), targets, timeout_s=options.harvest_timeout_s
-        )
+            Jail(older.context, sandbox), targets, timeout_s=options.harvest_timeout_s,
+            classes=classes, sequence_budget=GEN_SEQUENCES,
+        )  # fmt: skip
         if retry.configured or not harvest.configured:
             harvest, prepared = retry, older
     return harvest, prepared

@@ -62,7 +62,15 @@ class Publisher:
         task = result.task
         doing = DropReason.TASK_FILES_NOT_WRITTEN
         try:
-            write_task(self.out, task.spec, task.hidden, task.prompt, task.inputs, task.expected)
+            write_task(
+                self.out,
+                task.spec,
+                task.hidden,
+                task.prompt,
+                task.inputs,
+                task.expected,
+                task.sequences,
+            )
             doing = DropReason.TASK_FILES_NOT_READ_BACK
             read_task_files(self.out, task.id)
         except (OSError, ValueError, ReplicateError) as exc:

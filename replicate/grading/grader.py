@@ -15,13 +15,22 @@ from dataclasses import dataclass
 from replicate import GRADER_VERSION
 from replicate.batch import LoadedTask
 from replicate.core import MAX_CANDIDATE_BYTES, SpliceError, Verdict, VerdictStatus
+from replicate.grading.class_sequences import (
+    SequenceScore,
+    combined,
+    replay_candidate,
+    score_sequences,
+    sequence_counterexample,
+    sequence_reason,
+    steadied,
+)
 from replicate.grading.classes import is_class_task, run_members, score_members
 from replicate.grading.javascript import grade_script, is_script_task
 from replicate.grading.recall import with_recall
 from replicate.grading.reward import normalise, score_matches
 from replicate.grading.shrink import shrink_counterexample
 from replicate.grading.stability import Compared, compared, flipped, rescued, unstable_reason
-from replicate.jail import Jail, JailRun, compile_candidate
+from replicate.jail import Jail, JailRun, Replay, compile_candidate
 
 
 def size_problem(candidate: str) -> str | None:
@@ -66,10 +75,12 @@ def _syntax_problem(source: bytes, path: str) -> str | None:
 
 @dataclass(frozen=True)
 class Attempt:
-    """A candidate spliced into the target file and run on the hidden inputs."""
+    """A candidate spliced into the target file and run on the hidden inputs (and, a class
+    task's, its call sequences replayed: `replays`)."""
 
     spliced: bytes
     run: JailRun
+    replays: tuple[Replay, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -135,7 +146,10 @@ def run_spliced(
     if run.parsed.import_error is not None:
         reason = f"candidate module fails to import: {run.parsed.import_error}"
         return Refusal(0.0, "graded", reason, spliced)
-    return Attempt(spliced, run)
+    replays = replay_candidate(task, spliced, jail, hash_seed=hash_seed, again=again)
+    if isinstance(replays, str):
+        return Refusal(None, "infra_error", replays, spliced)
+    return Attempt(spliced, run, replays)
 
 
 def _second_run(
@@ -144,9 +158,10 @@ def _second_run(
     first: Compared,
     jail: Jail,
     hash_seed: int,
-) -> Refusal | Compared:
+) -> Refusal | tuple[Compared, SequenceScore | None]:
     """Grade again (docs/design.md §4 and §5, item 17): a Refusal when passes come and go between
-    the two runs, else the second run, compared."""
+    the two runs (of inputs, or of a class task's call sequences), else the second run,
+    compared, and a class task's sequences scored on both (`steadied`)."""
     again = run_spliced(task, found.spliced, jail, hash_seed=hash_seed, again=True)
     if isinstance(again, Refusal):
         if again.status == "infra_error":
@@ -156,7 +171,11 @@ def _second_run(
     flips = flipped(task.inputs, first, second)
     if flips:
         return Refusal(0.0, "graded", unstable_reason(flips, len(task.inputs)))
-    return second
+    moved, sequences = steadied(task, found.replays, again.replays)
+    if moved:
+        reason = f"nondeterministic: {moved} call sequences pass in one run and fail in the other"
+        return Refusal(0.0, "graded", reason)
+    return second, sequences
 
 
 def grade_text(
@@ -217,26 +236,36 @@ def _graded(
     first = compared(task.inputs, task.expected, run.parsed.outcomes, settings)
     scored = score_members if is_class_task(task) else score_matches
     result = scored(task.inputs, first.misses, settings)
+    sequences = score_sequences(task, found.replays)  # a class task's, None without
+    raw = combined(result.reward, sequences)
     base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
-    if normalise(result.reward, base) > 0:
+    if normalise(raw, base) > 0:
         again = _second_run(task, found, first, jail, hash_seed)
         if isinstance(again, Refusal):
             verdict = _verdict(task, started, again.reward, again.status, again.reason)
-            raw = None if again.reward is None else round(result.reward, 6)
-            return verdict.model_copy(update={"raw_reward": raw, "counts": result.counts})
-        result = scored(task.inputs, rescued(task.inputs, first, again), settings)
-    reward = round(normalise(result.reward, base), 6)
+            raw_reward = None if again.reward is None else round(raw, 6)
+            return verdict.model_copy(update={"raw_reward": raw_reward, "counts": result.counts})
+        second, sequences = again
+        result = scored(task.inputs, rescued(task.inputs, first, second), settings)
+        raw = combined(result.reward, sequences)
+    reward = round(normalise(raw, base), 6)
     reason = _reason(result.mismatches, len(task.inputs), run.result.timed_out, run.parsed.ready)
     example = result.counterexample
-    # a class task's counterexample is not shrunk yet: the shortest failing call sequence will be
+    # a class task's member counterexample is not shrunk: its call sequences' are
     if shrink and not is_class_task(task) and example and result.first_mismatch is not None:
         example = shrink_counterexample(
             task, result.first_mismatch, example, found.spliced, jail.cold()
         )
+    if sequences is not None:
+        reason += sequence_reason(sequences)
+        if example is None:  # every member's input matches: a sequence's prefix, shrunk
+            example = sequence_counterexample(
+                task, sequences, found.spliced, jail.cold(), shrink=shrink
+            )
     verdict = _verdict(task, started, reward, "graded", reason)
     return verdict.model_copy(
         update={
-            "raw_reward": round(result.reward, 6),
+            "raw_reward": round(raw, 6),
             "counts": result.counts,
             "counterexample": example,
         }

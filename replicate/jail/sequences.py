@@ -91,11 +91,13 @@ def replay(
     encode_inputs: bool = False,
     hash_seed: int = 0,
     clock_shift_days: int = 0,
+    again: bool = False,
 ) -> tuple[Replay, ...]:
     """Every sequence replayed on `cls` (or `override`'s class of that name) in one jail run;
     `recorded` with `override` is refused: a candidate is never handed expected outcomes.
     `encode_inputs`: each step's arguments reported too (`Replay.arguments`); `hash_seed` and
-    `clock_shift_days`: the determinism gate's second run, as for a target's golden outputs."""
+    `clock_shift_days`: the determinism gate's second run, as for a target's golden outputs;
+    `again`: a candidate's second run (`Jail.run`)."""
     if recorded and override is not None:
         raise ValueError("recorded outcomes are the reference's check, never a candidate's input")
     inputs = [sequence_input(s, n, recorded=recorded) for n, s in enumerate(sequences)]
@@ -107,6 +109,7 @@ def replay(
         encode_inputs=encode_inputs,
         hash_seed=hash_seed,
         clock_shift_days=clock_shift_days,
+        again=again,
     )
     problem = run.infra_problem()
     if problem is not None:

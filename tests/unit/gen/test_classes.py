@@ -5,21 +5,31 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from replicate.batch import RepoSnapshot, TaskFiles
+from replicate.batch.store import SEQUENCES, read_task_files, write_task
 from replicate.core import (
     Baseline,
     CallInput,
+    CallSequence,
+    ClassRef,
     DegenerateScore,
     GradingSettings,
+    HiddenSequence,
     HiddenTask,
     RepoRecord,
+    SequenceStratum,
     Source,
+    Step,
+    StepOutcome,
     Strength,
     Target,
     TaskKind,
     TaskSpec,
     Validation,
 )
+from replicate.errors import ReplicateError
 from replicate.gen.classes import assemble
 from replicate.languages.python_classes import extract_classes
 from replicate.languages.python_extract import parse_tree
@@ -113,3 +123,42 @@ def test_a_class_task_is_its_methods_inputs_each_naming_its_member() -> None:
     ):
         assert text in task.prompt
     assert "4 hidden calls of `push`, `pop`" in task.prompt
+
+
+def test_a_class_tasks_sequences_are_stored_beside_its_inputs_and_read_back(
+    tmp_path: Path,
+) -> None:
+    stack = _stack()
+    push, pop = (m for m in stack.members if m.name in {"push", "pop"})
+    snapshot = RepoSnapshot(record=RECORD, root=tmp_path)
+    task = assemble(stack, [_method(push, 2, 0.2, 4), _method(pop, 1, 0.6, 2)], snapshot, "stacks")
+    cls = ClassRef(path="stacks.py", module="stacks", qualname="Stack")
+    step = Step(name="__init__", args_b64="", outcome=StepOutcome.RETURNED)
+    returned = {"status": "returned", "value": {"t": "none"}, "args": [], "kwargs": {}}
+    sequences = [
+        HiddenSequence(
+            index=n,
+            stratum=stratum,
+            sequence=CallSequence(cls=cls, origin="tests/test_stack.py::test_push", steps=(step,)),
+            steps=(returned,),
+        )
+        for n, stratum in enumerate(SequenceStratum)
+    ]
+    assert "call sequences" not in task.prompt
+    task = assemble(
+        stack, [_method(push, 2, 0.2, 4), _method(pop, 1, 0.6, 2)], snapshot, "stacks", sequences
+    )
+    assert task.sequences == tuple(sequences)
+    assert "- 2 hidden call sequences: an instance built" in task.prompt
+    assert "half the share of steps" in task.prompt
+    files = (task.spec, task.hidden, task.prompt, task.inputs, task.expected)
+    write_task(tmp_path, *files, task.sequences)
+    assert read_task_files(tmp_path, task.id).sequences == tuple(sequences)
+    path = tmp_path / "reference_impls" / task.id / SEQUENCES
+    path.write_text(path.read_text().replace('"recorded"', '"guessed"'), encoding="utf-8")
+    with pytest.raises(ReplicateError, match="at line 1"):
+        read_task_files(tmp_path, task.id)
+    path.unlink()  # a task without sequences has no such file, and reads as none
+    assert read_task_files(tmp_path, task.id).sequences == ()
+    write_task(tmp_path, *files)
+    assert not path.exists()

@@ -74,7 +74,9 @@ NO_JAIL: Any = None  # runs nothing here: mint_target is replaced
 
 def _task(symbol: str) -> Any:
     spec = SimpleNamespace(id=symbol)
-    return SimpleNamespace(id=symbol, spec=spec, hidden=None, prompt="", inputs=(), expected={})
+    return SimpleNamespace(
+        id=symbol, spec=spec, hidden=None, prompt="", inputs=(), expected={}, sequences=()
+    )
 
 
 def _write_task(out: Path, spec: Any, *_rest: Any) -> None:
