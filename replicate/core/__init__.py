@@ -30,6 +30,7 @@ from replicate.core.copying import (
 from replicate.core.difficulty import BANDS, MEASURE, Band, Difficulty, measure
 from replicate.core.drops import DropReason, by_reason, checked_reason
 from replicate.core.ids import MAX_PART, normalise_repo_url, repo_dir_name, slug, task_id
+from replicate.core.module_prompt import render_module_prompt
 from replicate.core.parsing import PARSE_LOCK
 from replicate.core.paths import name_problem, path_problem
 from replicate.core.progress import NullProgress, Progress
@@ -150,6 +151,7 @@ __all__ = [
     "read_response",
     "recall",
     "render_class_prompt",
+    "render_module_prompt",
     "render_prompt",
     "repo_dir_name",
     "response_of_query",

@@ -74,6 +74,14 @@ CLASS_REWARD_SENTENCE = (
 )
 
 
+def surface_lines(member: Target) -> list[str]:
+    """A member's signature in a python block, its docstring (if any) in a text block after."""
+    lines = ["```python", member.signature.rstrip(), "```"]
+    if member.docstring:
+        lines += ["", "```text", member.docstring.rstrip(), "```"]
+    return lines
+
+
 def render_class_prompt(
     target: Target, examples: tuple[Example, ...], hidden_inputs: int, graded: tuple[str, ...]
 ) -> str:
@@ -100,10 +108,7 @@ def render_class_prompt(
         lines += ["", "```text", target.docstring.rstrip(), "```"]
     lines += ["", "## Members that must exist", ""]
     for member in target.members:
-        lines += [f"### `{member.name}`", "", "```python", member.signature.rstrip(), "```"]
-        if member.docstring:
-            lines += ["", "```text", member.docstring.rstrip(), "```"]
-        lines.append("")
+        lines += [f"### `{member.name}`", "", *surface_lines(member), ""]
     if examples:
         lines += ["## Examples", "", *(f"- `{ex.call}` → `{ex.outcome}`" for ex in examples), ""]
     called = ", ".join(f"`{name.rsplit('.', 1)[-1]}`" for name in graded)

@@ -20,6 +20,7 @@ from replicate.languages.python_layout import (
     iter_module_files,
     library_literals,
 )
+from replicate.languages.python_modules import module_tokens, splice_module
 from replicate.languages.python_splice import replace_definition, splice, stub_source
 from replicate.languages.python_splice_tree import syntax_problem
 from replicate.languages.python_tokens import candidate_tokens, original_tokens
@@ -47,6 +48,8 @@ class PythonLanguage:
     def splice(
         self, stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True
     ) -> bytes:
+        if target.kind == "module":  # the whole file, always
+            return splice_module(stubbed, candidate_text, target, check=check)
         return splice(stubbed, candidate_text, target, check=check)
 
     def replace_definition(self, source: bytes, definition: str, target: Target) -> bytes | None:
@@ -58,6 +61,8 @@ class PythonLanguage:
     def body_tokens(
         self, source: bytes, target: Target, stubbed: bytes | None = None
     ) -> tuple[Token, ...] | None:
+        if target.kind == "module":
+            return module_tokens(source, target, stubbed)
         if stubbed is None:
             return original_tokens(source, target)
         return candidate_tokens(source, stubbed, target)
