@@ -17,8 +17,7 @@ from replicate.core.drops import DropReason
 
 SCHEMA_VERSION = "1"
 
-# What a target is: a function, one of a class's methods by how it is bound, a whole class, or a
-# whole file (module).
+# What a target is: a function, one of a class's methods by how it is bound, a class or a file.
 CallKind = Literal["function", "method", "classmethod", "staticmethod", "class", "module"]
 Stratum = Literal["traced", "widened", "edge", "raises"]
 Provenance = Literal["traced", "widened", "edge"]
@@ -39,13 +38,8 @@ class TaskKind(StrEnum):
     @classmethod
     def of(cls, kind: CallKind) -> TaskKind:
         """The task kind of a target of this kind."""
-        if kind == "function":
-            return cls.FUNCTION
-        if kind == "class":
-            return cls.CLASS
-        if kind == "module":
-            return cls.MODULE
-        return cls.METHOD
+        wholes = {"function": cls.FUNCTION, "class": cls.CLASS, "module": cls.MODULE}
+        return wholes.get(kind, cls.METHOD)
 
     @classmethod
     def parse(cls, text: str) -> frozenset[TaskKind]:
