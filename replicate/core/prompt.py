@@ -161,7 +161,13 @@ def fence(text: str) -> str:
 
 def answer_sentence(qualname: str, context: Context, header: str = "def") -> str:
     """How to answer: the whole file is a fair answer only when the whole file was shown as is.
-    `header`: the keyword that starts the definition (`class` for a class task)."""
+    `header`: the keyword that starts the definition (`class` for a class task; `module` for a
+    module task, whose answer is always the whole file)."""
+    if header == "module":
+        return (
+            f"Answer with the whole module `{qualname}` in one ```python fenced block: every "
+            "line of the file, its imports and every definition included."
+        )
     head = f"Answer with your implementation of `{qualname}` in one ```python fenced block: "
     whole = f"its complete definition (the `{header}` line included)"
     if context is Context.FILE:

@@ -85,7 +85,7 @@ def shown_file(task: LoadedTask, context: prompt.Context, every: Sequence[Loaded
 def row_prompt(task: LoadedTask, context: prompt.Context, every: Sequence[LoadedTask]) -> str:
     target = task.hidden.target
     shown = shown_file(task, context, every)
-    header = "class" if target.kind == "class" else "def"
+    header = target.kind if target.kind in ("class", "module") else "def"
     return prompt.render_row_prompt(
         task.prompt, target.path, target.qualname, shown, context, header
     )

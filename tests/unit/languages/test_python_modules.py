@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from replicate.core import SpliceError, Target, render_module_prompt
+from replicate.core.prompt import Context, answer_sentence
 from replicate.languages.python_classes import extract_classes
 from replicate.languages.python_extract import extract_targets, parse_tree
 from replicate.languages.python_modules import module_target, module_tokens, splice_module
@@ -135,3 +136,9 @@ def test_task_md_lists_the_surface_and_the_graded_members() -> None:
         assert line in text
     assert "7 hidden calls of `area`, `Square.grow`" in text
     assert "Answer with the whole file" in text and "mean, over the functions" in text
+
+
+def test_a_module_tasks_row_asks_for_the_whole_file() -> None:
+    for context in Context:
+        text = answer_sentence("shapes", context, "module")
+        assert "whole module `shapes`" in text and "every line of the file" in text
