@@ -70,7 +70,7 @@ def run_repo_tests(
         )
         result = jail.sandbox.run(request)
         passed, failed = _counts(report)
-    selected = len(ids)
+    selected = max(len(ids), passed + failed)  # an id may be a whole file (a module task's)
     if result.timed_out or passed + failed == 0:
         return RepoTestsOutcome(selected, passed, selected - passed, result.timed_out)
     return RepoTestsOutcome(selected, passed, max(failed, selected - passed))
