@@ -75,7 +75,7 @@ def shown_file(task: LoadedTask, context: prompt.Context, every: Sequence[Loaded
             and other.hidden.target.path == target.path
         )
         data = language.stub_bodies(task.original_source(), target, others)
-    elif context is prompt.Context.CLASS:
+    elif context is prompt.Context.CLASS and target.kind != "module":  # a module's: the file
         data = language.outline(task.original_source(), target)
     else:
         data = task.stubbed_source()
