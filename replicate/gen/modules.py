@@ -39,6 +39,7 @@ from replicate import confined
 from replicate.batch import TaskFiles, read_task_files
 from replicate.core import DropReason, LedgerEntry, Target
 from replicate.gen.classes import Checks, ClassWork, assemble, mint_each, validated
+from replicate.gen.ledger import decided
 from replicate.gen.publish import Publisher
 from replicate.gen.target import Dropped, Minted
 from replicate.grading import MAX_BASELINE
@@ -74,20 +75,27 @@ def module_targets(
 
 def mint_modules(
     modules: Sequence[Target],
-    task_ids: Iterable[str],
+    singles: Iterable[Target],
     known: Mapping[str, LedgerEntry],
     publish: Publisher,
     work: ClassWork,
     workers: int = 1,
 ) -> None:
-    """Mint (or resume from the ledger) a module task for each of `modules`, from the function
-    and method tasks `task_ids` of this gen, `workers` at once; each published in order."""
-    by_path = _member_tasks(work, task_ids)
+    """Mint (or resume from the ledger) a module task for each of `modules` whose function and
+    method targets (among `singles`, those gen was to mint) are all decided in the ledger, from
+    their tasks, `workers` at once; each published in order.  A module with a member `--limit`
+    or the time budget left undecided is not decided either (a later run mints it)."""
+    now = decided(publish.out, publish.ledger.key)
+    wanted = frozenset(target.symbol for target in singles)
+    ready = [m for m in modules if all(t.symbol in now for t in m.members if t.symbol in wanted)]
+    publish.skipped(DropReason.LIMIT_REACHED, len(modules) - len(ready))
+    ids = (entry.task_id for entry in now.values() if entry.kept and entry.task_id)
+    by_path = _member_tasks(work, ids)
 
     def one(target: Target) -> Minted | Dropped:
         return mint_module(target, by_path.get(target.path, []), work)
 
-    mint_each(modules, one, known, publish, workers)
+    mint_each(ready, one, known, publish, workers)
 
 
 def _member_tasks(work: ClassWork, ids: Iterable[str]) -> dict[str, list[TaskFiles]]:

@@ -149,7 +149,8 @@ def _mint_wholes(work: _Work, publish: Publisher, show: Progress) -> None:
     if TaskKind.MODULE in kinds:
         show.stage("minting module tasks")
         modules = module_targets(extraction.targets, extraction.classes, prepared.snapshot.tree)
-        mint_modules(modules, ids, work.known, publish, at, work.options.workers)
+        singles = [t for t in extraction.targets if t.task_kind in kinds]
+        mint_modules(modules, singles, work.known, publish, at, work.options.workers)
 
 
 def _prepare(options: GenOptions, out: Path, show: Progress) -> PreparedRepo:

@@ -59,7 +59,7 @@ def test_module_tasks_mint_and_the_reference_earns_one_and_the_stub_zero(boltons
             {
                 "library": boltons.name,
                 "files_found": len(found),
-                "files_decided": len(decided),
+                "files_decided": len(decided),  # the others: members --limit left undecided
                 "module_tasks_minted": len(ids),
                 "yield_of_found": round(len(ids) / len(found), 3),
                 "members_graded": [len({i.member for i in t.inputs}) for t in tasks],
@@ -69,7 +69,8 @@ def test_module_tasks_mint_and_the_reference_earns_one_and_the_stub_zero(boltons
         )
     )
     assert len(ids) >= MIN_MODULE_TASKS, ids
-    assert len(decided) == len(found)  # every file with two functions or more is decided
+    # a file whose functions `--limit` left undecided is not decided (a later run mints it)
+    assert 0 < len(decided) <= len(found)
     for task in tasks:
         _check_assembly(task)
     bad = [

@@ -9,11 +9,21 @@ from pathlib import Path
 import pytest
 
 from replicate.batch import RepoSnapshot
-from replicate.core import DropReason, TaskKind, checked_reason
+from replicate.core import DropReason, NullProgress, TaskKind, checked_reason
 from replicate.errors import ReplicateError
-from replicate.gen.classes import assemble, returning_none
-from replicate.gen.modules import MODULE_CHECKS, TOO_FEW_MEMBERS, mint_module, module_targets
+from replicate.gen.audit import LeakAudit
+from replicate.gen.classes import ClassWork, assemble, returning_none
+from replicate.gen.funnel import STAGES, FunnelCounter
+from replicate.gen.ledger import Ledger, LedgerKey, decided
+from replicate.gen.modules import (
+    MODULE_CHECKS,
+    TOO_FEW_MEMBERS,
+    mint_module,
+    mint_modules,
+    module_targets,
+)
 from replicate.gen.pipeline import DEFAULT_KINDS, MINTED_KINDS, parse_kinds
+from replicate.gen.publish import Publisher
 from replicate.gen.target import Dropped
 from replicate.languages.python_classes import extract_classes
 from replicate.languages.python_extract import extract_targets, parse_tree
@@ -123,3 +133,25 @@ def test_gen_mints_module_tasks_when_asked_with_their_members_kinds() -> None:
     }  # fmt: skip
     with pytest.raises(ReplicateError, match="module needs function and method too"):
         parse_kinds("method,module")
+
+
+def test_a_module_waits_until_every_member_gen_was_to_mint_is_decided(tmp_path: Path) -> None:
+    """A file with a member `--limit` left undecided is not decided (a later run mints it); one
+    whose members are all decided (here dropped: no task) is dropped for too few members."""
+    (stacks,) = _targets(tmp_path / "tree")
+    moved = tuple(m.model_copy(update={"module": "others"}) for m in stacks.members)
+    other = stacks.model_copy(update={"module": "others", "path": "others.py", "members": moved})
+    out = tmp_path / "batch"
+    out.mkdir()
+    key = LedgerKey("stacks", "c" * 40, "g", None)
+    ledger = Ledger(out, key)
+    for member in stacks.members:
+        ledger.append(ledger.entry(member.symbol, "traced", reason=DropReason.NOT_CALLED.value))
+    counter = FunnelCounter()
+    publish = Publisher(out, ledger, counter, LeakAudit(()), NullProgress())
+    work = ClassWork(out, RepoSnapshot(record=RECORD, root=tmp_path), "stacks", None)  # type: ignore[arg-type]
+    singles = [*stacks.members, other.members[0]]  # others.top: not decided
+    mint_modules([stacks, other], singles, {}, publish, work)
+    found = decided(out, key)
+    assert found["stacks"].reason == TOO_FEW_MEMBERS and "others" not in found
+    assert counter.drops[STAGES[2]][DropReason.LIMIT_REACHED.value] == 1
