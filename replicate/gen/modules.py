@@ -88,6 +88,7 @@ def mint_modules(
     now = decided(publish.out, publish.ledger.key)
     wanted = frozenset(target.symbol for target in singles)
     ready = [m for m in modules if all(t.symbol in now for t in m.members if t.symbol in wanted)]
+    publish.counter.keep("extracted", len(modules) - len(ready))  # `mint_each` counts the rest
     publish.skipped(DropReason.LIMIT_REACHED, len(modules) - len(ready))
     ids = (entry.task_id for entry in now.values() if entry.kept and entry.task_id)
     by_path = _member_tasks(work, ids)

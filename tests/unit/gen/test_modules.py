@@ -155,3 +155,4 @@ def test_a_module_waits_until_every_member_gen_was_to_mint_is_decided(tmp_path: 
     found = decided(out, key)
     assert found["stacks"].reason == TOO_FEW_MEMBERS and "others" not in found
     assert counter.drops[STAGES[2]][DropReason.LIMIT_REACHED.value] == 1
+    assert counter.counts[STAGES[0]] == 2  # both extracted, one decided
