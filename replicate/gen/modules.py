@@ -16,10 +16,11 @@ agreed by two runs of the reference.  So are its guarantees:
   (the module's kill rate is their pooled rate, so it is at least that floor);
 - validation: the reference file earns 1.0 and the stub 0.0, graded as a candidate is.
 
-The rule: a file is a module target when it has at least `MIN_MODULE_MEMBERS` functions and
-methods with code (its function and method targets, and its class targets' members: dunders and
-properties too), and yields a module task when at least `MIN_MODULE_MEMBERS` of them were minted
-as tasks by this gen (`DropReason.MODULE_TOO_FEW_MEMBERS` otherwise).  Every function and method
+The rule: a file is a module target when it has at least 2 functions and methods with code (its
+function and method targets, and its class targets' members: dunders and properties too;
+`languages/python_modules.py` `file_module`, found by discovery), and yields a module task when
+at least `MIN_MODULE_MEMBERS` of them were minted as tasks by this gen
+(`DropReason.MODULE_TOO_FEW_MEMBERS` otherwise).  Every function and method
 body of the file is hidden, minted or not; only the minted members' inputs grade it (TASK.md
 says which), the others reached through them.
 
@@ -33,9 +34,7 @@ file as it resolves a member.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from pathlib import Path
 
-from replicate import confined
 from replicate.batch import TaskFiles, read_task_files
 from replicate.core import DropReason, LedgerEntry, Target
 from replicate.gen.classes import Checks, ClassWork, assemble, mint_each, validated
@@ -43,9 +42,8 @@ from replicate.gen.ledger import decided
 from replicate.gen.publish import Publisher
 from replicate.gen.target import Dropped, Minted
 from replicate.grading import MAX_BASELINE
-from replicate.languages.python_modules import module_target
 
-MIN_MODULE_MEMBERS = 2
+MIN_MODULE_MEMBERS = 2  # members minted as tasks a module task needs
 TOO_FEW_MEMBERS = DropReason.MODULE_TOO_FEW_MEMBERS.says(MIN_MODULE_MEMBERS)
 EVERY_BODY_NONE = "module: every function and method returns None"
 MODULE_CHECKS = Checks(
@@ -54,23 +52,6 @@ MODULE_CHECKS = Checks(
     every_none=EVERY_BODY_NONE,
     none_earns=DropReason.DEGENERATE_MODULE_AT_FLOOR.says(EVERY_BODY_NONE, MAX_BASELINE),
 )
-
-
-def module_targets(
-    targets: Iterable[Target], classes: Iterable[Target], tree: Path
-) -> list[Target]:
-    """One module target per file of `tree` with at least `MIN_MODULE_MEMBERS` functions and
-    methods: its function and method `targets` and the members of its `classes` (dunders and
-    properties among them), each body once; in the order of the files' first targets."""
-    by_path: dict[str, dict[int, Target]] = {}
-    every = [t for t in targets if not t.members] + [m for c in classes for m in c.members]
-    for target in every:
-        by_path.setdefault(target.path, {}).setdefault(target.body_span.start_byte, target)
-    return [
-        module_target(confined.read_bytes(tree, path), path, members[0].module, members)
-        for path, members in ((p, list(found.values())) for p, found in by_path.items())
-        if len(members) >= MIN_MODULE_MEMBERS
-    ]
 
 
 def mint_modules(

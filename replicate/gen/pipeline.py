@@ -20,7 +20,7 @@ from replicate.gen.audit import LeakAudit, visible_roots
 from replicate.gen.classes import ClassWork, mint_classes
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.ledger import Ledger, LedgerKey, decided
-from replicate.gen.modules import mint_modules, module_targets
+from replicate.gen.modules import mint_modules
 from replicate.gen.prepare import PreparedRepo, prepare_repo
 from replicate.gen.publish import NotStarted, Publisher
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
@@ -146,9 +146,9 @@ def _mint_wholes(work: _Work, publish: Publisher, show: Progress) -> None:
     if TaskKind.CLASS in kinds and extraction.classes:
         show.stage("minting class tasks")
         mint_classes(extraction.classes, ids, work.known, publish, at, work.options.workers)
-    if TaskKind.MODULE in kinds:
+    if TaskKind.MODULE in kinds and extraction.modules:
         show.stage("minting module tasks")
-        modules = module_targets(extraction.targets, extraction.classes, prepared.snapshot.tree)
+        modules = extraction.modules
         singles = [t for t in extraction.targets if t.task_kind in kinds]
         mint_modules(modules, singles, work.known, publish, at, work.options.workers)
 

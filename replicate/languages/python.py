@@ -20,7 +20,7 @@ from replicate.languages.python_layout import (
     iter_module_files,
     library_literals,
 )
-from replicate.languages.python_modules import module_tokens, splice_module
+from replicate.languages.python_modules import file_module, module_tokens, splice_module
 from replicate.languages.python_splice import replace_definition, splice, stub_source
 from replicate.languages.python_splice_tree import syntax_problem
 from replicate.languages.python_tokens import candidate_tokens, original_tokens
@@ -82,8 +82,8 @@ def discover_python(root: Path) -> Extraction:
 
 
 def extract_file(module_file: ModuleFile) -> list[Target] | SkippedFile:
-    """The targets of one file (its functions and methods, then its classes), or why it was
-    skipped (unreadable, generated, does not parse)."""
+    """The targets of one file (its functions and methods, then its classes, then the file as a
+    module), or why it was skipped (unreadable, generated, does not parse)."""
     try:
         data = module_file.path.read_bytes()
     except OSError as exc:
@@ -98,7 +98,10 @@ def extract_file(module_file: ModuleFile) -> list[Target] | SkippedFile:
             path=module_file.rel_path, reason=f"does not parse (tree-sitter): line {error_line}"
         )
     path, module = module_file.rel_path, module_file.module
-    return extract_targets(data, tree, path, module) + extract_classes(data, tree, path, module)
+    targets = extract_targets(data, tree, path, module)
+    classes = extract_classes(data, tree, path, module)
+    whole = file_module(data, path, module, targets, classes)
+    return targets + classes + ([whole] if whole is not None else [])
 
 
 def file_problem(data: bytes, rel_path: str) -> str | None:

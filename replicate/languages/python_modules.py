@@ -30,6 +30,20 @@ from replicate.languages.python_splice_tree import (
 from replicate.languages.python_tokens import original_tokens
 
 MAX_NAMES_SAID = 5  # missing names a refusal lists
+MIN_MODULE_MEMBERS = 2  # a file with fewer functions and methods is no module target
+
+
+def file_module(
+    data: bytes, path: str, module: str, targets: Sequence[Target], classes: Sequence[Target]
+) -> Target | None:
+    """The module target of one file: its function and method `targets` and the members of its
+    `classes` (dunders and properties among them), each body once; None with fewer than
+    `MIN_MODULE_MEMBERS`."""
+    every = [t for t in targets if not t.members] + [m for c in classes for m in c.members]
+    members = list({m.body_span.start_byte: m for m in reversed(every)}.values())
+    if len(members) < MIN_MODULE_MEMBERS:
+        return None
+    return module_target(data, path, module, members)
 
 
 def module_target(data: bytes, path: str, module: str, members: Sequence[Target]) -> Target:

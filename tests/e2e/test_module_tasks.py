@@ -12,7 +12,7 @@ from pathlib import Path
 
 from replicate.batch.store import Batch, LoadedTask
 from replicate.core import TaskKind, Verdict
-from replicate.gen.modules import EVERY_BODY_NONE, MIN_MODULE_MEMBERS, module_targets
+from replicate.gen.modules import EVERY_BODY_NONE, MIN_MODULE_MEMBERS
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
 from replicate.grading import original_source
 from replicate.grading.modules import module_test_ids
@@ -48,8 +48,7 @@ def _check_assembly(task: LoadedTask) -> None:
 def test_module_tasks_mint_and_the_reference_earns_one_and_the_stub_zero(boltons: Minted) -> None:
     batch = Batch.open(boltons.batch)
     ids = _module_ids(batch)
-    extraction = discover_python(boltons.repo)
-    found = module_targets(extraction.targets, extraction.classes, boltons.repo)
+    found = discover_python(boltons.repo).modules
     ledger = [json.loads(line) for line in (boltons.batch / "funnel.jsonl").open()]
     symbols = {m.symbol for m in found}
     decided = [e for e in ledger if e["symbol"] in symbols]

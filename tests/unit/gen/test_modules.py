@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from replicate.batch import RepoSnapshot
-from replicate.core import DropReason, NullProgress, TaskKind, checked_reason
+from replicate.core import DropReason, NullProgress, Target, TaskKind, checked_reason
 from replicate.errors import ReplicateError
 from replicate.gen.audit import LeakAudit
 from replicate.gen.classes import ClassWork, assemble, returning_none
@@ -20,13 +20,13 @@ from replicate.gen.modules import (
     TOO_FEW_MEMBERS,
     mint_module,
     mint_modules,
-    module_targets,
 )
 from replicate.gen.pipeline import DEFAULT_KINDS, MINTED_KINDS, parse_kinds
 from replicate.gen.publish import Publisher
 from replicate.gen.target import Dropped
 from replicate.languages.python_classes import extract_classes
 from replicate.languages.python_extract import extract_targets, parse_tree
+from replicate.languages.python_modules import file_module
 from tests.unit.gen.test_classes import RECORD, _method
 
 SOURCE = b'''\
@@ -56,21 +56,16 @@ def _tree(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _targets(tmp_path: Path) -> list:
+def _targets(tmp_path: Path) -> list[Target]:
     tree = _tree(tmp_path)
     found = []
     for name in ("stacks", "lone"):
         data = (tree / f"{name}.py").read_bytes()
         parsed = parse_tree(data)
-        found.append(
-            (
-                extract_targets(data, parsed, f"{name}.py", name),
-                extract_classes(data, parsed, f"{name}.py", name),
-            )
-        )
-    targets = [t for pair in found for t in pair[0]]
-    classes = [c for pair in found for c in pair[1]]
-    return module_targets(targets, classes, tree)
+        targets = extract_targets(data, parsed, f"{name}.py", name)
+        classes = extract_classes(data, parsed, f"{name}.py", name)
+        found.append(file_module(data, f"{name}.py", name, targets, classes))
+    return [module for module in found if module is not None]
 
 
 def test_a_file_with_two_functions_or_methods_is_a_module_target(tmp_path: Path) -> None:
