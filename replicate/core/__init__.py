@@ -38,6 +38,7 @@ from replicate.core.difficulty import (
 )
 from replicate.core.drops import DropReason, by_reason, checked_reason
 from replicate.core.ids import MAX_PART, normalise_repo_url, repo_dir_name, slug, task_id
+from replicate.core.module_prompt import render_module_prompt
 from replicate.core.parsing import PARSE_LOCK
 from replicate.core.paths import name_problem, path_problem
 from replicate.core.progress import NullProgress, Progress
@@ -166,6 +167,7 @@ __all__ = [
     "read_response",
     "recall",
     "render_class_prompt",
+    "render_module_prompt",
     "render_prompt",
     "repo_dir_name",
     "response_of_query",

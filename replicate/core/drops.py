@@ -77,6 +77,11 @@ class DropReason(StrEnum):
     STUB_CLASS_EARNS = "the stubbed class earns a reward"
     STUB_EARNS = "the stub earns a reward"  # a JavaScript task's stub matches an input
     DEGENERATE_CLASS_AT_FLOOR = "a degenerate class ({}) scores {} or more"
+    # a module task, from its file's function and method tasks (gen/modules.py)
+    MODULE_TOO_FEW_MEMBERS = "fewer than {} of its functions and methods minted as tasks"
+    REFERENCE_MODULE_MISSES = "the reference module misses its members' inputs"
+    STUB_MODULE_EARNS = "the stubbed module earns a reward"
+    DEGENERATE_MODULE_AT_FLOOR = "a degenerate module ({}) scores {} or more"
     TASK_FILES_NOT_WRITTEN = "task files could not be written"
     TASK_FILES_NOT_READ_BACK = "task files could not be read back"
     # counted by the funnel only, never in the ledger: targets this run did not get to

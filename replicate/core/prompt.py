@@ -102,6 +102,14 @@ CLASS_REWARD_SENTENCE = (
 )
 
 
+def surface_lines(member: Target) -> list[str]:
+    """A member's signature in a python block, its docstring (if any) in a text block after."""
+    lines = ["```python", member.signature.rstrip(), "```"]
+    if member.docstring:
+        lines += ["", "```text", member.docstring.rstrip(), "```"]
+    return lines
+
+
 def render_class_prompt(
     target: Target,
     examples: tuple[Example, ...],
@@ -132,10 +140,7 @@ def render_class_prompt(
         lines += ["", "```text", target.docstring.rstrip(), "```"]
     lines += ["", "## Members that must exist", ""]
     for member in target.members:
-        lines += [f"### `{member.name}`", "", "```python", member.signature.rstrip(), "```"]
-        if member.docstring:
-            lines += ["", "```text", member.docstring.rstrip(), "```"]
-        lines.append("")
+        lines += [f"### `{member.name}`", "", *surface_lines(member), ""]
     if examples:
         lines += ["## Examples", "", *(f"- `{ex.call}` → `{ex.outcome}`" for ex in examples), ""]
     called = ", ".join(f"`{name.rsplit('.', 1)[-1]}`" for name in graded)
@@ -209,8 +214,14 @@ def answer_sentence(
     qualname: str, context: Context, header: str = "def", language: str = "python"
 ) -> str:
     """How to answer: the whole file is a fair answer only when the whole file was shown as is.
-    `header`: the keyword that starts the definition (`class` for a class task)."""
+    `header`: the keyword that starts the definition (`class` for a class task; `module` for a
+    module task, whose answer is always the whole file)."""
     fenced = _LANGUAGE_WORDS[language][3]
+    if header == "module":
+        return (
+            f"Answer with the whole module `{qualname}` in one ```{fenced} fenced block: every "
+            "line of the file, its imports and every definition included."
+        )
     head = f"Answer with your implementation of `{qualname}` in one ```{fenced} fenced block: "
     line = f"the `{header}` line" if language == "python" else "its signature"
     whole = f"its complete definition ({line} included)"

@@ -17,8 +17,8 @@ from replicate.core.drops import DropReason
 
 SCHEMA_VERSION = "1"
 
-# What a target is: a function, one of a class's methods by how it is bound, or a whole class.
-CallKind = Literal["function", "method", "classmethod", "staticmethod", "class"]
+# What a target is: a function, one of a class's methods by how it is bound, a class or a file.
+CallKind = Literal["function", "method", "classmethod", "staticmethod", "class", "module"]
 Stratum = Literal["traced", "widened", "edge", "raises"]
 Provenance = Literal["traced", "widened", "edge"]
 Language = Literal["python", "javascript", "typescript"]  # what a task's target is written in
@@ -28,7 +28,7 @@ AgentStatus = Literal["ok", "error", "timeout", "disk_quota_exceeded", "budget_e
 
 class TaskKind(StrEnum):
     """What a task asks to build: one function, one method, every method of one class, or every
-    body of one file (`module`: named, not minted yet).  A batch minted before task kinds reads as
+    function and method body of one file (`module`).  A batch minted before task kinds reads as
     function or method, from its target's kind (`TaskKind.of`)."""
 
     FUNCTION = "function"
@@ -39,11 +39,8 @@ class TaskKind(StrEnum):
     @classmethod
     def of(cls, kind: CallKind) -> TaskKind:
         """The task kind of a target of this kind."""
-        if kind == "function":
-            return cls.FUNCTION
-        if kind == "class":
-            return cls.CLASS
-        return cls.METHOD
+        wholes = {"function": cls.FUNCTION, "class": cls.CLASS, "module": cls.MODULE}
+        return wholes.get(kind, cls.METHOD)
 
     @classmethod
     def parse(cls, text: str) -> frozenset[TaskKind]:
@@ -88,7 +85,9 @@ class Target(Record):
 
     A class (`kind` "class") is called through its `members`: each method it defines whose body
     is hidden with the others; its own `body_span` runs from the first member's body to the
-    last's, and `signature` is its decorators and `class` line."""
+    last's, and `signature` is its decorators and `class` line.  A module (`kind` "module") is
+    called the same way: its members are the file's functions and methods, its `qualname` the
+    module's last name, its symbol the module's dotted name (`languages/python_modules.py`)."""
 
     path: str
     module: str
@@ -109,12 +108,13 @@ class Target(Record):
     body_statements: int = Field(description="Statements in the body, docstring excluded.")
     members: tuple[Target, ...] = Field(
         default=(),
-        description="A class's methods, hidden at once, in source order (empty for the others).",
+        description="A class's methods, or a module's functions and methods, hidden at once, in "
+        "source order (empty for the others).",
     )
 
     @property
     def symbol(self) -> str:
-        return f"{self.module}.{self.qualname}"
+        return self.module if self.kind == "module" else f"{self.module}.{self.qualname}"
 
     @property
     def task_kind(self) -> TaskKind:
@@ -204,8 +204,8 @@ class CallInput(Record):
     )
     member: str | None = Field(
         default=None,
-        description="For a class task: the qualname of the member this input calls; None for "
-        "a function or method task.",
+        description="For a class or module task: the qualname of the member this input calls; "
+        "None for a function or method task.",
     )
 
 

@@ -75,7 +75,7 @@ def shown_file(task: LoadedTask, context: prompt.Context, every: Sequence[Loaded
             and other.hidden.target.path == target.path
         )
         data = language.stub_bodies(task.original_source(), target, others)
-    elif context is prompt.Context.CLASS:
+    elif context is prompt.Context.CLASS and target.kind != "module":  # a module's: the file
         data = language.outline(task.original_source(), target)
     else:
         data = task.stubbed_source()
@@ -85,7 +85,7 @@ def shown_file(task: LoadedTask, context: prompt.Context, every: Sequence[Loaded
 def row_prompt(task: LoadedTask, context: prompt.Context, every: Sequence[LoadedTask]) -> str:
     target = task.hidden.target
     shown = shown_file(task, context, every)
-    header = "class" if target.kind == "class" else "def"
+    header = target.kind if target.kind in ("class", "module") else "def"
     return prompt.render_row_prompt(
         task.prompt, target.path, target.qualname, shown, context, header, task.spec.language
     )

@@ -27,7 +27,7 @@ the validation above grades them too.
 from __future__ import annotations
 
 import zlib
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field, replace
 from pathlib import Path
@@ -53,6 +53,7 @@ from replicate.core import (
     TaskSpec,
     Validation,
     render_class_prompt,
+    render_module_prompt,
     task_id,
 )
 from replicate.gen.publish import Publisher
@@ -100,20 +101,32 @@ def mint_classes(
     """Mint (or resume from the ledger) a class task for each of `classes`, from the method
     tasks `method_ids` of this gen, `workers` at once; each published as a target is, in order."""
     by_class = _method_tasks(work, method_ids)
-    publish.counter.keep("extracted", len(classes))
+
+    def one(target: Target) -> Minted | Dropped:
+        return mint_class(target, by_class.get((target.module, target.qualname), []), work)
+
+    mint_each(classes, one, known, publish, workers)
+
+
+def mint_each(
+    targets: Sequence[Target],
+    mint_one: Callable[[Target], Minted | Dropped],
+    known: Mapping[str, LedgerEntry],
+    publish: Publisher,
+    workers: int = 1,
+) -> None:
+    """`mint_one` of each of `targets` not in the ledger (`known`: resumed), `workers` at once,
+    each outcome published in order."""
+    publish.counter.keep("extracted", len(targets))
     todo = []
-    for target in classes:
+    for target in targets:
         entry = known.get(target.symbol)
         if entry is not None:
             publish.resume(entry)
         else:
             todo.append(target)
-
-    def one(target: Target) -> Minted | Dropped:
-        return mint_class(target, by_class.get((target.module, target.qualname), []), work)
-
     with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-        for target, result in zip(todo, pool.map(one, todo), strict=True):
+        for target, result in zip(todo, pool.map(mint_one, todo), strict=True):
             publish.outcome(target.symbol, result)
 
 
@@ -143,18 +156,38 @@ def mint_class(target: Target, methods: Sequence[TaskFiles], work: ClassWork) ->
     task = assemble(target, ordered, work.repo, work.repo_dir)
     sequences = _sequences(target, task, work)
     task = assemble(target, ordered, work.repo, work.repo_dir, sequences)
-    reference = grade_text(task, original_source(task).decode("utf-8"), work.jail, shrink=False)
+    return validated(task, work.jail, CLASS_CHECKS)
+
+
+@dataclass(frozen=True)
+class Checks:
+    """What a task of many members (a class, a module) is dropped for at its validation."""
+
+    reference_misses: str
+    stub_earns: str
+    every_none: str  # the degenerate program whose every member returns None, by name
+    none_earns: str
+
+
+CLASS_CHECKS = Checks(REFERENCE_MISSES, STUB_EARNS, EVERY_NONE, NONE_EARNS)
+
+
+def validated(task: LoadedTask, jail: Jail, checks: Checks) -> Minted | Dropped:
+    """`task` (assembled from its members' tasks) once the reference earns 1.0, the stub 0.0 and
+    the program whose every member returns None under `MAX_BASELINE`, that program's raw
+    reward in its baseline; else why it is dropped."""
+    reference = grade_text(task, original_source(task).decode("utf-8"), jail, shrink=False)
     if reference.reward != 1.0:
-        return Dropped("validated", REFERENCE_MISSES, reference.reason)
-    stub = grade_text(task, stubbed_source(task).decode("utf-8"), work.jail, shrink=False)
+        return Dropped("validated", checks.reference_misses, reference.reason)
+    stub = grade_text(task, stubbed_source(task).decode("utf-8"), jail, shrink=False)
     if stub.reward != 0.0:
-        return Dropped("validated", STUB_EARNS, f"{stub.reward}: {stub.reason}")
-    none = grade_text(task, returning_none(task).decode("utf-8"), work.jail, shrink=False)
+        return Dropped("validated", checks.stub_earns, f"{stub.reward}: {stub.reason}")
+    none = grade_text(task, returning_none(task).decode("utf-8"), jail, shrink=False)
     raw = none.raw_reward or 0.0
     if raw >= MAX_BASELINE:
-        return Dropped("validated", NONE_EARNS, f"{raw:.2f}: {none.reason}")
+        return Dropped("validated", checks.none_earns, f"{raw:.2f}: {none.reason}")
     baseline = task.hidden.baseline or Baseline(raw_reward=0.0)
-    programs = (*baseline.programs, DegenerateScore(program=EVERY_NONE, raw_reward=raw))
+    programs = (*baseline.programs, DegenerateScore(program=checks.every_none, raw_reward=raw))
     update = {
         "validation": Validation(reference_reward=1.0, stub_reward=0.0),
         "baseline": Baseline(raw_reward=max(baseline.raw_reward, raw), programs=programs),
@@ -173,7 +206,8 @@ def _sequences(target: Target, task: LoadedTask, work: ClassWork) -> tuple[Hidde
 
 
 def returning_none(task: LoadedTask) -> bytes:
-    """The target file with every member of the class returning None: a degenerate class."""
+    """The target file with every member (of the class, of the module) returning None: a
+    degenerate class or module."""
     source = original_source(task)
     for member in reversed(task.hidden.target.members):
         span = member.body_span
@@ -188,9 +222,9 @@ def assemble(
     repo_dir: str,
     sequences: Sequence[HiddenSequence] = (),
 ) -> LoadedTask:
-    """The class task whose hidden inputs are `methods`' own, each naming its member, with
-    their golden outcomes, examples, baselines and strength, and `sequences` (not validated
-    yet)."""
+    """The class task (or module task: `target` a module) whose hidden inputs are `methods`'
+    own, each naming its member, with their golden outcomes, examples, baselines and strength,
+    and `sequences` (a class's; not validated yet)."""
     inputs: list[CallInput] = []
     expected: dict[int, Mapping[str, Any]] = {}
     for files in methods:
@@ -200,13 +234,13 @@ def assemble(
             inputs.append(item.model_copy(update={"index": index, "member": member}))
             expected[index] = files.expected[item.index]
     record = repo.record
-    ident = task_id(record.key, record.commit, target.symbol, TaskKind.CLASS)
+    ident = task_id(record.key, record.commit, target.symbol, target.task_kind)
     source = Source(repo=record.key, commit=record.commit, path=target.path, symbol=target.symbol)
     examples: tuple[Example, ...] = tuple(ex for f in methods for ex in f.spec.examples)
     spec = TaskSpec(
         id=ident,
         source=source,
-        kind="class",
+        kind=target.kind,
         signature=target.signature,
         docstring=target.docstring,
         examples=examples,
@@ -232,7 +266,10 @@ def assemble(
         strength=_strength(methods),
     )
     graded = tuple(f.hidden.target.qualname for f in methods)
-    prompt = render_class_prompt(target, examples, len(inputs), graded, len(sequences))
+    if target.task_kind is TaskKind.MODULE:
+        prompt = render_module_prompt(target, examples, len(inputs), graded)
+    else:
+        prompt = render_class_prompt(target, examples, len(inputs), graded, len(sequences))
     return LoadedTask(
         spec=spec,
         hidden=hidden,

@@ -30,6 +30,7 @@ from replicate.gen.classes import GEN_SEQUENCES, ClassWork, class_refs, mint_cla
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.javascript import ScriptWork, mint_scripts
 from replicate.gen.ledger import Ledger, LedgerKey, decided
+from replicate.gen.modules import mint_modules
 from replicate.gen.prepare import PreparedRepo, prepare_repo
 from replicate.gen.publish import NotStarted, Publisher
 from replicate.gen.strength import DEFAULT_MIN_KILL_RATE
@@ -42,10 +43,12 @@ T = TypeVar("T")
 R = TypeVar("R")
 
 
-# What gen mints (module: named, not minted yet); a class task is assembled from its methods'.
-MINTED_KINDS = frozenset({TaskKind.FUNCTION, TaskKind.METHOD, TaskKind.CLASS})  # gen can mint
-# What gen mints unless `--kinds` says otherwise: class tasks are asked for, until recorded call
-# sequences grade them and every degenerate family is recorded for them as for functions
+# What gen mints; a class task is assembled from its methods' tasks, a module task from its
+# file's function and method tasks.
+MINTED_KINDS = frozenset(TaskKind)  # gen can mint
+# What gen mints unless `--kinds` says otherwise: class and module tasks are asked for, until
+# recorded call sequences grade them and every degenerate family is recorded for them as for
+# functions
 DEFAULT_KINDS = frozenset({TaskKind.FUNCTION, TaskKind.METHOD})
 
 
@@ -55,8 +58,12 @@ def parse_kinds(text: str) -> frozenset[TaskKind]:
         kinds = TaskKind.parse(text)
     except ValueError as exc:
         raise ReplicateError(f"--kinds: {exc}") from None
-    if TaskKind.MODULE in kinds:
-        raise ReplicateError("--kinds: module tasks are not supported yet")
+    singles = {TaskKind.FUNCTION, TaskKind.METHOD}
+    if TaskKind.MODULE in kinds and not singles <= kinds:
+        raise ReplicateError(
+            "--kinds: module needs function and method too (a module task is assembled from "
+            "its file's function and method tasks)"
+        )
     if TaskKind.CLASS in kinds and TaskKind.METHOD not in kinds:
         raise ReplicateError(
             "--kinds: class needs method too (a class task is assembled from its methods' tasks)"
@@ -128,12 +135,7 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
         finally:
             if sessions is not None:
                 sessions.close()
-        if minting_classes and extraction.classes:
-            show.stage("minting class tasks")
-            jail = Jail(prepared.context, sandbox)
-            at = ClassWork(out, prepared.snapshot, prepared.repo_dir, jail, harvest.sequences)
-            ids = tuple(publish.task_ids)
-            mint_classes(extraction.classes, ids, known, publish, at, options.workers)
+        _mint_wholes(work, publish, show)
     _write(out)
     notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
     if not_started:
@@ -180,6 +182,23 @@ def _mint_scripts(
     skipped = prepared.extraction.skipped_files
     funnel = counter.freeze(record.key, record.commit, skipped, time.monotonic() - started, notes)
     return GenReport(funnel, tuple(publish.task_ids), out, publish.resumed)
+
+
+def _mint_wholes(work: _Work, publish: Publisher, show: Progress) -> None:
+    """The class and module tasks asked for, from the function and method tasks just minted."""
+    prepared, kinds = work.prepared, work.options.kinds
+    extraction = prepared.extraction
+    jail = Jail(prepared.context, work.sandbox)
+    at = ClassWork(publish.out, prepared.snapshot, prepared.repo_dir, jail, work.harvest.sequences)
+    ids = tuple(publish.task_ids)
+    if TaskKind.CLASS in kinds and extraction.classes:
+        show.stage("minting class tasks")
+        mint_classes(extraction.classes, ids, work.known, publish, at, work.options.workers)
+    if TaskKind.MODULE in kinds and extraction.modules:
+        show.stage("minting module tasks")
+        modules = extraction.modules
+        singles = [t for t in extraction.targets if t.task_kind in kinds]
+        mint_modules(modules, singles, work.known, publish, at, work.options.workers)
 
 
 def _prepare(options: GenOptions, out: Path, show: Progress) -> PreparedRepo:

@@ -22,7 +22,9 @@ from replicate.jail import Jail, JailRun, ParsedRun
 
 
 def is_class_task(task: LoadedTask) -> bool:
-    return task.hidden.target.kind == "class"
+    """Whether `task` is graded member by member: a class task, or a module task (whose members
+    are its file's functions and methods, `grading/modules.py`)."""
+    return task.hidden.target.kind in ("class", "module")
 
 
 def member_inputs(task: LoadedTask) -> list[tuple[Target, tuple[CallInput, ...]]]:

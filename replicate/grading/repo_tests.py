@@ -1,7 +1,8 @@
 """The repository's own tests that exercise a target, run against a candidate: an extra signal.
 
 The tests are the ones whose runs called the target while inputs were harvested (the `origin` of
-each hidden input). They run in the sandbox on a copy of the PRISTINE tree with only the target
+each hidden input); for a module task, also the test files that import the module
+(`grading/modules.py`). They run in the sandbox on a copy of the PRISTINE tree with only the target
 file replaced — the pristine conftest and configuration, never the agent's workspace — and their
 pass/fail counts are reported beside the reward; they do not change it.
 """
@@ -18,6 +19,7 @@ from replicate import confined
 from replicate.batch import LoadedTask
 from replicate.core import CallInput, RepoTestsCount, SpliceError, Target, Verdict
 from replicate.grading.grader import stubbed_source
+from replicate.grading.modules import module_test_ids
 from replicate.jail import JAIL_ENV, Jail, Limits, Mount, SandboxRequest
 from replicate.scratch import temporary_dir
 
@@ -68,7 +70,7 @@ def run_repo_tests(
         )
         result = jail.sandbox.run(request)
         passed, failed = _counts(report)
-    selected = len(ids)
+    selected = max(len(ids), passed + failed)  # an id may be a whole file (a module task's)
     if result.timed_out or passed + failed == 0:
         return RepoTestsOutcome(selected, passed, selected - passed, result.timed_out)
     return RepoTestsOutcome(selected, passed, max(failed, selected - passed))
@@ -83,6 +85,8 @@ def candidate_repo_tests(task: LoadedTask, candidate: str, jail: Jail) -> RepoTe
     except SpliceError:
         return None
     ids = node_ids(task.inputs)
+    if target.kind == "module":  # the test files that import the module, whole, too
+        ids = module_test_ids(jail.ctx.tree, target, ids, MAX_NODE_IDS)
     found = run_repo_tests(jail, target, spliced, ids, GRADE_TIMEOUT_S)
     return RepoTestsCount(
         selected=found.selected,

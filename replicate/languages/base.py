@@ -44,6 +44,7 @@ class Extraction:
     source_roots: tuple[str, ...]
     source_files: int
     classes: tuple[Target, ...] = ()  # class targets (task kind `class`), apart from `targets`
+    modules: tuple[Target, ...] = ()  # module targets (task kind `module`), one per file at most
 
     @classmethod
     def of(
@@ -52,6 +53,7 @@ class Extraction:
         """The extraction of one outcome per source file: its targets, or why it was skipped."""
         targets: list[Target] = []
         classes: list[Target] = []
+        modules: list[Target] = []
         skipped: list[SkippedFile] = []
         files = 0
         for outcome in outcomes:
@@ -59,9 +61,11 @@ class Extraction:
             if isinstance(outcome, SkippedFile):
                 skipped.append(outcome)
             else:
-                targets.extend(t for t in outcome if t.kind != "class")
+                targets.extend(t for t in outcome if t.kind not in ("class", "module"))
                 classes.extend(t for t in outcome if t.kind == "class")
-        return cls(tuple(targets), tuple(skipped), source_roots, files, tuple(classes))
+                modules.extend(t for t in outcome if t.kind == "module")
+        found = (tuple(targets), tuple(skipped), source_roots, files)
+        return cls(*found, tuple(classes), tuple(modules))
 
 
 @runtime_checkable

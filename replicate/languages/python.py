@@ -20,6 +20,7 @@ from replicate.languages.python_layout import (
     iter_module_files,
     library_literals,
 )
+from replicate.languages.python_modules import file_module, module_tokens, splice_module
 from replicate.languages.python_splice import replace_definition, splice, stub_source
 from replicate.languages.python_splice_tree import syntax_problem
 from replicate.languages.python_tokens import candidate_tokens, original_tokens
@@ -47,6 +48,8 @@ class PythonLanguage:
     def splice(
         self, stubbed: bytes, candidate_text: str, target: Target, *, check: bool = True
     ) -> bytes:
+        if target.kind == "module":  # the whole file, always
+            return splice_module(stubbed, candidate_text, target, check=check)
         return splice(stubbed, candidate_text, target, check=check)
 
     def replace_definition(self, source: bytes, definition: str, target: Target) -> bytes | None:
@@ -58,6 +61,8 @@ class PythonLanguage:
     def body_tokens(
         self, source: bytes, target: Target, stubbed: bytes | None = None
     ) -> tuple[Token, ...] | None:
+        if target.kind == "module":
+            return module_tokens(source, target, stubbed)
         if stubbed is None:
             return original_tokens(source, target)
         return candidate_tokens(source, stubbed, target)
@@ -77,8 +82,8 @@ def discover_python(root: Path) -> Extraction:
 
 
 def extract_file(module_file: ModuleFile) -> list[Target] | SkippedFile:
-    """The targets of one file (its functions and methods, then its classes), or why it was
-    skipped (unreadable, generated, does not parse)."""
+    """The targets of one file (its functions and methods, then its classes, then the file as a
+    module), or why it was skipped (unreadable, generated, does not parse)."""
     try:
         data = module_file.path.read_bytes()
     except OSError as exc:
@@ -93,7 +98,10 @@ def extract_file(module_file: ModuleFile) -> list[Target] | SkippedFile:
             path=module_file.rel_path, reason=f"does not parse (tree-sitter): line {error_line}"
         )
     path, module = module_file.rel_path, module_file.module
-    return extract_targets(data, tree, path, module) + extract_classes(data, tree, path, module)
+    targets = extract_targets(data, tree, path, module)
+    classes = extract_classes(data, tree, path, module)
+    whole = file_module(data, path, module, targets, classes)
+    return targets + classes + ([whole] if whole is not None else [])
 
 
 def file_problem(data: bytes, rel_path: str) -> str | None:

@@ -66,10 +66,10 @@ def test_member_runs_read_as_one_run() -> None:
     assert not dead.parsed.started and dead.infra_problem() is not None
 
 
-def test_kinds_are_a_closed_set_and_module_is_refused_in_one_line() -> None:
-    assert parse_kinds("function, method,class") == MINTED_KINDS
+def test_kinds_are_a_closed_set_and_a_whole_without_its_parts_is_refused_in_one_line() -> None:
+    assert parse_kinds("function, method,class,module") == MINTED_KINDS
     assert parse_kinds("function") == {"function"}
-    with pytest.raises(ReplicateError, match="not supported yet"):
+    with pytest.raises(ReplicateError, match="module needs function and method"):
         parse_kinds("function,module")
     with pytest.raises(ReplicateError, match="unknown task kind 'classes'"):
         parse_kinds("classes")
