@@ -17,7 +17,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from replicate import confined
-from replicate.core import Target
+from replicate.core import PARSE_LOCK, Target
 
 MAX_TEST_FILE_BYTES = 1_000_000
 
@@ -62,7 +62,7 @@ def _is_test_file(name: str) -> bool:
 def imports_module(source: bytes, module: str) -> bool:
     """Whether the Python file `source` imports `module` (or a submodule of it) absolutely."""
     try:
-        with warnings.catch_warnings():
+        with PARSE_LOCK, warnings.catch_warnings():  # graders run on worker threads
             warnings.simplefilter("ignore")
             tree = ast.parse(source)
     except (SyntaxError, ValueError, RecursionError, MemoryError):

@@ -18,7 +18,7 @@ import warnings
 from collections.abc import Sequence
 from itertools import pairwise
 
-from replicate.core import Span, SpliceError, Target, Token, body_lexemes
+from replicate.core import PARSE_LOCK, Span, SpliceError, Target, Token, body_lexemes
 from replicate.languages.python_answer import extract_code
 from replicate.languages.python_splice import _check_compiles, _normalised
 from replicate.languages.python_splice_tree import (
@@ -79,7 +79,7 @@ def module_target(data: bytes, path: str, module: str, members: Sequence[Target]
 
 def _docstring(data: bytes) -> str | None:
     try:
-        with warnings.catch_warnings():
+        with PARSE_LOCK, warnings.catch_warnings():  # gen extracts on worker threads
             warnings.simplefilter("ignore")
             return ast.get_docstring(ast.parse(data), clean=False)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
