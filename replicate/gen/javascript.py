@@ -72,8 +72,8 @@ WIDENED_ORIGIN = "fast-check"
 SCRIPT_GRADING = GradingSettings(compare_exception_message=True, stratum_weights=DEFAULT_WEIGHTS)
 WIDENING = Widening(count=40, seed=0)  # calls drawn by fast-check a target, before the gate
 STRENGTH_NOTE = (
-    "strength unmeasured: no kill-rate floor was asked for (--min-kill-rate), so no "
-    "JavaScript task's mutants were run (their strength is recorded as none)"
+    "strength unmeasured (--no-strength): no JavaScript task's mutants were run, its strength "
+    "is recorded as none"
 )
 
 
