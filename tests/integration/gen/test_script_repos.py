@@ -6,7 +6,8 @@ helper the recorder cannot reach, one the tests never call, one whose recorded c
 its special branch dropped under the kill-rate floor (its mutants survive; `double`'s and
 `add`'s, the control, are killed); the declared runner (vitest) noted as not run; widened calls
 stored as `double`'s generated inputs and graded (a candidate right on the recorded calls only
-fails there); a Python package with a package.json still goes to Python's extraction."""
+fails there); with `--no-strength` no kill rate is recorded and the funnel says so; a Python
+package with a package.json still goes to Python's extraction."""
 
 from __future__ import annotations
 
@@ -108,6 +109,19 @@ def _widened_inputs_are_stored_and_graded(out: Path, batch: Batch) -> None:
     assert verdicts[0]["reward"] == 1.0, verdicts[0]
     assert verdicts[1]["reward"] < 1.0, verdicts[1]  # wrong on the widened stratum alone
     assert "double(" in json.dumps(verdicts[1]["counterexample"])
+
+
+def test_no_strength_leaves_javascript_strength_unmeasured_and_says_so(tmp_path: Path) -> None:
+    files = {"package.json": MANIFEST, "index.js": INDEX, "test/index.test.js": TESTS}
+    repo = make_git_repo(tmp_path / "tiny-js", files)
+    out = tmp_path / "batch"
+    args = ("--out", str(out), "--json", "--no-strength", "--limit", "1")
+    done = run_cli("gen", "--repo", str(repo), *args, timeout=300)
+    assert done.returncode == 0, done.stderr
+    batch = Batch.open(out)
+    (ident,) = batch.ids
+    assert batch.load(ident).hidden.strength is None  # not measured, not made up
+    assert any("strength unmeasured" in note for note in json.loads(done.stdout)["setup_notes"])
 
 
 def test_a_python_package_with_a_package_json_is_not_taken_for_javascript(
