@@ -4,16 +4,18 @@ same outcome on the original under another `Math.random` seed and a shifted cloc
 the determinism gate), the stub's matches taken out, and the task written through the same
 `Publisher`, ledger and funnel as a Python target's.
 
-Not yet here (the seams): generated inputs (fast-check widening) and the strength check (JS
-mutants) plug in at `widen` and `strength`; until they do, a JavaScript task's hidden inputs
-are its recorded calls only, and its strength is unmeasured (`HiddenTask.strength` None, the
-funnel's note says so): the kill-rate floor is not applied, not faked. The tests run as plain
+A task's hidden inputs are its stable recorded calls (the traced stratum) and calls widened
+from them with fast-check (`jail.node_widening`; the widened stratum, or raises), each widened
+one kept only where the original gives it one outcome under `GOLDEN_RUNS` too. With a
+`min_kill_rate`, its mutants are run on them (`gen.javascript_strength`) and a task under the
+floor dropped, as a Python task is. The tests run as plain
 Node scripts (`node <file>`): a `node:test` file, or one that asserts at its top level; another
 runner's test files (mocha, jest, ...) do not run yet, which the funnel's notes say.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -30,6 +32,7 @@ from replicate.core import (
     Language,
     LedgerEntry,
     Progress,
+    Provenance,
     Strength,
     Target,
     Validation,
@@ -38,7 +41,9 @@ from replicate.core import (
 )
 from replicate.gen.funnel import STAGES
 from replicate.gen.golden import CLOCK_SHIFT_DAYS
+from replicate.gen.javascript_strength import measure
 from replicate.gen.publish import Publisher
+from replicate.gen.strength import rejected
 from replicate.gen.target import (
     EXAMPLES,
     EXAMPLES_FROM,
@@ -47,9 +52,11 @@ from replicate.gen.target import (
     Minted,
     task_spec,
 )
+from replicate.gen.target_detail import strength_detail
 from replicate.grading import DEFAULT_WEIGHTS
 from replicate.grading import javascript as graded
 from replicate.jail import Sandbox, node, node_harvest, node_targets
+from replicate.jail.node_widening import Widening, widen_node_calls
 from replicate.values import javascript_text
 
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
@@ -61,10 +68,12 @@ GOLDEN_RUNS = (
     node.NodeSettings(random_seed=1),
     node.NodeSettings(random_seed=2, clock_shift_days=CLOCK_SHIFT_DAYS),
 )
+WIDENED_ORIGIN = "fast-check"
 SCRIPT_GRADING = GradingSettings(compare_exception_message=True, stratum_weights=DEFAULT_WEIGHTS)
+WIDENING = Widening(count=40, seed=0)  # calls drawn by fast-check a target, before the gate
 STRENGTH_NOTE = (
-    "strength unmeasured: no JavaScript mutants yet, so the kill-rate floor is not applied to "
-    "JavaScript tasks (their strength is recorded as none)"
+    "strength unmeasured (--no-strength): no JavaScript task's mutants were run, its strength "
+    "is recorded as none"
 )
 
 
@@ -94,7 +103,8 @@ class ScriptWork:
     test_runner: str
     sandbox: Sandbox
     limit: int | None = None
-    min_kill_rate: float | None = None  # the strength floor, once `strength` measures one
+    min_kill_rate: float | None = None  # the strength floor; None: strength not measured
+    widening: Widening = WIDENING
 
 
 def mint_scripts(
@@ -153,7 +163,7 @@ def _not_called(harvest: node_harvest.Harvest) -> tuple[DropReason, str]:
 def _notes(
     work: ScriptWork, harvest: node_harvest.Harvest, files: Sequence[str]
 ) -> tuple[str, ...]:
-    notes = [STRENGTH_NOTE]
+    notes = [STRENGTH_NOTE] if work.min_kill_rate is None else []
     if work.test_runner not in ("node:test", "unknown"):
         notes.append(
             f"the tests are declared for {work.test_runner}, not supported yet: each test file "
@@ -193,14 +203,16 @@ def _mint_one(
             detail = f"on {len(matched)} of {len(task.inputs)} inputs"
             return Dropped(STAGES[4], DropReason.STUB_EARNS, detail)
         task = fewer
+    started = time.monotonic()
     reference = graded.score_script(task, graded.run_script(task, work.sandbox, None))
+    reference_s = time.monotonic() - started  # the mutants' time limit scales with it
     if reference.reward < 1.0:
         where = reference.counterexample.call if reference.counterexample else ""
         return Dropped(STAGES[4], DropReason.REFERENCE_FAILS_HIDDEN, where)
-    measured = strength(work, task)
-    floor = work.min_kill_rate
-    if measured is not None and floor is not None and measured.kill_rate < floor:
-        return Dropped(STAGES[4], DropReason.KILL_RATE_BELOW.says(floor), "")
+    measured = strength(work, task, reference_s)
+    weak = rejected(measured) if measured is not None else None
+    if weak and measured is not None:
+        return Dropped(STAGES[4], weak, strength_detail(measured))
     hidden = task.hidden.model_copy(update={"strength": measured})
     return Minted(replace(task, hidden=hidden))
 
@@ -208,22 +220,46 @@ def _mint_one(
 def widen(
     work: ScriptWork, target: Target, stable: Sequence[node_harvest.Recorded]
 ) -> tuple[tuple[CallInput, node.NodeOutcome], ...]:
-    """The seam for generated inputs (fast-check widening): a target's hidden inputs and their
-    golden outcomes (a generated one's through the same gate as `stable`'s, `GOLDEN_RUNS`). For
-    now the stable recorded calls only (the traced stratum)."""
-    return tuple((_input(i, r, target), r.outcome) for i, r in enumerate(stable))
+    """A target's hidden inputs and their golden outcomes: the stable recorded calls (traced),
+    then calls fast-check draws from them (`work.widening`), each run on the original and kept
+    where it returns or throws, the same under each of `GOLDEN_RUNS` (the determinism gate)."""
+    traced = [(_input(i, r, target), r.outcome) for i, r in enumerate(stable)]
+    drawn = widen_node_calls(work.sandbox, [r.call for r in stable], work.widening)
+    if not drawn:
+        return tuple(traced)
+    where = stable[0].target
+    tree = work.snapshot.tree
+    first = node.run_node(work.sandbox, tree, where, drawn).outcomes
+    answered = (node.Status.RETURNED, node.Status.RAISED)
+    runs = [
+        node_harvest.Recorded(where, call, outcome, WIDENED_ORIGIN)
+        for call, outcome in zip(drawn, first, strict=True)
+        if outcome.status in answered
+    ]
+    harvest = node_harvest.Harvest(tuple(runs), ())
+    kept = node_harvest.stable(work.sandbox, tree, harvest, GOLDEN_RUNS)
+    widened = [
+        (_input(len(traced) + n, r, target, generated=True), r.outcome) for n, r in enumerate(kept)
+    ]
+    return tuple(traced + widened)
 
 
-def strength(work: ScriptWork, task: LoadedTask) -> Strength | None:
-    """The seam for the strength check (JS mutants graded as candidates through
-    `grading.javascript.grade_script`, `core.Strength`; a task under `work.min_kill_rate` is
-    dropped by the caller): None until they exist, recorded as unmeasured, never a made-up kill
-    rate."""
-    return None
+def strength(work: ScriptWork, task: LoadedTask, reference_s: float) -> Strength | None:
+    """The task's kill rate against its mutants (`javascript_strength.measure`), held to
+    `work.min_kill_rate`; None (recorded as unmeasured) when no floor was asked for, as a
+    Python task's strength is only measured with one."""
+    if work.min_kill_rate is None:
+        return None
+    return measure(task, work.sandbox, work.min_kill_rate, reference_s)
 
 
-def _input(index: int, recorded: node_harvest.Recorded, target: Target) -> CallInput:
+def _input(
+    index: int, recorded: node_harvest.Recorded, target: Target, generated: bool = False
+) -> CallInput:
+    """A hidden input; its stratum: raises where the original throws, as a Python task's."""
     call = recorded.call
+    provenance: Provenance = "widened" if generated else "traced"
+    raised = recorded.outcome.status is node.Status.RAISED
     args = ", ".join(javascript_text.render(a, 60) for a in call.args)
     name = (
         target.name
@@ -235,6 +271,8 @@ def _input(index: int, recorded: node_harvest.Recorded, target: Target) -> CallI
         origin=recorded.test_file,
         call=f"{name}({args})"[:300],
         node_call=node.call_json(call),
+        stratum="raises" if raised else provenance,
+        provenance=provenance,
         visible=False,
     )
 
@@ -278,7 +316,8 @@ def _task(
 def _examples(
     inputs: Sequence[tuple[CallInput, node.NodeOutcome]],
 ) -> tuple[tuple[Example, ...], tuple[CallInput, ...]]:
-    """A few short returning calls held out of the hidden inputs for TASK.md, when enough."""
+    """A few short returning recorded calls held out of the hidden inputs for TASK.md, when
+    enough."""
     if len(inputs) < EXAMPLES_FROM:
         return (), tuple(item for item, _ in inputs)
     shown = [
@@ -288,7 +327,10 @@ def _examples(
             Example(call=item.call, outcome=javascript_text.render(o.value)),
         )
         for item, o in inputs
-        if o.status is node.Status.RETURNED and o.value is not None and len(item.call) <= 160
+        if o.status is node.Status.RETURNED
+        and o.value is not None
+        and len(item.call) <= 160
+        and item.provenance == "traced"
     ]
     chosen = {index: example for _, index, example in sorted(shown)[:EXAMPLES]}
     examples = tuple(chosen[i.index] for i, _ in inputs if i.index in chosen)

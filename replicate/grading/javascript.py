@@ -39,11 +39,15 @@ def task_target(task: LoadedTask) -> node.NodeTarget:
 
 
 def run_script(
-    task: LoadedTask, sandbox: Sandbox, candidate: bytes | None
+    task: LoadedTask, sandbox: Sandbox, candidate: bytes | None, timeout_s: float | None = None
 ) -> tuple[node.NodeOutcome, ...]:
-    """The task's hidden inputs run on `candidate` (the whole target file), or the original."""
+    """The task's hidden inputs run on `candidate` (the whole target file), or the original;
+    within `timeout_s` in all (the task's total limit, or less: a mutant's)."""
     settings = task.hidden.grading
-    held = node.NodeSettings(timeout_s=settings.total_timeout_s, memory_mb=settings.memory_mb)
+    total = (
+        settings.total_timeout_s if timeout_s is None else min(timeout_s, settings.total_timeout_s)
+    )
+    held = node.NodeSettings(timeout_s=total, memory_mb=settings.memory_mb)
     calls = [node.read_call(item.node_call or {}) for item in task.inputs]
     run = node.run_node(
         sandbox, task.repo.tree, task_target(task), calls, candidate=candidate, settings=held

@@ -1,7 +1,8 @@
 """`replicate gen` on JavaScript repositories, end to end through the real CLI: ms 2.1.3
 (CommonJS) and camelcase 8.0.0 (an ES module), each with a `node:test` file of its own suite's
 cases (`javascript_repos.py`), minted once per session into one batch. Every task records its
-language, its reference (the original file) earns 1.0 through `replicate grade` and its stub 0.0,
+language and a measured kill rate against its mutants (printed, with their median), its
+reference (the original file) earns 1.0 through `replicate grade` and its stub 0.0,
 a candidate that does not parse earns 0 with the reason, and `replicate run --agent CMD` scores
 an agent that writes one function right 1.0 there and 0.0 on the tasks it leaves stubbed, and
 exported rows speak JavaScript and are scored by verl's reward function."""
@@ -9,6 +10,7 @@ exported rows speak JavaScript and are scored by verl's reward function."""
 from __future__ import annotations
 
 import json
+import statistics
 from pathlib import Path
 
 import pytest
@@ -25,6 +27,7 @@ from tests.e2e.javascript_repos import script_repo
 # ms's functions: parse, fmtShort, fmtLong and plural (each called through the export's
 # paths); camelcase's: camelCase (its three `const` helpers are unreachable by the recorder)
 EXPECTED_TASKS = {"ms": 4, "camelcase": 1}
+KILL_RATE_MEDIAN = 0.9  # the issue's bar for JavaScript tasks
 PLURAL = (
     "function plural(ms, msAbs, n, name) {\n"
     "  var isPlural = msAbs >= n * 1.5;\n"
@@ -58,16 +61,29 @@ def test_funnel_and_yield(minted: dict[str, Minted]) -> None:
     for name, made in minted.items():
         print(_table(made))
         assert made.stage("validated") == EXPECTED_TASKS[name], _table(made)
-        assert any("strength unmeasured" in note for note in made.funnel["setup_notes"])
+        assert not any("strength unmeasured" in note for note in made.funnel["setup_notes"])
     batch = Batch.open(next(iter(minted.values())).batch)
     assert {batch.spec(i).language for i in batch.ids} == {"javascript"}
     assert len(batch.ids) == sum(EXPECTED_TASKS.values())
+    rates, generated = [], 0
     for ident in batch.ids:
         task = batch.load(ident)
-        assert task.hidden.strength is None  # unmeasured, not a made-up kill rate
+        strength = task.hidden.strength
+        assert strength is not None and strength.mutants > 0, ident  # measured, on real mutants
+        widened = sum(1 for item in task.inputs if item.provenance == "widened")
+        print(
+            f"{ident}: {strength.killed}/{strength.mutants} mutants killed, "
+            f"{widened} of {len(task.inputs)} hidden inputs widened"
+        )
+        generated += widened
+        rates.append(strength.kill_rate)
         assert all(item.node_call is not None and not item.pickle_b64 for item in task.inputs)
         assert 'throw new Error("not implemented")' in task.prompt
         assert "```javascript" in task.prompt
+    median = statistics.median(rates)
+    print(f"JavaScript kill-rate median: {median:.2f} over {len(rates)} tasks")
+    assert median >= KILL_RATE_MEDIAN
+    assert generated > 0  # fast-check's calls, through the determinism gate, are hidden inputs
 
 
 def _grade(batch: Path, ident: str, candidate: Path) -> dict[str, object]:

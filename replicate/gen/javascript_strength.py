@@ -1,0 +1,56 @@
+"""A JavaScript task's strength at gen time: mutants of its target (`languages.javascript_mutants`,
+the JS mutation-testing operators) each run as a candidate file on the task's hidden inputs in
+one jailed Node process (`grading.javascript.run_script`), the kill rate recorded in the same
+`core.Strength` as a Python task's (`gen.strength`). A mutant is killed when any outcome differs
+from the stored one (`compare_node`: a wrong value, throw, argument after the call, a timeout,
+or a module that no longer loads). Up to `gen.strength.MUTANTS` mutants a task; a body giving
+fewer than `FEW` standard ones gets the extra (call and return) operators, as Python's does;
+none at all: kill rate 1.0 over 0 mutants, which `gen.strength.rejected` never drops.
+
+Not here yet (Python's has them): the survivor search (no inputs are added for survivors, so
+`killed_before` is `killed` and `added_inputs` 0) and equivalent-mutant detection.
+"""
+
+from __future__ import annotations
+
+from replicate.batch import LoadedTask
+from replicate.core import Strength
+from replicate.gen.strength import MIN_MUTANT_TOTAL_S, MUTANTS
+from replicate.grading import javascript as graded
+from replicate.jail import Sandbox
+from replicate.languages.javascript_mutants import FEW, Mutant, mutant_file, mutants
+
+
+def task_mutants(task: LoadedTask, limit: int = MUTANTS, seed: int = 0) -> list[Mutant]:
+    """The task's mutants: the standard operators, the extra ones joining below `FEW`."""
+    source, target = task.original_source(), task.hidden.target
+    found = mutants(source, target, limit=limit, seed=seed)
+    if len(found) < FEW:
+        found = mutants(source, target, limit=limit, seed=seed, extra=True)
+    return found
+
+
+def killed(task: LoadedTask, sandbox: Sandbox, mutant: Mutant, timeout_s: float) -> bool:
+    """Whether the task's hidden inputs tell `mutant` from the original."""
+    candidate = mutant_file(task.original_source(), mutant)
+    outcomes = graded.run_script(task, sandbox, candidate, timeout_s)
+    return graded.score_script(task, outcomes).reward < 1.0
+
+
+def measure(task: LoadedTask, sandbox: Sandbox, threshold: float, reference_s: float) -> Strength:
+    """The kill rate of the task's mutants on its hidden inputs; each mutant's run may take
+    `MIN_MUTANT_TOTAL_S` or 10x the reference's (`reference_s`), whichever is longer."""
+    timeout_s = max(MIN_MUTANT_TOTAL_S, 10 * reference_s)
+    found = task_mutants(task)
+    dead = sum(1 for m in found if killed(task, sandbox, m, timeout_s))
+    rate = dead / len(found) if found else 1.0
+    return Strength(
+        mutants=len(found),
+        killed=dead,
+        kill_rate=round(rate, 6),
+        killed_before=dead,
+        likely_equivalent=0,
+        added_inputs=0,
+        searched_inputs=0,
+        threshold=threshold,
+    )
