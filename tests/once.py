@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,7 @@ def once(
 
 
 def _do(work: Callable[[Path], dict[str, Any]], folder: Path, record: Path) -> None:
+    shutil.rmtree(folder, ignore_errors=True)  # left by a worker that died at it
     folder.mkdir()
     try:
         done = work(folder)
