@@ -39,10 +39,11 @@ GROUPS = {
     # they build, run and remove the same task images (content-addressed) in the docker engine
     "docker-images": ("e2e/test_harbor_images.py", "e2e/test_harbor_run.py"),
     # they measure latency (a call's duration, a warm jail's speed-up, /health beside a hostile
-    # request, an LLM deadline): not beside each other
+    # request, an LLM deadline, a test stopped at the harvest's per-item limit): not side by side
     "latency": ("integration/sandbox/test_process.py", "integration/jail/test_warm.py",
                 "integration/integrations/test_serve_hostile.py",
-                "integration/agents/test_llm_deadline.py"),
+                "integration/agents/test_llm_deadline.py",
+                "integration/harvest/test_harvest_item_limit.py"),
 }  # fmt: skip
 _GROUP_OF = {path: group for group, paths in GROUPS.items() for path in paths}
 
