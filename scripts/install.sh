@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Install what replicate needs on a Debian machine: bubblewrap (the local sandbox), git, nodejs,
-# libfaketime, and the Python package itself (editable; with --dev also the dev tools, Ray (for
+# libfaketime, and the Python package itself (editable; with --dev also the dev tools, pytest-xdist
+# (scripts/test.sh runs the tests in parallel workers), Ray (for
 # the tests of `--executor ray`) and chromium, for the end-to-end test of `replicate report`).
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -8,4 +8,8 @@ bash scripts/install.sh --dev
 python3 -m ruff check .
 python3 -m mypy
 lint-imports  # the layers contract in pyproject.toml (ARCHITECTURE.md)
-python3 -m pytest -q "$@"
+# In parallel pytest-xdist workers (tests/conftest.py): the layers mostly wait on jails, git and
+# subprocesses, about half a core each, so one worker more than the cores (at most 8);
+# REPLICATE_TEST_WORKERS overrides it (0: no workers, in this process, one test at a time).
+workers=${REPLICATE_TEST_WORKERS:-$(( $(nproc) < 8 ? $(nproc) + 1 : 8 ))}
+python3 -m pytest -q -n "$workers" --dist loadgroup --no-loadscope-reorder "$@"

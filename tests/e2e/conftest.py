@@ -8,7 +8,8 @@ import os
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from replicate.gen.target import (
     MIN_STRATUM,
     MIN_TRACED,
 )
+from tests.once import once
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 TIMINGS: dict[str, tuple[float, float]] = {}  # gen's wall time and the machine's pace then
@@ -57,11 +59,31 @@ class Minted:
         return next(int(s["count"]) for s in self.funnel["stages"] if s["stage"] == name)
 
 
+# The first test file of each shared batch's users (boltons, the demo, more-itertools): they run
+# first in the layer, so that xdist's workers mint the batches side by side, not one by one
+FIRST = ("test_class_tasks.py", "test_demo.py", "test_alternatives.py")
+
+
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     here = Path(__file__).parent
-    for item in items:
-        if here in Path(str(item.fspath)).parents:
-            item.add_marker(pytest.mark.e2e)
+    ours = [n for n, item in enumerate(items) if here in Path(str(item.fspath)).parents]
+    for n in ours:
+        items[n].add_marker(pytest.mark.e2e)
+    ordered = sorted((items[n] for n in ours), key=lambda item: item.fspath.basename not in FIRST)
+    for n, item in zip(ours, ordered, strict=True):
+        items[n] = item
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """An xdist worker sends the timings of the batches it minted to the controller."""
+    output = getattr(session.config, "workeroutput", None)
+    if output is not None:
+        output["e2e_timings"] = TIMINGS
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodedown(node: Any, error: object) -> None:
+    TIMINGS.update(node.workeroutput.get("e2e_timings", {}))
 
 
 def pytest_terminal_summary(terminalreporter: Any) -> None:
@@ -115,24 +137,42 @@ def mint(name: str, repo: Path, out: Path, *extra: str) -> Minted:
     return Minted(name, repo, out, json.loads(done.stdout), wall, pace)
 
 
+def minted_once(
+    factory: pytest.TempPathFactory, key: str, make: Callable[[Path], Minted]
+) -> Minted:
+    """`make(folder)` once per test run (tests/once.py): a batch no test writes into."""
+
+    def work(root: Path) -> dict[str, Any]:
+        made = make(root)
+        return {**asdict(made), "repo": str(made.repo), "batch": str(made.batch)}
+
+    record = once(factory, key, work)
+    return Minted(**{**record, "repo": Path(record["repo"]), "batch": Path(record["batch"])})
+
+
 @pytest.fixture(scope="session")
 def more_itertools(tmp_path_factory: pytest.TempPathFactory) -> Minted:
-    root = tmp_path_factory.mktemp("more-itertools")
-    repo = sdist_repo(root, "more-itertools", "10.5.0")
-    return mint("more-itertools 10.5.0", repo, root / "batch")
+    def make(root: Path) -> Minted:
+        repo = sdist_repo(root, "more-itertools", "10.5.0")
+        return mint("more-itertools 10.5.0", repo, root / "batch")
+
+    return minted_once(tmp_path_factory, "more-itertools", make)
 
 
 @pytest.fixture(scope="session")
 def boltons(tmp_path_factory: pytest.TempPathFactory) -> Minted:
-    root = tmp_path_factory.mktemp("boltons")
-    repo = sdist_repo(root, "boltons", "24.1.0")
     # At most BOLTONS_LIMIT tasks (the whole library mints ~145, the longest step of a CI run):
     # its harvest, environment and every stage of gen still run on real code; more-itertools
     # is minted whole.
     # Class and module tasks are asked for here (gen's default is function and method): the e2e
     # of each kind (`test_class_tasks.py`, `test_module_tasks.py`) reads them from this batch.
     kinds = ("--kinds", "function,method,class,module")
-    return mint("boltons 24.1.0", repo, root / "batch", "--limit", str(BOLTONS_LIMIT), *kinds)
+
+    def make(root: Path) -> Minted:
+        repo = sdist_repo(root, "boltons", "24.1.0")
+        return mint("boltons 24.1.0", repo, root / "batch", "--limit", str(BOLTONS_LIMIT), *kinds)
+
+    return minted_once(tmp_path_factory, "boltons", make)
 
 
 def single_ids(batch: Batch) -> list[str]:
@@ -153,18 +193,27 @@ class Demo:
 def demo(tmp_path_factory: pytest.TempPathFactory) -> Demo:
     """`bash scripts/demo.sh` run once: the README's main job. Its batch is also the fresh mint
     of corpus/samplelib that the committed bundled batch is compared with (the same command)."""
-    out = tmp_path_factory.mktemp("demo") / "demo"
-    env = {**os.environ, "REPLICATE_DEMO_OUT": str(out), "COLUMNS": "240", "NO_COLOR": "1"}
-    done = subprocess.run(
-        ["bash", "scripts/demo.sh"],
-        cwd=REPO_ROOT,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=1200,
-        check=False,
+
+    def work(root: Path) -> dict[str, Any]:
+        out = root / "demo"
+        env = {**os.environ, "REPLICATE_DEMO_OUT": str(out), "COLUMNS": "240", "NO_COLOR": "1"}
+        done = subprocess.run(
+            ["bash", "scripts/demo.sh"],
+            cwd=REPO_ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=1200,
+            check=False,
+        )
+        return {"out": str(out), "returncode": done.returncode, "stdout": done.stdout,
+                "stderr": done.stderr}  # fmt: skip
+
+    record = once(tmp_path_factory, "demo", work)
+    done = subprocess.CompletedProcess(
+        ["bash", "scripts/demo.sh"], record["returncode"], record["stdout"], record["stderr"]
     )
-    return Demo(out, done)
+    return Demo(Path(record["out"]), done)
 
 
 @pytest.fixture(scope="session", params=["more_itertools", "boltons"])

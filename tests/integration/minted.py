@@ -17,6 +17,7 @@ import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -27,6 +28,7 @@ from replicate.jail.calls import RepoContext
 from replicate.jail.context import context_for
 from replicate.sandbox import get_sandbox
 from replicate.sandbox.base import Sandbox
+from tests.once import once
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
 GIT_IDENTITY = {
@@ -199,17 +201,24 @@ def run_cli(
 
 @pytest.fixture(scope="session")
 def tiny(tmp_path_factory: pytest.TempPathFactory) -> Tiny:
-    root = tmp_path_factory.mktemp("tiny")
-    repo = make_git_repo(root / "tinyrepo", FILES)
-    out = root / "batch"
-    done = run_cli(
-        "gen", "--repo", str(repo), "--out", str(out), "--json", "--workers", "2", timeout=600
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
+    """The tiny repository minted once per test run (tests/once.py: however many workers)."""
+
+    def work(root: Path) -> dict[str, Any]:
+        repo = make_git_repo(root / "tinyrepo", FILES)
+        out = root / "batch"
+        command = ("gen", "--repo", str(repo), "--out", str(out), "--json", "--workers", "2")
+        done = run_cli(*command, timeout=600)
+        assert done.returncode == 0, done.stderr[-3000:]
+        return {"root": str(root), "args": done.args, "stdout": done.stdout, "stderr": done.stderr}
+
+    record = once(tmp_path_factory, "tiny", work)
+    root = Path(record["root"])
+    done = subprocess.CompletedProcess(record["args"], 0, record["stdout"], record["stderr"])
     payload = json.loads(done.stdout)
     tasks = tuple(payload.pop("tasks"))
     funnel = Funnel.model_validate(payload)
-    return Tiny(repo, out, done, funnel, tasks, Batch.open(out))
+    out = root / "batch"
+    return Tiny(root / "tinyrepo", out, done, funnel, tasks, Batch.open(out))
 
 
 @pytest.fixture(scope="session")

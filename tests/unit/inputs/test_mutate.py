@@ -10,6 +10,7 @@ import pytest
 
 from replicate.inputs.mutate import LONG, boundaries, mutate, pool_of
 from replicate.values.plain import Items
+from tests.ids import stable_id
 
 POOL = pool_of([["alpha beta", 7], {"k": 2.5}, b"xy", Items(("z",))])
 
@@ -35,7 +36,7 @@ def test_pool_collects_leaves_and_tokens() -> None:
         range(1, 9),
         Items((1, 2)),
     ],
-    ids=repr,
+    ids=stable_id,
 )
 def test_mutants_keep_the_type(value: Any) -> None:
     rng = random.Random(1)

@@ -10,6 +10,7 @@ import pytest
 from replicate.jail.runner.encoding import encode as runner_encode
 from replicate.values import plain
 from replicate.values.plain import Items, NotPlain
+from tests.ids import stable_id
 
 VALUES: list[Any] = [
     None,
@@ -31,7 +32,7 @@ VALUES: list[Any] = [
 ]
 
 
-@pytest.mark.parametrize("value", VALUES, ids=repr)
+@pytest.mark.parametrize("value", VALUES, ids=stable_id)
 def test_round_trip_and_agreement_with_the_runner(value: Any) -> None:
     node = plain.encode(value)
     back = plain.decode(node)
