@@ -74,6 +74,7 @@ class DropReason(StrEnum):
     REFERENCE_CLASS_MISSES = "the reference class misses its methods' inputs"
     STUB_CLASS_EARNS = "the stubbed class earns a reward"
     DEGENERATE_CLASS_AT_FLOOR = "a degenerate class ({}) scores {} or more"
+    DEGENERATE_CLASS_NOT_RUN = "a degenerate class could not be run"  # ": <the trouble>"
     TASK_FILES_NOT_WRITTEN = "task files could not be written"
     TASK_FILES_NOT_READ_BACK = "task files could not be read back"
     # counted by the funnel only, never in the ledger: targets this run did not get to

@@ -7,9 +7,11 @@ agreed by two runs of the reference, with their golden outcomes (`CallInput.memb
 So are its guarantees:
 - baseline: a degenerate class may pick, per method, the degenerate program that does best on
   it; the grade is the mean over methods (`grading/classes.py`), so such a class earns the mean
-  of the methods' baselines.  The class whose every method returns None is graded too (its
-  methods then call each other's degenerate bodies, which no method task saw): the baseline is
-  the higher of the two, and a class on which that one earns `MAX_BASELINE` is dropped;
+  of the methods' baselines.  Each family of degenerate classes is graded too, on its own and
+  behind a table of the visible calls (`gen/class_families.py`: every method returning None,
+  raising, returning self, returning its first argument; its methods then call each other's
+  degenerate bodies, which no method task saw): the baseline is the best of them all, and a
+  class on which a family or its table earns `MAX_BASELINE` is dropped, the family named;
 - strength: a mutant of one method changes the file as the method task's mutant did, and runs
   on the same inputs: the class's mutants are its methods', killed as they were, at the same
   kill-rate floor each method task was held to;
@@ -45,6 +47,8 @@ from replicate.core import (
     render_class_prompt,
     task_id,
 )
+from replicate.gen.baseline import reaching_floor
+from replicate.gen.class_families import FamilyRunFailed, class_baseline
 from replicate.gen.publish import Publisher
 from replicate.gen.target import Dropped, Minted
 from replicate.grading import MAX_BASELINE, grade_text, original_source, stubbed_source
@@ -54,8 +58,8 @@ MIN_GRADED_MEMBERS = 2
 TOO_FEW_MEMBERS = DropReason.CLASS_TOO_FEW_MEMBERS.says(MIN_GRADED_MEMBERS)
 REFERENCE_MISSES = DropReason.REFERENCE_CLASS_MISSES.value
 STUB_EARNS = DropReason.STUB_CLASS_EARNS.value
-EVERY_NONE = "class: every method returns None"
-NONE_EARNS = DropReason.DEGENERATE_CLASS_AT_FLOOR.says(EVERY_NONE, MAX_BASELINE)
+NOT_RUN = DropReason.DEGENERATE_CLASS_NOT_RUN.value
+EACH_METHOD = "class: each method's best degenerate program"  # their mean (`_baseline`)
 
 
 @dataclass(frozen=True)
@@ -126,26 +130,27 @@ def mint_class(target: Target, methods: Sequence[TaskFiles], work: ClassWork) ->
     stub = grade_text(task, stubbed_source(task).decode("utf-8"), work.jail, shrink=False)
     if stub.reward != 0.0:
         return Dropped("validated", STUB_EARNS, f"{stub.reward}: {stub.reason}")
-    none = grade_text(task, returning_none(task).decode("utf-8"), work.jail, shrink=False)
-    raw = none.raw_reward or 0.0
-    if raw >= MAX_BASELINE:
-        return Dropped("validated", NONE_EARNS, f"{raw:.2f}: {none.reason}")
-    baseline = task.hidden.baseline or Baseline(raw_reward=0.0)
-    programs = (*baseline.programs, DegenerateScore(program=EVERY_NONE, raw_reward=raw))
+    try:
+        families = class_baseline(task, work.jail)
+    except FamilyRunFailed as exc:
+        return Dropped("validated", NOT_RUN, str(exc))
+    weak = reaching_floor(families)
+    if weak:
+        reason = DropReason.DEGENERATE_CLASS_AT_FLOOR.says(weak[0].program, MAX_BASELINE)
+        return Dropped("validated", reason, f"{weak[0].raw_reward:.2f}")
     update = {
         "validation": Validation(reference_reward=1.0, stub_reward=0.0),
-        "baseline": Baseline(raw_reward=max(baseline.raw_reward, raw), programs=programs),
+        "baseline": _best(task.hidden.baseline, families),
     }
     return Minted(replace(task, hidden=task.hidden.model_copy(update=update)))
 
 
-def returning_none(task: LoadedTask) -> bytes:
-    """The target file with every member of the class returning None: a degenerate class."""
-    source = original_source(task)
-    for member in reversed(task.hidden.target.members):
-        span = member.body_span
-        source = source[: span.start_byte] + b"return None" + source[span.end_byte :]
-    return source
+def _best(methods: Baseline | None, families: Baseline) -> Baseline:
+    """The baseline: the best of the methods' mean (one program) and the degenerate classes."""
+    mean = methods.raw_reward if methods else 0.0
+    best = DegenerateScore(program=EACH_METHOD, raw_reward=mean)
+    programs = sorted((best, *families.programs), key=lambda p: (-p.raw_reward, p.program))
+    return Baseline(raw_reward=programs[0].raw_reward, programs=tuple(programs))
 
 
 def assemble(
