@@ -34,9 +34,8 @@ R = TypeVar("R")
 
 # What gen mints (module: named, not minted yet); a class task is assembled from its methods'.
 MINTED_KINDS = frozenset({TaskKind.FUNCTION, TaskKind.METHOD, TaskKind.CLASS})  # gen can mint
-# What gen mints unless `--kinds` says otherwise: class tasks are asked for, until recorded call
-# sequences grade them and every degenerate family is recorded for them as for functions
-DEFAULT_KINDS = frozenset({TaskKind.FUNCTION, TaskKind.METHOD})
+# What gen mints unless `--kinds` says otherwise: all it can
+DEFAULT_KINDS = MINTED_KINDS
 
 
 def parse_kinds(text: str) -> frozenset[TaskKind]:
