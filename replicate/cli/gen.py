@@ -100,7 +100,7 @@ def register(sub: Any) -> None:
         "--kinds",
         metavar="KINDS",
         help="task kinds to mint, comma-separated: function, method, class (every method of a "
-        "class at once; needs method); default: function,method; module: not yet",
+        "class at once; needs method); default: all three; module: not yet",
     )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.add_argument(
