@@ -87,13 +87,13 @@ def with_bodies(task: LoadedTask, bodies: tuple[str, ...]) -> bytes:
     """The target file with each member's body replaced by its statement, the file's line
     count kept where it shrank (as a degenerate program of one function keeps it)."""
     original = original_source(task)
-    source = original
-    members = task.hidden.target.members
-    for member, body in reversed(list(zip(members, bodies, strict=True))):
+    pieces, start = [], 0
+    for member, body in zip(task.hidden.target.members, bodies, strict=True):
         span = member.body_span
-        statement = body.encode("utf-8")
-        source = source[: span.start_byte] + statement + source[span.end_byte :]
-    end = members[-1].body_span.start_byte + len(bodies[-1].encode("utf-8")) if members else 0
+        pieces += [original[start : span.start_byte], body.encode("utf-8")]
+        start = span.end_byte
+    end = sum(len(piece) for piece in pieces)  # where the last member's statement ends
+    source = b"".join(pieces) + original[start:]
     end_line = source.find(b"\n", end)
     return keep_line_count(source, end_line if end_line >= 0 else len(source), original)
 

@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+from unittest.mock import patch
+
 from replicate.core import Target
+from replicate.gen import class_families
 from replicate.gen.class_families import (
     EVERY_FIRST,
     EVERY_NONE,
@@ -59,3 +63,22 @@ def test_each_family_gives_every_member_its_statement() -> None:
         "return box",
         "return None",
     )
+
+
+def test_every_member_body_is_replaced_and_the_line_count_kept() -> None:
+    box = _box()
+    task = SimpleNamespace(hidden=SimpleNamespace(target=box))
+    bodies = tuple(f"return {n}" for n in range(len(box.members)))
+    with patch.object(class_families, "original_source", lambda _: SOURCE):
+        made = class_families.with_bodies(task, bodies)  # type: ignore[arg-type]
+    assert made.count(b"\n") == SOURCE.count(b"\n")
+    assert made.decode().split("\n")[:4] == [
+        "class Box:",
+        "    def __init__(self, item=None):",
+        "        return 0",
+        "",
+    ]
+    assert made.decode().rstrip("\n").endswith("    def clear(self):\n        return 4")
+    assert [line.strip() for line in made.decode().splitlines() if "return" in line] == [
+        f"return {n}" for n in range(5)
+    ]
