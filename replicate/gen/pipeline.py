@@ -113,12 +113,16 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
         finally:
             if sessions is not None:
                 sessions.close()
-        if TaskKind.CLASS in options.kinds and extraction.classes:
+        classes = extraction.classes if TaskKind.CLASS in options.kinds else []
+        if classes and not_started:  # their methods are not all decided: a later run's
+            publish.counter.keep("extracted", len(classes))
+            publish.skipped(DropReason.TIME_BUDGET_REACHED, len(classes))
+            not_started += len(classes)
+        elif classes:
             show.stage("minting class tasks")
             jail = Jail(prepared.context, sandbox)
             at = ClassWork(out, prepared.snapshot, prepared.repo_dir, jail)
-            ids = tuple(publish.task_ids)
-            mint_classes(extraction.classes, ids, known, publish, at, options.workers)
+            mint_classes(classes, tuple(publish.task_ids), known, publish, at, options.workers)
     _write(out)
     notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
     if not_started:
