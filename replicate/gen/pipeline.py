@@ -113,16 +113,7 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
         finally:
             if sessions is not None:
                 sessions.close()
-        classes = extraction.classes if TaskKind.CLASS in options.kinds else []
-        if classes and not_started:  # their methods are not all decided: a later run's
-            publish.counter.keep("extracted", len(classes))
-            publish.skipped(DropReason.TIME_BUDGET_REACHED, len(classes))
-            not_started += len(classes)
-        elif classes:
-            show.stage("minting class tasks")
-            jail = Jail(prepared.context, sandbox)
-            at = ClassWork(out, prepared.snapshot, prepared.repo_dir, jail)
-            mint_classes(classes, tuple(publish.task_ids), known, publish, at, options.workers)
+        not_started += _mint_class_tasks(work, publish, show, not_started > 0)
     _write(out)
     notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
     if not_started:
@@ -279,6 +270,25 @@ def _mint_all(work: _Work, traced: list[Target], publish: Publisher, show: Progr
                     publish.outcome(target.symbol, result)
     publish.skipped(DropReason.TIME_BUDGET_REACHED, not_started)
     return not_started
+
+
+def _mint_class_tasks(work: _Work, publish: Publisher, show: Progress, stopped: bool) -> int:
+    """Mint the class tasks from the method tasks of this gen (none when the time budget
+    `stopped` it: their methods are not all decided, a later run mints them); the number of
+    classes left unstarted."""
+    classes = work.prepared.extraction.classes if TaskKind.CLASS in work.options.kinds else []
+    if classes and stopped:
+        publish.counter.keep("extracted", len(classes))
+        publish.skipped(DropReason.TIME_BUDGET_REACHED, len(classes))
+        return len(classes)
+    if classes:
+        show.stage("minting class tasks")
+        prepared = work.prepared
+        jail = Jail(prepared.context, work.sandbox)
+        at = ClassWork(work.options.out.resolve(), prepared.snapshot, prepared.repo_dir, jail)
+        ids = tuple(publish.task_ids)
+        mint_classes(classes, ids, work.known, publish, at, work.options.workers)
+    return 0
 
 
 def _running(options: GenOptions) -> int:
