@@ -101,8 +101,8 @@ def register(sub: Any) -> None:
         metavar="KINDS",
         help="task kinds to mint, comma-separated: function, method, class (every method of a "
         "class at once; needs method), module (every function and method body of a file at "
-        "once; needs function and method); default: function,method; with --repos, in every "
-        "repository",
+        "once; needs function and method); default: function,method,class; with --repos, in "
+        "every repository",
     )
     p.add_argument("--json", action="store_true", help="print the funnel as JSON on stdout")
     p.add_argument(

@@ -77,6 +77,7 @@ class DropReason(StrEnum):
     STUB_CLASS_EARNS = "the stubbed class earns a reward"
     STUB_EARNS = "the stub earns a reward"  # a JavaScript task's stub matches an input
     DEGENERATE_CLASS_AT_FLOOR = "a degenerate class ({}) scores {} or more"
+    DEGENERATE_CLASS_NOT_RUN = "a degenerate class could not be run"  # ": <the trouble>"
     # a module task, from its file's function and method tasks (gen/modules.py)
     MODULE_TOO_FEW_MEMBERS = "fewer than {} of its functions and methods minted as tasks"
     REFERENCE_MODULE_MISSES = "the reference module misses its members' inputs"

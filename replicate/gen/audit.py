@@ -31,6 +31,7 @@ from typing import Generic, TypeVar
 
 from replicate.batch import LoadedTask, read_source
 from replicate.cache import publish
+from replicate.core import Target
 from replicate.gen import leaks as leaks_module
 from replicate.gen.leaks import WORD, Needle, fingerprints, hits, needle_for
 from replicate.jail import system_view
@@ -180,19 +181,24 @@ class LeakAudit:
         return None if text is None else words_mask(text)
 
     def leaks(self, tasks: Sequence[LoadedTask]) -> dict[str, Leak]:
-        """Task id -> where its reference body was found (first place), for the leaked tasks."""
+        """Task id -> where its reference body was found (first place), for the leaked tasks.
+        A class task hides several bodies: it leaks where any of its members' does."""
         needles: dict[str, Needle] = {}
         own: dict[str, tuple[Path, int]] = {}
+        task_of: dict[str, str] = {}
         for task in tasks:
             path = task.repo.tree / task.hidden.target.path
-            made = needle_for(path.read_bytes(), task.hidden.target)
-            if made is not None:
-                needles[task.id], line = made
-                own[task.id] = (path.resolve(), line)
+            source = path.read_bytes()
+            for key, target in _hidden_bodies(task):
+                made = needle_for(source, target)
+                if made is not None:
+                    needles[key], line = made
+                    own[key] = (path.resolve(), line)
+                    task_of[key] = task.id
         found: dict[str, Leak] = {}
         masks = {k: mask_of(n.words) for k, n in needles.items()}
         for seen in self._index() if needles else ():
-            remaining = {k: n for k, n in needles.items() if k not in found}
+            remaining = {k: n for k, n in needles.items() if task_of[k] not in found}
             if not remaining:
                 break
             possible = {k: n for k, n in remaining.items() if masks[k] & seen.words == masks[k]}
@@ -202,7 +208,7 @@ class LeakAudit:
             resolved = seen.path.resolve()
             skip = {k: line for k, (p, line) in own.items() if p == resolved}
             for key in hits(prints, possible, skip):
-                found[key] = Leak(seen.what, seen.path)
+                found.setdefault(task_of[key], Leak(seen.what, seen.path))
         return found
 
     def _fingerprints(self, seen: _Seen) -> FilePrints:
@@ -218,6 +224,15 @@ class LeakAudit:
     def close(self) -> None:
         self._kept_prints.save()
         self._kept_words.save()
+
+
+def _hidden_bodies(task: LoadedTask) -> list[tuple[str, Target]]:
+    """The bodies a task hides, each with a key of its own: a class task's members', else the
+    target's."""
+    target = task.hidden.target
+    if target.kind != "class":
+        return [(task.id, target)]
+    return [(f"{task.id} {member.qualname}", member) for member in target.members]
 
 
 def _text(path: Path) -> str | None:

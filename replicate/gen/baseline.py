@@ -29,11 +29,18 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any
 
 from replicate.batch import LoadedTask, StoredOutcome
-from replicate.core import Baseline, CallInput, DegenerateScore, DropReason, Target
+from replicate.core import (
+    Baseline,
+    CallInput,
+    DegenerateScore,
+    DropReason,
+    GradingSettings,
+    Target,
+)
 from replicate.gen.families import (
     CONSTANT,
     EMPTY,
@@ -56,6 +63,8 @@ from replicate.grading import (
     original_source,
     score_matches,
 )
+from replicate.grading.compare import Mismatch
+from replicate.grading.reward import Score
 from replicate.inputs import parse
 from replicate.jail import Jail
 
@@ -187,11 +196,19 @@ def program_outcomes(
     return outcomes
 
 
-def summarise(task: LoadedTask, outcomes: Mapping[str, Mapping[int, Outcome]]) -> Baseline:
-    """Each program's raw reward and that of a lookup table of the visible calls in front of
-    it (`visible_table`), best first.  The table's answers are the program's own on every input
-    but the visible calls, so its matches are the program's there and, on those calls, what the
-    expected outcome compared with itself gives: compared once per task, not once per program
+Scorer = Callable[[Sequence[CallInput], Sequence[Mismatch | None], GradingSettings], Score]
+
+
+def summarise(
+    task: LoadedTask,
+    outcomes: Mapping[str, Mapping[int, Outcome]],
+    score: Scorer = score_matches,
+) -> Baseline:
+    """Each program's raw reward (scored by `score`, as the task's candidates are) and that of a
+    lookup table of the visible calls in front of it (`visible_table`), best first.  The table's
+    answers are the program's own on every input but the visible calls, so its matches are the
+    program's there and, on those calls, what the expected outcome compared with itself gives:
+    compared once per task, not once per program
     (scoring the degenerate programs was ~7% of a boltons gen's time holding the interpreter
     lock, the tables half of it)."""
     inputs, expected, settings = task.inputs, task.expected, task.hidden.grading
@@ -205,7 +222,7 @@ def summarise(task: LoadedTask, outcomes: Mapping[str, Mapping[int, Outcome]]) -
             for i, m in zip(inputs, found, strict=True)
         ]
         for program, graded in ((name, found), (f"{VISIBLE} {name}", table)):
-            reward = score_matches(inputs, graded, settings).reward
+            reward = score(inputs, graded, settings).reward
             scores.append(DegenerateScore(program=program, raw_reward=reward))
     ranked = _ranked(scores)
     return Baseline(raw_reward=ranked[0].raw_reward if ranked else 0.0, programs=tuple(ranked))

@@ -7,9 +7,11 @@ agreed by two runs of the reference, with their golden outcomes (`CallInput.memb
 So are its guarantees:
 - baseline: a degenerate class may pick, per method, the degenerate program that does best on
   it; the grade is the mean over methods (`grading/classes.py`), so such a class earns the mean
-  of the methods' baselines.  The class whose every method returns None is graded too (its
-  methods then call each other's degenerate bodies, which no method task saw): the baseline is
-  the higher of the two, and a class on which that one earns `MAX_BASELINE` is dropped;
+  of the methods' baselines.  Each family of degenerate classes is graded too, on its own and
+  behind a table of the visible calls (`gen/class_families.py`: every method returning None,
+  raising, returning self, returning its first argument; its methods then call each other's
+  degenerate bodies, which no method task saw): the baseline is the best of them all, and a
+  class on which a family or its table earns `MAX_BASELINE` is dropped, the family named;
 - strength: a mutant of one method changes the file as the method task's mutant did, and runs
   on the same inputs: the class's mutants are its methods', killed as they were, at the same
   kill-rate floor each method task was held to;
@@ -56,6 +58,8 @@ from replicate.core import (
     render_module_prompt,
     task_id,
 )
+from replicate.gen.baseline import reaching_floor
+from replicate.gen.class_families import FamilyRunFailed, class_baseline
 from replicate.gen.publish import Publisher
 from replicate.gen.sequences import class_sequences
 from replicate.gen.target import Dropped, Minted
@@ -67,9 +71,9 @@ MIN_GRADED_MEMBERS = 2
 TOO_FEW_MEMBERS = DropReason.CLASS_TOO_FEW_MEMBERS.says(MIN_GRADED_MEMBERS)
 REFERENCE_MISSES = DropReason.REFERENCE_CLASS_MISSES.value
 STUB_EARNS = DropReason.STUB_CLASS_EARNS.value
-EVERY_NONE = "class: every method returns None"
-NONE_EARNS = DropReason.DEGENERATE_CLASS_AT_FLOOR.says(EVERY_NONE, MAX_BASELINE)
 GEN_SEQUENCES = SequenceBudget(max_steps=40, max_sequences=40)  # recorded, per class
+NOT_RUN = DropReason.DEGENERATE_CLASS_NOT_RUN.value
+EACH_METHOD = "class: each method's best degenerate program"  # their mean (`_baseline`)
 
 
 @dataclass(frozen=True)
@@ -161,36 +165,41 @@ def mint_class(target: Target, methods: Sequence[TaskFiles], work: ClassWork) ->
 
 @dataclass(frozen=True)
 class Checks:
-    """What a task of many members (a class, a module) is dropped for at its validation."""
+    """What a task of many members (a class, a module) is dropped for at its validation, and
+    its degenerate programs' raw rewards (`FamilyRunFailed` when one could not run)."""
 
     reference_misses: str
     stub_earns: str
-    every_none: str  # the degenerate program whose every member returns None, by name
-    none_earns: str
+    at_floor: DropReason  # a degenerate program at the floor: (its name, the floor)
+    degenerate: Callable[[LoadedTask, Jail], Baseline]
 
 
-CLASS_CHECKS = Checks(REFERENCE_MISSES, STUB_EARNS, EVERY_NONE, NONE_EARNS)
+CLASS_CHECKS = Checks(
+    REFERENCE_MISSES, STUB_EARNS, DropReason.DEGENERATE_CLASS_AT_FLOOR, class_baseline
+)
 
 
 def validated(task: LoadedTask, jail: Jail, checks: Checks) -> Minted | Dropped:
     """`task` (assembled from its members' tasks) once the reference earns 1.0, the stub 0.0 and
-    the program whose every member returns None under `MAX_BASELINE`, that program's raw
-    reward in its baseline; else why it is dropped."""
+    every degenerate program of `checks` under `MAX_BASELINE`, the best of them and of its
+    members' mean in its baseline; else why it is dropped."""
     reference = grade_text(task, original_source(task).decode("utf-8"), jail, shrink=False)
     if reference.reward != 1.0:
         return Dropped("validated", checks.reference_misses, reference.reason)
     stub = grade_text(task, stubbed_source(task).decode("utf-8"), jail, shrink=False)
     if stub.reward != 0.0:
         return Dropped("validated", checks.stub_earns, f"{stub.reward}: {stub.reason}")
-    none = grade_text(task, returning_none(task).decode("utf-8"), jail, shrink=False)
-    raw = none.raw_reward or 0.0
-    if raw >= MAX_BASELINE:
-        return Dropped("validated", checks.none_earns, f"{raw:.2f}: {none.reason}")
-    baseline = task.hidden.baseline or Baseline(raw_reward=0.0)
-    programs = (*baseline.programs, DegenerateScore(program=checks.every_none, raw_reward=raw))
+    try:
+        families = checks.degenerate(task, jail)
+    except FamilyRunFailed as exc:
+        return Dropped("validated", NOT_RUN, str(exc))
+    weak = reaching_floor(families)
+    if weak:
+        reason = checks.at_floor.says(weak[0].program, MAX_BASELINE)
+        return Dropped("validated", reason, f"{weak[0].raw_reward:.2f}")
     update = {
         "validation": Validation(reference_reward=1.0, stub_reward=0.0),
-        "baseline": Baseline(raw_reward=max(baseline.raw_reward, raw), programs=programs),
+        "baseline": _best(task.hidden.baseline, families),
     }
     return Minted(replace(task, hidden=task.hidden.model_copy(update=update)))
 
@@ -203,6 +212,14 @@ def _sequences(target: Target, task: LoadedTask, work: ClassWork) -> tuple[Hidde
         return ()
     seed = zlib.crc32(target.symbol.encode("utf-8"))
     return class_sequences(work.jail, ref, recorded, task.hidden.grading, seed)
+
+
+def _best(methods: Baseline | None, families: Baseline) -> Baseline:
+    """The baseline: the best of the methods' mean (one program) and the degenerate classes."""
+    mean = methods.raw_reward if methods else 0.0
+    best = DegenerateScore(program=EACH_METHOD, raw_reward=mean)
+    programs = sorted((best, *families.programs), key=lambda p: (-p.raw_reward, p.program))
+    return Baseline(raw_reward=programs[0].raw_reward, programs=tuple(programs))
 
 
 def returning_none(task: LoadedTask) -> bytes:

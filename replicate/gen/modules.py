@@ -35,22 +35,39 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
 
-from replicate.batch import TaskFiles, read_task_files
-from replicate.core import DropReason, LedgerEntry, Target
-from replicate.gen.classes import Checks, ClassWork, assemble, mint_each, validated
+from replicate.batch import LoadedTask, TaskFiles, read_task_files
+from replicate.core import Baseline, DegenerateScore, DropReason, LedgerEntry, Target
+from replicate.gen.classes import (
+    Checks,
+    ClassWork,
+    assemble,
+    mint_each,
+    returning_none,
+    validated,
+)
 from replicate.gen.ledger import decided
 from replicate.gen.publish import Publisher
 from replicate.gen.target import Dropped, Minted
-from replicate.grading import MAX_BASELINE
+from replicate.grading import grade_text
+from replicate.jail import Jail
 
 MIN_MODULE_MEMBERS = 2  # members minted as tasks a module task needs
 TOO_FEW_MEMBERS = DropReason.MODULE_TOO_FEW_MEMBERS.says(MIN_MODULE_MEMBERS)
 EVERY_BODY_NONE = "module: every function and method returns None"
+
+
+def every_body_none(task: LoadedTask, jail: Jail) -> Baseline:
+    """The raw reward of the file whose every function and method returns None."""
+    none = grade_text(task, returning_none(task).decode("utf-8"), jail, shrink=False)
+    score = DegenerateScore(program=EVERY_BODY_NONE, raw_reward=none.raw_reward or 0.0)
+    return Baseline(raw_reward=score.raw_reward, programs=(score,))
+
+
 MODULE_CHECKS = Checks(
     reference_misses=DropReason.REFERENCE_MODULE_MISSES.value,
     stub_earns=DropReason.STUB_MODULE_EARNS.value,
-    every_none=EVERY_BODY_NONE,
-    none_earns=DropReason.DEGENERATE_MODULE_AT_FLOOR.says(EVERY_BODY_NONE, MAX_BASELINE),
+    at_floor=DropReason.DEGENERATE_MODULE_AT_FLOOR,
+    degenerate=every_body_none,
 )
 
 

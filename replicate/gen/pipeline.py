@@ -46,10 +46,9 @@ R = TypeVar("R")
 # What gen mints; a class task is assembled from its methods' tasks, a module task from its
 # file's function and method tasks.
 MINTED_KINDS = frozenset(TaskKind)  # gen can mint
-# What gen mints unless `--kinds` says otherwise: class and module tasks are asked for, until
-# recorded call sequences grade them and every degenerate family is recorded for them as for
-# functions
-DEFAULT_KINDS = frozenset({TaskKind.FUNCTION, TaskKind.METHOD})
+# What gen mints unless `--kinds` says otherwise: module tasks are asked for (a module task
+# of every file doubles the grading of its members at gen; call sequences do not grade them yet)
+DEFAULT_KINDS = frozenset({TaskKind.FUNCTION, TaskKind.METHOD, TaskKind.CLASS})
 
 
 def parse_kinds(text: str) -> frozenset[TaskKind]:
@@ -135,7 +134,7 @@ def mint(options: GenOptions, progress: Progress | None = None) -> GenReport:
         finally:
             if sessions is not None:
                 sessions.close()
-        _mint_wholes(work, publish, show)
+        not_started += _mint_wholes(work, publish, show, not_started > 0)
     _write(out)
     notes = (*prepared.notes, *harvest.notes, *_harvest_notes(harvest))
     if not_started:
@@ -184,21 +183,30 @@ def _mint_scripts(
     return GenReport(funnel, tuple(publish.task_ids), out, publish.resumed)
 
 
-def _mint_wholes(work: _Work, publish: Publisher, show: Progress) -> None:
-    """The class and module tasks asked for, from the function and method tasks just minted."""
+def _mint_wholes(work: _Work, publish: Publisher, show: Progress, stopped: bool) -> int:
+    """The class and module tasks asked for, from the function and method tasks of this gen;
+    no class task when the time budget `stopped` it (their methods are not all decided: a later
+    run mints them, as a module waits for its members); the number of classes left unstarted."""
     prepared, kinds = work.prepared, work.options.kinds
     extraction = prepared.extraction
+    classes = extraction.classes if TaskKind.CLASS in kinds else []
+    left = len(classes) if stopped else 0
+    if left:
+        publish.counter.keep("extracted", left)
+        publish.skipped(DropReason.TIME_BUDGET_REACHED, left)
+        classes = []
     jail = Jail(prepared.context, work.sandbox)
     at = ClassWork(publish.out, prepared.snapshot, prepared.repo_dir, jail, work.harvest.sequences)
     ids = tuple(publish.task_ids)
-    if TaskKind.CLASS in kinds and extraction.classes:
+    if classes:
         show.stage("minting class tasks")
-        mint_classes(extraction.classes, ids, work.known, publish, at, work.options.workers)
+        mint_classes(classes, ids, work.known, publish, at, work.options.workers)
     if TaskKind.MODULE in kinds and extraction.modules:
         show.stage("minting module tasks")
         modules = extraction.modules
         singles = [t for t in extraction.targets if t.task_kind in kinds]
         mint_modules(modules, singles, work.known, publish, at, work.options.workers)
+    return left
 
 
 def _prepare(options: GenOptions, out: Path, show: Progress) -> PreparedRepo:

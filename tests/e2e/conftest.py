@@ -164,8 +164,9 @@ def boltons(tmp_path_factory: pytest.TempPathFactory) -> Minted:
     # At most BOLTONS_LIMIT tasks (the whole library mints ~145, the longest step of a CI run):
     # its harvest, environment and every stage of gen still run on real code; more-itertools
     # is minted whole.
-    # Class and module tasks are asked for here (gen's default is function and method): the e2e
-    # of each kind (`test_class_tasks.py`, `test_module_tasks.py`) reads them from this batch.
+    # Module tasks are asked for here (gen's default is function, method and class): the e2e of
+    # the class and module kinds (`test_class_tasks.py`, `test_class_table.py`,
+    # `test_module_tasks.py`) reads them from this batch.
     kinds = ("--kinds", "function,method,class,module")
 
     def make(root: Path) -> Minted:
@@ -176,9 +177,9 @@ def boltons(tmp_path_factory: pytest.TempPathFactory) -> Minted:
 
 
 def single_ids(batch: Batch) -> list[str]:
-    """The batch's function and method tasks. A class or module task is graded at gen against
-    its members' degenerate programs and a file whose every member returns None, not yet against
-    each family on its own, and the degenerate agents write one function, not a class or file."""
+    """The batch's function and method tasks: the degenerate agents write one function, not a
+    class or a file, and a function's families are not a class's (a class task's are checked
+    apart, `test_class_table.py`)."""
     singles = (TaskKind.FUNCTION, TaskKind.METHOD)
     return [i for i in batch.ids if batch.spec(i).task_kind in singles]
 

@@ -12,7 +12,8 @@ from pathlib import Path
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core import TaskKind, Verdict
-from replicate.gen.classes import EVERY_NONE, MIN_GRADED_MEMBERS
+from replicate.gen.class_families import EVERY_NONE
+from replicate.gen.classes import MIN_GRADED_MEMBERS
 from replicate.grading import grade_text, original_source, stubbed_source
 from replicate.jail import Jail
 from replicate.jail.context import context_for

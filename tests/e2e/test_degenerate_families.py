@@ -8,7 +8,9 @@ mint of corpus/samplelib (the `demo` fixture's; the committed bundled batch was 
 families).  The run checks a sample of tasks, one family program each, against the reward and
 against the raw reward gen recorded for that program; the records check every task.  The
 positive control: with the families' programs taken out of the recorded baselines (what gen
-computed before them), some family earns more than MAX_DEGENERATE_REWARD somewhere.
+computed before them), some family earns more than MAX_DEGENERATE_REWARD somewhere.  A class
+task records each degenerate class and its table (`replicate.gen.class_families`); the attack
+they stand for, with its positive control, is `test_class_table.py`.
 """
 
 from __future__ import annotations
@@ -20,7 +22,9 @@ from pathlib import Path
 import pytest
 
 from replicate.batch.store import Batch, LoadedTask
-from replicate.core import Baseline
+from replicate.core import Baseline, TaskKind
+from replicate.gen.baseline import VISIBLE
+from replicate.gen.class_families import class_programs
 from replicate.gen.families import (
     EMPTY,
     IDENTITY,
@@ -29,7 +33,7 @@ from replicate.gen.families import (
     empties,
     identities,
 )
-from replicate.grading.reward import MAX_DEGENERATE_REWARD, normalise
+from replicate.grading.reward import MAX_BASELINE, MAX_DEGENERATE_REWARD, normalise
 from tests.e2e.conftest import Demo, Minted, replicate, single_ids
 from tests.e2e.test_degenerate import AGENT, read_rows, spread
 
@@ -152,3 +156,29 @@ def test_without_the_new_families_one_of_them_earns(request: pytest.FixtureReque
 
 def _is_new(program: str) -> bool:
     return program.removeprefix("visible calls, else ").startswith(NEW)
+
+
+def test_every_class_task_records_every_class_family_under_the_limit(
+    batch_dir: Path,
+) -> None:
+    """Each class task, on its own: every degenerate class (`gen.class_families`) and the table
+    of the visible calls in front of it recorded, under the floor, and earning at most
+    MAX_DEGENERATE_REWARD once normalised."""
+    batch = Batch.open(batch_dir)
+    missing, worst = [], (0.0, "")
+    for ident in batch.ids:
+        task = batch.load(ident)
+        if task.spec.task_kind is not TaskKind.CLASS:
+            continue
+        found = task.hidden.baseline
+        assert found is not None, ident
+        for program in class_programs(task.hidden.target):
+            for name in (program.name, f"{VISIBLE} {program.name}"):
+                raw = _recorded(found, name)
+                if raw is None:
+                    missing.append((ident, name))
+                    continue
+                assert raw < MAX_BASELINE, (ident, name, raw)
+                worst = max(worst, (normalise(raw, found.raw_reward), ident))
+    assert not missing, missing[:10]
+    assert worst[0] <= MAX_DEGENERATE_REWARD, worst

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -127,3 +128,21 @@ def test_identifiers_outside_the_repository_are_kept_between_gens(
     read.clear()
     copy.write_text("def clamp():\n    return 1\n")  # changed: read again, no longer a leak
     assert one_gen(cache) == {} and len(read) == 1 + in_repo
+
+
+def test_a_class_task_leaks_where_one_of_its_members_bodies_is_seen(
+    tiny: Tiny, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A class task hides several bodies: each member's is a needle of its own (the control: the
+    class target looked for as one body, as before, finds nothing)."""
+    env, copy = _env_with_copy(tiny, tmp_path)
+    clamp = tiny.task("tinypkg.core.clamp")
+    member = clamp.hidden.target
+    whole = member.model_copy(
+        update={"kind": "class", "qualname": "Clamps", "class_name": None, "members": (member,)}
+    )
+    task = replace(clamp, hidden=clamp.hidden.model_copy(update={"target": whole}))
+    roots = [("the environment", env)]
+    assert audit.audit_leaks([task], roots) == {task.id: audit.Leak("the environment", copy)}
+    monkeypatch.setattr(audit, "_hidden_bodies", lambda t: [(t.id, t.hidden.target)])
+    assert audit.audit_leaks([task], roots) == {}

@@ -1,0 +1,138 @@
+"""Red team, class tasks: a class that answers the visible tests' calls from a lookup table and
+returns None elsewhere earns < MAX_DEGENERATE_REWARD normalised on every class task of the
+session's boltons batch (`tests/e2e/conftest.py`), because gen graded the degenerate classes
+behind such a table (`replicate.gen.class_families`) and the baseline holds them.
+
+The attacker is given more than the workspace shows: the exact arguments of every visible call
+(a probe class, run once, raises each call's `repr(arguments)` as its exception's message) and the
+reference's answers to them.  Each member of the table class computes the same key from its own
+arguments and returns the recorded value (or raises the recorded builtin exception), None on any
+other call.  The positive control: with the normalisation off (its raw reward), the same class
+earns above the limit on some class task.  Beside it, the reward it would earn against the
+baseline of the methods' own degenerate programs alone (before the families) is printed.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from replicate.batch.store import Batch, LoadedTask
+from replicate.cache import cache_root
+from replicate.core import CallInput, Target, TaskKind
+from replicate.gen.class_families import with_bodies
+from replicate.gen.classes import EACH_METHOD
+from replicate.gen.families import literal
+from replicate.grading import Refusal, grade_text, normalise, run_candidate
+from replicate.grading.reward import MAX_DEGENERATE_REWARD
+from replicate.jail import Jail
+from replicate.jail.context import context_for
+from replicate.sandbox import get_sandbox
+from tests.e2e.conftest import Minted
+
+
+def _arguments(member_kind: str) -> str:
+    """An expression of a member's own arguments (its receiver left out), from its body's start."""
+    skip = 0 if member_kind == "staticmethod" else 1
+    return f"repr(list(locals().values())[{skip}:])"
+
+
+def _probe(task: LoadedTask) -> str:
+    """A class whose members that the visible calls call raise LookupError(<their arguments'
+    key>), but its plumbing (`_or_init`); the others return None."""
+    called = {item.member for item in task.inputs if _visible(item)}
+    bodies = tuple(
+        _or_init(m, f"raise LookupError({_arguments(m.kind)})")
+        if m.qualname in called
+        else "return None"  # not probed: loading a `self` may call it (`__setstate__`)
+        for m in task.hidden.target.members
+    )
+    return with_bodies(task, bodies).decode()
+
+
+def _visible(item: CallInput) -> bool:
+    return item.visible and item.provenance == "traced"
+
+
+def _or_init(member: Target, body: str) -> str:
+    """`body`, but the plumbing that builds an instance: `__new__` makes a bare one, `__init__`
+    does nothing (the runner builds each call's `self` through them)."""
+    if member.name == "__new__":
+        receiver = member.signature.split("(", 1)[1].split(",")[0].split(")")[0].strip()
+        return f"return super().__new__({receiver})"
+    return "return None" if member.name == "__init__" else body
+
+
+def _key(outcome: Mapping[str, Any]) -> str | None:
+    """The key a probed call raised with."""
+    exc = outcome.get("exc")
+    if outcome.get("status") != "raised" or not isinstance(exc, Mapping):
+        return None
+    return str(exc.get("msg")) if exc.get("type") == "builtins.LookupError" else None
+
+
+def _answer(outcome: dict[str, object]) -> str | None:
+    """The recorded outcome as a table entry's source: ("r", <value>) or ("x", <builtin>)."""
+    if outcome.get("status") == "returned":
+        text = literal(outcome.get("value"))
+        return None if text is None else f"('r', {text})"
+    exc = outcome.get("exc")
+    kind = exc.get("type") if isinstance(exc, dict) else None
+    if isinstance(kind, str) and kind.startswith("builtins."):
+        return f"('x', {kind.removeprefix('builtins.')!r})"
+    return None
+
+
+def _table_class(task: LoadedTask, jail: Jail) -> tuple[str, int]:
+    """The table class's text, and how many visible calls its table answers."""
+    probed = run_candidate(task, _probe(task), jail)
+    assert not isinstance(probed, Refusal), probed.reason
+    outcomes = probed.run.parsed.outcomes
+    tables: dict[str, dict[str, str]] = {}
+    for item in task.inputs:
+        if not _visible(item):
+            continue
+        key = _key(outcomes.get(item.index, {}))
+        answer = _answer(dict(task.expected[item.index]))
+        if key is not None and answer is not None:
+            tables.setdefault(item.member or "", {}).setdefault(key, answer)
+    bodies = []
+    for member in task.hidden.target.members:
+        table = "{" + ", ".join(f"{k!r}: {v}" for k, v in tables.get(member.qualname, {}).items())
+        bodies.append(
+            _or_init(
+                member,
+                f"_k = {_arguments(member.kind)}; _a = {table}}}.get(_k, ('r', None)); "
+                "return _a[1] if _a[0] == 'r' else "
+                "(_ for _ in ()).throw(getattr(__import__('builtins'), _a[1])())",
+            )
+        )
+    answered = sum(len(t) for t in tables.values())
+    return with_bodies(task, tuple(bodies)).decode(), answered
+
+
+def test_a_table_of_the_visible_calls_earns_nothing_on_class_tasks(boltons: Minted) -> None:
+    batch = Batch.open(boltons.batch)
+    ids = [i for i in batch.ids if batch.spec(i).task_kind is TaskKind.CLASS]
+    assert ids
+    rows = []
+    for ident in ids:
+        task = batch.load(ident)
+        jail = Jail(context_for(task.repo, cache_root()), get_sandbox("local"))
+        text, answered = _table_class(task, jail)
+        verdict = grade_text(task, text, jail, shrink=False)
+        assert verdict.status == "graded", (ident, verdict.reason)
+        baseline = task.hidden.baseline
+        assert baseline is not None
+        before = next(p.raw_reward for p in baseline.programs if p.program == EACH_METHOD)
+        raw = verdict.raw_reward or 0.0
+        rows.append((ident, answered, verdict.reward or 0.0, raw, normalise(raw, before)))
+    print(json.dumps({"class_tasks": len(rows), "rows": rows}))
+    assert sum(answered for _, answered, *_ in rows) > 0  # the table answers visible calls
+    # the defence: under the limit on every class task
+    assert max(reward for _, _, reward, _, _ in rows) < MAX_DEGENERATE_REWARD, rows
+    # the positive control: without the normalisation the same classes earn above it somewhere
+    # (~0.06 raw on boltons: keyed by arguments alone, a table cannot tell one state from
+    # another, and most visible calls of a stateful class repeat arguments on other states)
+    assert max(raw for _, _, _, raw, _ in rows) > MAX_DEGENERATE_REWARD, rows
