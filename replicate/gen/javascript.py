@@ -55,8 +55,7 @@ from replicate.gen.target import (
 from replicate.gen.target_detail import strength_detail
 from replicate.grading import DEFAULT_WEIGHTS
 from replicate.grading import javascript as graded
-from replicate.jail import Sandbox, node, node_harvest, node_targets
-from replicate.jail.node_widening import Widening, widen_node_calls
+from replicate.jail import Sandbox, node, node_harvest, node_targets, node_widening
 from replicate.values import javascript_text
 
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
@@ -70,7 +69,8 @@ GOLDEN_RUNS = (
 )
 WIDENED_ORIGIN = "fast-check"
 SCRIPT_GRADING = GradingSettings(compare_exception_message=True, stratum_weights=DEFAULT_WEIGHTS)
-WIDENING = Widening(count=40, seed=0)  # calls drawn by fast-check a target, before the gate
+# calls drawn by fast-check a target, before the gate
+WIDENING = node_widening.Widening(count=40, seed=0)
 STRENGTH_NOTE = (
     "strength unmeasured (--no-strength): no JavaScript task's mutants were run, its strength "
     "is recorded as none"
@@ -104,7 +104,7 @@ class ScriptWork:
     sandbox: Sandbox
     limit: int | None = None
     min_kill_rate: float | None = None  # the strength floor; None: strength not measured
-    widening: Widening = WIDENING
+    widening: node_widening.Widening = WIDENING
 
 
 def mint_scripts(
@@ -224,7 +224,7 @@ def widen(
     then calls fast-check draws from them (`work.widening`), each run on the original and kept
     where it returns or throws, the same under each of `GOLDEN_RUNS` (the determinism gate)."""
     traced = [(_input(i, r, target), r.outcome) for i, r in enumerate(stable)]
-    drawn = widen_node_calls(work.sandbox, [r.call for r in stable], work.widening)
+    drawn = node_widening.widen_node_calls(work.sandbox, [r.call for r in stable], work.widening)
     if not drawn:
         return tuple(traced)
     where = stable[0].target

@@ -18,21 +18,25 @@ from replicate.core import Strength
 from replicate.gen.strength import MIN_MUTANT_TOTAL_S, MUTANTS
 from replicate.grading import javascript as graded
 from replicate.jail import Sandbox
-from replicate.languages.javascript_mutants import FEW, Mutant, mutant_file, mutants
+from replicate.languages import javascript_mutants
 
 
-def task_mutants(task: LoadedTask, limit: int = MUTANTS, seed: int = 0) -> list[Mutant]:
+def task_mutants(
+    task: LoadedTask, limit: int = MUTANTS, seed: int = 0
+) -> list[javascript_mutants.Mutant]:
     """The task's mutants: the standard operators, the extra ones joining below `FEW`."""
     source, target = task.original_source(), task.hidden.target
-    found = mutants(source, target, limit=limit, seed=seed)
-    if len(found) < FEW:
-        found = mutants(source, target, limit=limit, seed=seed, extra=True)
+    found = javascript_mutants.mutants(source, target, limit=limit, seed=seed)
+    if len(found) < javascript_mutants.FEW:
+        found = javascript_mutants.mutants(source, target, limit=limit, seed=seed, extra=True)
     return found
 
 
-def killed(task: LoadedTask, sandbox: Sandbox, mutant: Mutant, timeout_s: float) -> bool:
+def killed(
+    task: LoadedTask, sandbox: Sandbox, mutant: javascript_mutants.Mutant, timeout_s: float
+) -> bool:
     """Whether the task's hidden inputs tell `mutant` from the original."""
-    candidate = mutant_file(task.original_source(), mutant)
+    candidate = javascript_mutants.mutant_file(task.original_source(), mutant)
     outcomes = graded.run_script(task, sandbox, candidate, timeout_s)
     return graded.score_script(task, outcomes).reward < 1.0
 

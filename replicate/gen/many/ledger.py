@@ -13,7 +13,6 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from replicate import GRADER_VERSION, jsonl
 from replicate.core import TaskKind
-from replicate.gen.pipeline import DEFAULT_KINDS
 
 LEDGER = "repos.jsonl"
 Stage = Literal["set-up", "gen", "budget"]
@@ -53,8 +52,9 @@ class RepoOutcome(BaseModel):
     licence: str | None = None
     worker: Worker | None = None
     log_tail: str = ""  # the end of the child's stderr, when its minting crashed
-    # the task kinds asked for (`gen --kinds`; a line written before kinds: gen's default)
-    kinds: tuple[TaskKind, ...] = tuple(sorted(DEFAULT_KINDS))
+    # the task kinds asked for (`gen --kinds`); a line written before kinds: what gen minted
+    # then, function and method
+    kinds: tuple[TaskKind, ...] = (TaskKind.FUNCTION, TaskKind.METHOD)
 
     def done_at(self, key: str, commit: str, kinds: tuple[TaskKind, ...]) -> bool:
         """Minted at this commit by this grader version, of these kinds: nothing left to do."""
