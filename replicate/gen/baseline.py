@@ -57,14 +57,14 @@ from replicate.grading import (
     MAX_BASELINE,
     MAX_CONSTANT_BASELINE,
     MAX_DEGENERATE_REWARD,
+    Mismatch,
+    Score,
     compare_outcome,
     matches,
     normalise,
     original_source,
     score_matches,
 )
-from replicate.grading.compare import Mismatch
-from replicate.grading.reward import Score
 from replicate.inputs import parse
 from replicate.jail import Jail
 

@@ -29,9 +29,7 @@ from replicate.batch import LoadedTask, StoredOutcome
 from replicate.core import Baseline, Target
 from replicate.gen.baseline import summarise
 from replicate.gen.lines import keep_line_count
-from replicate.grading import original_source, run_spliced
-from replicate.grading.classes import score_members
-from replicate.grading.grader import Refusal
+from replicate.grading import Refusal, original_source, run_spliced, score_members
 from replicate.inputs import parse_signature
 from replicate.jail import Jail
 

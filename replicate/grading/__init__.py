@@ -6,7 +6,8 @@ trusted side; `reward` weighs the matches by stratum and normalises against dege
 
 from __future__ import annotations
 
-from replicate.grading.compare import compare_outcome, is_gradable, same_outcome
+from replicate.grading.classes import score_members
+from replicate.grading.compare import Mismatch, compare_outcome, is_gradable, same_outcome
 from replicate.grading.grader import (
     MAX_CANDIDATE_BYTES,
     Refusal,
@@ -24,6 +25,7 @@ from replicate.grading.reward import (
     MAX_BASELINE,
     MAX_CONSTANT_BASELINE,
     MAX_DEGENERATE_REWARD,
+    Score,
     matches,
     normalise,
     score,
@@ -37,7 +39,9 @@ __all__ = [
     "MAX_CANDIDATE_BYTES",
     "MAX_CONSTANT_BASELINE",
     "MAX_DEGENERATE_REWARD",
+    "Mismatch",
     "Refusal",
+    "Score",
     "compare_outcome",
     "compare_sequences",
     "failing_prefix",
@@ -54,6 +58,7 @@ __all__ = [
     "same_outcome",
     "score",
     "score_matches",
+    "score_members",
     "size_problem",
     "stubbed_source",
     "with_repo_tests",

@@ -16,6 +16,7 @@ from replicate.gen.classes import ClassWork, assemble, returning_none
 from replicate.gen.funnel import STAGES, FunnelCounter
 from replicate.gen.ledger import Ledger, LedgerKey, decided
 from replicate.gen.modules import (
+    EVERY_BODY_NONE,
     MODULE_CHECKS,
     TOO_FEW_MEMBERS,
     mint_module,
@@ -24,6 +25,7 @@ from replicate.gen.modules import (
 from replicate.gen.pipeline import DEFAULT_KINDS, MINTED_KINDS, parse_kinds
 from replicate.gen.publish import Publisher
 from replicate.gen.target import Dropped
+from replicate.grading import MAX_BASELINE
 from replicate.languages.python_classes import extract_classes
 from replicate.languages.python_extract import extract_targets, parse_tree
 from replicate.languages.python_modules import file_module
@@ -115,10 +117,11 @@ def test_fewer_than_two_minted_members_is_a_drop_with_its_reason(tmp_path: Path)
         TOO_FEW_MEMBERS,
         MODULE_CHECKS.reference_misses,
         MODULE_CHECKS.stub_earns,
-        MODULE_CHECKS.none_earns,
+        MODULE_CHECKS.at_floor.says(EVERY_BODY_NONE, MAX_BASELINE),
     ):
         assert checked_reason(text) == text and DropReason.of(text) is not DropReason.UNKNOWN
-    assert DropReason.of(MODULE_CHECKS.none_earns) is DropReason.DEGENERATE_MODULE_AT_FLOOR
+    at_floor = MODULE_CHECKS.at_floor.says(EVERY_BODY_NONE, MAX_BASELINE)
+    assert DropReason.of(at_floor) is DropReason.DEGENERATE_MODULE_AT_FLOOR
 
 
 def test_gen_mints_module_tasks_when_asked_with_their_members_kinds() -> None:
