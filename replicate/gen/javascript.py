@@ -59,7 +59,7 @@ from replicate.jail import Sandbox, node, node_harvest, node_targets, node_widen
 from replicate.values import javascript_text
 
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
-TEST_SUFFIXES = (".js", ".cjs", ".mjs")
+TEST_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts")  # TypeScript through the loader
 MAX_TEST_FILES = 200
 FILE_TIMEOUT_S = 120.0
 # The determinism gate's runs: another seed of Math.random, then that and a shifted clock
