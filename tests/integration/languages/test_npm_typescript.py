@@ -12,8 +12,16 @@ from pathlib import Path
 import pytest
 
 from replicate.jail import typescript
-from replicate.jail.node import NodeCall, NodeOutcome, NodeTarget, Status, Thrown, run_node
-from replicate.jail.node_harvest import record_tests, replay
+from replicate.jail.node import (
+    CallKind,
+    NodeCall,
+    NodeOutcome,
+    NodeTarget,
+    Status,
+    Thrown,
+    run_node,
+)
+from replicate.jail.node_harvest import Harvest, record_tests, replay
 from replicate.sandbox import Sandbox, get_sandbox
 from replicate.values import javascript as js
 from tests.integration.languages.conftest import TSLIB
@@ -193,3 +201,18 @@ def test_a_typescript_test_file_recorded_and_replayed(
     assert [f.exit_code for f in harvest.files] == [0]
     assert [r.outcome.value for r in harvest.calls] == [js.Num.of(6), js.Num.of(12)]
     assert replay(local, tree, harvest) == tuple(r.outcome for r in harvest.calls)
+
+
+def test_an_es_module_class_methods_recorded_from_corpus_tslibs_tests(local: Sandbox) -> None:
+    methods = ("get", "set", "hitRate")
+    targets = [
+        NodeTarget("src/cache.ts", ("BoundedCache",), CallKind.METHOD, m) for m in methods
+    ]
+    harvest = record_tests(local, TSLIB, targets, ["test/cache.test.ts"])
+    assert [f.exit_code for f in harvest.files] == [0]
+    assert {r.target.member for r in harvest.calls} == set(methods)  # on the class, not a copy
+    rate = [r for r in harvest.calls if r.target.member == "hitRate"]
+    assert {r.outcome.value for r in rate} >= {js.Num.of(0), js.Num.of(0.5), js.Num.of(0.75)}
+    assert all(isinstance(r.call.this, js.Instance) for r in rate)
+    rates = Harvest(tuple(rate), ())  # replayed from the recorded instance's own fields
+    assert replay(local, TSLIB, rates) == tuple(r.outcome for r in rate)
