@@ -151,7 +151,7 @@ def test_the_loaders_variable_is_gone_before_the_repository_runs(
     assert returned(outcome) == js.Array(())
 
 
-def test_corpus_tslib_typescript_source(local: Sandbox) -> None:
+def test_corpus_tslib_typescript_source(local: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
     tree = TSLIB  # an ES module: `export function bumpVersion(text: string, part: Part)`
     target = NodeTarget("src/version.ts", ("bumpVersion",))
     calls = [NodeCall(("1.2.3", "minor")), NodeCall(("1.2.3-rc.1", "patch")), NodeCall(("1",))]
@@ -173,6 +173,9 @@ def test_corpus_tslib_typescript_source(local: Sandbox) -> None:
     spliced = rewritten(tree, found, candidate)
     again = run_node(local, tree, target, calls, candidate=spliced).outcomes
     assert again == (minor, patch, bad)
+    monkeypatch.setattr("replicate.jail.node.for_files", lambda request, paths: request)
+    without = run_node(local, tree, target, calls).outcomes  # positive control: no loader
+    assert {o.status for o in without} == {Status.IMPORT_ERROR}
 
 
 TS_TESTS = """\
