@@ -59,7 +59,8 @@ from replicate.jail import Sandbox, node, node_harvest, node_targets, node_widen
 from replicate.values import javascript_text
 
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
-TEST_SUFFIXES = (".js", ".cjs", ".mjs")
+TEST_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts")  # TypeScript through the loader
+DECLARATIONS = (".d.ts", ".d.cts", ".d.mts")  # TypeScript's type declarations: nothing runs
 MAX_TEST_FILES = 200
 FILE_TIMEOUT_S = 120.0
 # The determinism gate's runs: another seed of Math.random, then that and a shifted clock
@@ -78,14 +79,15 @@ STRENGTH_NOTE = (
 
 
 def find_test_files(tree: Path) -> tuple[str, ...]:
-    """The repository's test files (under a test folder, or named `*.test.*`/`*.spec.*`), by
-    path, node_modules left out; at most `MAX_TEST_FILES`."""
+    """The repository's test files, JavaScript or TypeScript (under a test folder, or named
+    `*.test.*`/`*.spec.*`), by path, node_modules and declaration files left out; at most
+    `MAX_TEST_FILES`."""
     found = []
     for path in sorted(tree.rglob("*")):
         rel = path.relative_to(tree)
         if "node_modules" in rel.parts or not path.is_file() or path.is_symlink():
             continue
-        if not path.name.endswith(TEST_SUFFIXES):
+        if not path.name.endswith(TEST_SUFFIXES) or path.name.endswith(DECLARATIONS):
             continue
         named = any(f".{word}." in path.name for word in ("test", "spec"))
         if named or TEST_DIRS & set(rel.parts[:-1]):

@@ -122,14 +122,24 @@ function exported(module, fn, proxy) {
   }
 }
 
-// The line that wraps each binding target of one file, reaching `recording` through `owner`.
-function bindings(targets, owner) {
+// The line that wraps each binding target of one file, reaching `recording` through `owner`;
+// in an ES module (`classes`), a method of a class exported under its own binding's name too,
+// on the class (whose bindings the module's importers share), as `wrapExport` does in CommonJS.
+function bindings(targets, owner, classes = false) {
+  const record = `${owner}[Symbol.for('replicate:record')]`;
   let more = '';
   for (const target of targets) {
-    if (target.scope === null) continue;
-    const name = target.scope;
-    const wrap = `${owner}[Symbol.for('replicate:record')](${stringify(target.key)}, ${name})`;
-    more += `try { ${name} = ${wrap}; } catch {} `;
+    const key = stringify(target.key);
+    if (target.scope !== null) {
+      more += `try { ${target.scope} = ${record}(${key}, ${target.scope}); } catch {} `;
+    } else if (classes && target.kind !== 'function' && target.export.length === 1) {
+      const [name] = target.export;
+      if (name === 'default' || !NAME.test(name) || !NAME.test(target.member)) continue;
+      const method = target.kind === 'method';
+      const holder = method ? `${name}.prototype` : name;
+      const member = `${holder}.${target.member}`;
+      more += `try { ${member} = ${record}(${key}, ${member}, ${method}); } catch {} `;
+    }
   }
   return more;
 }
@@ -163,12 +173,13 @@ function start() {
     return result;
   };
 
-  // ES modules: their binding targets wrapped by the line scope.mjs appends, through a global the
-  // recorder defines (not writable); an export without a binding named is not recorded there.
+  // ES modules: their binding targets and exported classes' methods wrapped by the line scope.mjs
+  // appends, through a global the recorder defines (not writable); another export without a
+  // binding named (`export const f = ...`) is not recorded there.
   Object.defineProperty(globalThis, WRAP, { value: recording });
   const more = { __proto__: null };
   for (const file of Object.keys(byFile)) {
-    const line = bindings(byFile[file], 'globalThis');
+    const line = bindings(byFile[file], 'globalThis', true);
     if (line) more[url.pathToFileURL(file).href] = `\n;${line}\n`;
   }
   if (Object.keys(more).length > 0) {

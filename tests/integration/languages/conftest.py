@@ -45,9 +45,10 @@ def _pack(name: str, version: str, staging: Path) -> None:
     git(package, "commit", "-q", "-m", f"{name} {version}")
 
 
-# The packages: ms (CommonJS functions), camelcase (ESM), semver (CommonJS with classes) and
-# tiny-invariant, the one whose tarball ships a TypeScript source (src/tiny-invariant.ts).
-PACKAGES = {"ms": "2.1.3", "camelcase": "8.0.0", "semver": "7.6.3", "tiny-invariant": "1.3.3"}
+# The packages: ms (CommonJS functions), camelcase (ESM), semver (CommonJS with classes). None
+# of the allowed packages ships a TypeScript source: that is corpus/tslib (`TSLIB`), our own.
+PACKAGES = {"ms": "2.1.3", "camelcase": "8.0.0", "semver": "7.6.3"}
+TSLIB = Path(__file__).resolve().parents[3] / "corpus" / "tslib"
 
 
 @pytest.fixture(scope="session")

@@ -1,5 +1,5 @@
 """The JavaScript/TypeScript adapter on real, pinned npm packages: ms (CommonJS functions),
-camelcase (ESM), semver (CommonJS with classes), tiny-invariant (a TypeScript source)."""
+camelcase (ESM), semver (CommonJS with classes); and corpus/tslib, our own TypeScript ES module."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from replicate.languages.javascript_detect import Detection, TestRunner
 from replicate.languages.javascript_extract import parse_source
 from replicate.languages.javascript_splice import STUB_BODY
 from replicate.languages.syntax import first_error_line
+from tests.integration.languages.conftest import TSLIB
 
 JS = get_language("javascript")
 
@@ -59,16 +60,22 @@ def test_semver(npm_repos: dict[str, Path]) -> None:
     assert detect_language(npm_repos["semver"]) == Detection("javascript", TestRunner.TAP)
 
 
-def test_tiny_invariant_typescript_source(npm_repos: dict[str, Path]) -> None:
-    extraction = get_language("typescript").discover(npm_repos["tiny-invariant"])
-    (target,) = extraction.targets  # dist/ is build output; the flow file does not parse
-    assert (target.path, target.qualname) == ("src/tiny-invariant.ts", "invariant")
-    assert [s.path for s in extraction.skipped_files] == ["src/tiny-invariant.flow.js"]
+def test_typescript_sources_of_corpus_tslib() -> None:
+    extraction = get_language("typescript").discover(TSLIB)
+    found = {f"{t.path}:{t.qualname}" for t in extraction.targets}  # test/ files are no targets
+    assert {path.split(":")[0] for path in found} == {
+        f"src/{name}.ts" for name in ("cache", "duration", "text", "version")
+    }
+    assert "src/text.ts:truncate" in found  # an exported arrow function
+    assert "src/cache.ts:BoundedCache.hitRate" in found  # a class method
+    assert not any(key.endswith(("constructor", "size")) for key in found)  # nor a getter
+    assert extraction.skipped_files == ()
+    assert detect_language(TSLIB) == Detection("typescript", TestRunner.NODE_TEST)
 
 
-@pytest.mark.parametrize("package", ["ms", "camelcase", "semver", "tiny-invariant"])
+@pytest.mark.parametrize("package", ["ms", "camelcase", "semver", "corpus/tslib"])
 def test_stub_and_splice_every_target(package: str, npm_repos: dict[str, Path]) -> None:
-    root = npm_repos[package]
+    root = TSLIB if package == "corpus/tslib" else npm_repos[package]
     adapter = get_language("typescript")
     for target in adapter.discover(root).targets:
         source = (root / target.path).read_bytes()

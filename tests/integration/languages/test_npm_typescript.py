@@ -1,8 +1,8 @@
 """TypeScript through the Node runner's transpile-only loader (sucrase, pinned): CommonJS and ES
 module packages, .ts, .mts, .cts and .tsx, imports spelt as TypeScript spells them, an unexported
 binding, a line of the source where a traceback puts it; the loader only where a TypeScript file
-is run (positive control: without it the same target does not load); and a real package's
-TypeScript source, tiny-invariant 1.3.3's `src/tiny-invariant.ts`, its stub and a candidate."""
+is run (positive control: without it the same target does not load); and a library's TypeScript
+source, corpus/tslib's `src/version.ts` (our own ES module), its stub and a candidate."""
 
 from __future__ import annotations
 
@@ -12,10 +12,19 @@ from pathlib import Path
 import pytest
 
 from replicate.jail import typescript
-from replicate.jail.node import NodeCall, NodeOutcome, NodeTarget, Status, Thrown, run_node
-from replicate.jail.node_harvest import record_tests, replay
+from replicate.jail.node import (
+    CallKind,
+    NodeCall,
+    NodeOutcome,
+    NodeTarget,
+    Status,
+    Thrown,
+    run_node,
+)
+from replicate.jail.node_harvest import Harvest, record_tests, replay
 from replicate.sandbox import Sandbox, get_sandbox
 from replicate.values import javascript as js
+from tests.integration.languages.conftest import TSLIB
 from tests.integration.languages.test_npm_calls import NOT_IMPLEMENTED, rewritten, target_named
 
 SHAPES = """\
@@ -142,27 +151,31 @@ def test_the_loaders_variable_is_gone_before_the_repository_runs(
     assert returned(outcome) == js.Array(())
 
 
-def test_tiny_invariant_typescript_source(local: Sandbox, npm_repos: dict[str, Path]) -> None:
-    tree = npm_repos["tiny-invariant"]
-    target = NodeTarget("src/tiny-invariant.ts", ("default",))  # `export default function`
-    calls = [NodeCall((True,)), NodeCall((False, "broken")), NodeCall((js.Num.of(0),))]
-    passed, failed, bare = run_node(local, tree, target, calls).outcomes
-    assert passed.status is Status.RETURNED and passed.value == js.Undefined()
-    assert failed.thrown == Thrown("Error", "Invariant failed: broken")
-    assert bare.thrown == Thrown("Error", "Invariant failed")
-    found = target_named(tree, "src/tiny-invariant.ts", "invariant")
+def test_corpus_tslib_typescript_source(local: Sandbox, monkeypatch: pytest.MonkeyPatch) -> None:
+    tree = TSLIB  # an ES module: `export function bumpVersion(text: string, part: Part)`
+    target = NodeTarget("src/version.ts", ("bumpVersion",))
+    calls = [NodeCall(("1.2.3", "minor")), NodeCall(("1.2.3-rc.1", "patch")), NodeCall(("1",))]
+    minor, patch, bad = run_node(local, tree, target, calls).outcomes
+    assert (returned(minor), returned(patch)) == ("1.3.0", "1.2.3")
+    assert bad.thrown == Thrown("SyntaxError", "not a version: 1")
+    found = target_named(tree, "src/version.ts", "bumpVersion")
     stubbed = rewritten(tree, found)
     on_stub = run_node(local, tree, target, calls, candidate=stubbed).outcomes
     assert {o.thrown for o in on_stub} == {NOT_IMPLEMENTED}
     candidate = (
-        "function invariant(condition: any, message?: string): asserts condition {\n"
-        "  const prefix = 'Invariant failed';\n"
-        "  if (!condition) throw new Error(message ? `${prefix}: ${message}` : prefix);\n"
+        "export function bumpVersion(text: string, part: Part): string {\n"
+        "  const v: Version = parseVersion(text);\n"
+        "  if (part === 'major') return `${v.major + 1}.0.0`;\n"
+        "  if (part === 'minor') return `${v.major}.${v.minor + 1}.0`;\n"
+        "  return `${v.major}.${v.minor}.${v.patch + (v.prerelease.length ? 0 : 1)}`;\n"
         "}\n"
     )
     spliced = rewritten(tree, found, candidate)
     again = run_node(local, tree, target, calls, candidate=spliced).outcomes
-    assert again == (passed, failed, bare)
+    assert again == (minor, patch, bad)
+    monkeypatch.setattr("replicate.jail.node.for_files", lambda request, paths: request)
+    without = run_node(local, tree, target, calls).outcomes  # positive control: no loader
+    assert {o.status for o in without} == {Status.IMPORT_ERROR}
 
 
 TS_TESTS = """\
@@ -191,3 +204,18 @@ def test_a_typescript_test_file_recorded_and_replayed(
     assert [f.exit_code for f in harvest.files] == [0]
     assert [r.outcome.value for r in harvest.calls] == [js.Num.of(6), js.Num.of(12)]
     assert replay(local, tree, harvest) == tuple(r.outcome for r in harvest.calls)
+
+
+def test_an_es_module_class_methods_recorded_from_corpus_tslibs_tests(local: Sandbox) -> None:
+    methods = ("get", "set", "hitRate")
+    targets = [
+        NodeTarget("src/cache.ts", ("BoundedCache",), CallKind.METHOD, m) for m in methods
+    ]
+    harvest = record_tests(local, TSLIB, targets, ["test/cache.test.ts"])
+    assert [f.exit_code for f in harvest.files] == [0]
+    assert {r.target.member for r in harvest.calls} == set(methods)  # on the class, not a copy
+    rate = [r for r in harvest.calls if r.target.member == "hitRate"]
+    assert {r.outcome.value for r in rate} >= {js.Num.of(0), js.Num.of(0.5), js.Num.of(0.75)}
+    assert all(isinstance(r.call.this, js.Instance) for r in rate)
+    rates = Harvest(tuple(rate), ())  # replayed from the recorded instance's own fields
+    assert replay(local, TSLIB, rates) == tuple(r.outcome for r in rate)

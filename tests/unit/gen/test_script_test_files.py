@@ -1,4 +1,5 @@
-"""Which files of a JavaScript repository gen runs as its tests."""
+"""Which files of a JavaScript/TypeScript repository gen runs as its tests (a declaration
+file, `.d.ts`, is none)."""
 
 from __future__ import annotations
 
@@ -18,6 +19,9 @@ FILES = (
     "node_modules/dep/test/x.js",
     "src/testing.js",
     "test/types.ts",
+    "test/globals.d.ts",
+    "src/shapes.test.mts",
+    "src/shapes.ts",
 )
 
 
@@ -29,6 +33,8 @@ def test_test_files_are_named_or_under_a_test_folder(tmp_path: Path) -> None:
         "__tests__/a.js",
         "lib/util.spec.mjs",
         "lib/util.test.js",
+        "src/shapes.test.mts",
         "test/basic.js",
+        "test/types.ts",
         "tests/deep/more.cjs",
     )
