@@ -4,7 +4,7 @@ inputs call, and what the reward measures."""
 
 from __future__ import annotations
 
-from replicate.core.prompt import surface_lines
+from replicate.core.prompt import sequence_lines, surface_lines
 from replicate.core.records import Example, Target
 
 MODULE_REWARD_SENTENCE = (
@@ -16,13 +16,23 @@ MODULE_REWARD_SENTENCE = (
     "returning an argument or a constant, raising, or a lookup table of the visible examples) "
     "earns 0, and matching every input earns 1."
 )
+MODULE_SEQUENCE_SENTENCE = (
+    "With call sequences, the reward's raw score is half that mean and half the sequences' "
+    "score: per class, the share of steps that match over its sequences (those the tests made "
+    "and the generated ones counting alike), its classes counting alike."
+)
 
 
 def render_module_prompt(
-    target: Target, examples: tuple[Example, ...], hidden_inputs: int, graded: tuple[str, ...]
+    target: Target,
+    examples: tuple[Example, ...],
+    hidden_inputs: int,
+    graded: tuple[str, ...],
+    sequences: int = 0,
 ) -> str:
     """TASK.md of a module task: `target` is the module (its members the file's functions and
-    methods, in source order); `graded`: the qualnames the hidden inputs call."""
+    methods, in source order); `graded`: the qualnames the hidden inputs call; `sequences`: how
+    many call sequences of its classes grade it too."""
     lines = [
         f"# Implement the module `{target.symbol}`",
         "",
@@ -55,7 +65,9 @@ def render_module_prompt(
         "repository's tests reached) run in a sandbox without network, with every body of the "
         "file yours; their behaviour is compared with the original's. The other members are "
         "reached through these.",
+        *sequence_lines(sequences),
         f"- {MODULE_REWARD_SENTENCE}",
+        *([f"- {MODULE_SEQUENCE_SENTENCE}"] if sequences else []),
         "- Keep every name the file defines and every signature. Helpers you add are fine.",
         "",
     ]

@@ -152,7 +152,7 @@ def render_class_prompt(
         "repository's tests reached) run in a sandbox without network, with every method of "
         "the class yours; their behaviour is compared with the original's. The other members "
         "are reached through these.",
-        *_sequence_lines(sequences),
+        *sequence_lines(sequences),
         f"- {CLASS_REWARD_SENTENCE}",
         *([f"- {SEQUENCE_REWARD_SENTENCE}"] if sequences else []),
         "- Keep the class and every signature. Helpers you add to the same file are fine.",
@@ -167,7 +167,7 @@ SEQUENCE_REWARD_SENTENCE = (
 )
 
 
-def _sequence_lines(sequences: int) -> list[str]:
+def sequence_lines(sequences: int) -> list[str]:
     if not sequences:
         return []
     return [

@@ -284,7 +284,7 @@ def assemble(
     )
     graded = tuple(f.hidden.target.qualname for f in methods)
     if target.task_kind is TaskKind.MODULE:
-        prompt = render_module_prompt(target, examples, len(inputs), graded)
+        prompt = render_module_prompt(target, examples, len(inputs), graded, len(sequences))
     else:
         prompt = render_class_prompt(target, examples, len(inputs), graded, len(sequences))
     return LoadedTask(

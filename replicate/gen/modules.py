@@ -24,11 +24,13 @@ at least `MIN_MODULE_MEMBERS` of them were minted as tasks by this gen
 body of the file is hidden, minted or not; only the minted members' inputs grade it (TASK.md
 says which), the others reached through them.
 
-Class sequences (the seam): a class task of the same file adds nothing today (its inputs are its
-methods', already here).  Once class tasks carry call sequences, `mint_module` takes each class
-task of the file beside its members' tasks and adds the inputs of it that name no member (its
-sequences, naming the class) to `assemble`'s, and `grading.member_inputs` resolves a class of the
-file as it resolves a member.
+Class sequences: the hidden call sequences of each class task of the file minted by this gen
+(or an earlier run of it, from the ledger) are the module's too, as stored with that task (no
+re-recording: each already agreed by two replays of the reference), renumbered in class order.
+They are graded as a class task grades them (`grading/class_sequences.py`: a jail run per class,
+step by step, the shortest failing prefix shrunk as the counterexample); the raw reward is half
+the members' mean and half the sequences' score, each class weighing alike (docs/design.md,
+"Module tasks").  A class of the file whose class task was dropped adds none.
 """
 
 from __future__ import annotations
@@ -36,7 +38,14 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping, Sequence
 
 from replicate.batch import LoadedTask, TaskFiles, read_task_files
-from replicate.core import Baseline, DegenerateScore, DropReason, LedgerEntry, Target
+from replicate.core import (
+    Baseline,
+    DegenerateScore,
+    DropReason,
+    HiddenSequence,
+    LedgerEntry,
+    Target,
+)
 from replicate.gen.classes import (
     Checks,
     ClassWork,
@@ -89,31 +98,55 @@ def mint_modules(
     publish.counter.keep("extracted", len(modules) - len(ready))  # `mint_each` counts the rest
     publish.skipped(DropReason.LIMIT_REACHED, len(modules) - len(ready))
     ids = (entry.task_id for entry in now.values() if entry.kept and entry.task_id)
-    by_path = _member_tasks(work, ids)
+    by_path, classes = _file_tasks(work, ids)
 
     def one(target: Target) -> Minted | Dropped:
-        return mint_module(target, by_path.get(target.path, []), work)
+        path = target.path
+        return mint_module(target, by_path.get(path, []), work, classes.get(path, []))
 
     mint_each(ready, one, known, publish, workers)
 
 
-def _member_tasks(work: ClassWork, ids: Iterable[str]) -> dict[str, list[TaskFiles]]:
-    """This repository's function and method tasks among `ids`, by their file."""
+def _file_tasks(
+    work: ClassWork, ids: Iterable[str]
+) -> tuple[dict[str, list[TaskFiles]], dict[str, list[TaskFiles]]]:
+    """This repository's function and method tasks among `ids`, by their file; and its class
+    tasks, by their file."""
     record = work.repo.record
-    found: dict[str, list[TaskFiles]] = {}
+    members: dict[str, list[TaskFiles]] = {}
+    classes: dict[str, list[TaskFiles]] = {}
     for files in (read_task_files(work.out, ident) for ident in ids):
         source, target = files.hidden.source, files.hidden.target
-        if (source.repo, source.commit) == (record.key, record.commit) and not target.members:
-            found.setdefault(target.path, []).append(files)
-    return found
+        if (source.repo, source.commit) != (record.key, record.commit):
+            continue
+        if target.kind == "class":
+            classes.setdefault(target.path, []).append(files)
+        elif not target.members:
+            members.setdefault(target.path, []).append(files)
+    return members, classes
 
 
-def mint_module(target: Target, tasks: Sequence[TaskFiles], work: ClassWork) -> Minted | Dropped:
-    """The module task of `target` from its members' tasks, validated; or why not."""
+def class_sequences_of(classes: Sequence[TaskFiles]) -> tuple[HiddenSequence, ...]:
+    """The call sequences stored with `classes` (class tasks of one file), in order of their
+    class's qualname, renumbered."""
+    ordered = sorted(classes, key=lambda files: files.hidden.target.qualname)
+    found = [hidden for files in ordered for hidden in files.sequences]
+    return tuple(h.model_copy(update={"index": n}) for n, h in enumerate(found))
+
+
+def mint_module(
+    target: Target,
+    tasks: Sequence[TaskFiles],
+    work: ClassWork,
+    classes: Sequence[TaskFiles] = (),
+) -> Minted | Dropped:
+    """The module task of `target` from its members' tasks and the call sequences of its class
+    tasks `classes`, validated; or why not."""
     by_name = {files.hidden.target.qualname: files for files in tasks}
     ordered = [by_name[m.qualname] for m in target.members if m.qualname in by_name]
     if len(ordered) < MIN_MODULE_MEMBERS:
         detail = f"{len(ordered)} of its {len(target.members)} functions and methods minted"
         return Dropped("traced", TOO_FEW_MEMBERS, detail)
-    task = assemble(target, ordered, work.repo, work.repo_dir)
+    sequences = class_sequences_of(classes)
+    task = assemble(target, ordered, work.repo, work.repo_dir, sequences)
     return validated(task, work.jail, MODULE_CHECKS)

@@ -6,8 +6,11 @@ with the reference's replay step by step (`grading.sequences.compare_sequences`:
 that differs ends the comparison; the end state compared when every step agrees).
 
 The reward: per sequence the share of its steps matched (`SequenceComparison.reward`, dense);
-per stratum (recorded, widened) the mean over its sequences; the sequences' score the mean over
-the strata present.  The class's raw reward is then `(1 - SEQUENCE_SHARE) * members +
+per stratum (recorded, widened) the mean over its sequences; a class's score the mean over the
+strata present; the sequences' score the mean over their classes (one for a class task; a module
+task's sequences are those of its file's class tasks, each class weighing alike, so one class
+with many sequences does not outweigh one with few).  Each class's sequences are replayed in
+one jail run.  The class's raw reward is then `(1 - SEQUENCE_SHARE) * members +
 SEQUENCE_SHARE * sequences`, `members` the mean over members of their inputs' stratum-weighted
 reward (`grading.classes.score_members`): the class's behaviour across calls weighs as much as
 its methods one by one.  A task without sequences is graded on its members alone, as before.
@@ -28,7 +31,6 @@ from typing import Any
 from replicate.batch import LoadedTask
 from replicate.core import (
     CallSequence,
-    ClassRef,
     Counterexample,
     HiddenSequence,
     SequenceComparison,
@@ -61,11 +63,6 @@ class SequenceScore:
         return next((n for n, c in enumerate(self.comparisons) if not c.passed), None)
 
 
-def class_ref(task: LoadedTask) -> ClassRef:
-    target = task.hidden.target
-    return ClassRef(path=target.path, module=target.module, qualname=target.qualname)
-
-
 def expected_replay(hidden: HiddenSequence) -> Replay:
     return Replay(hidden.steps, hidden.state)
 
@@ -73,18 +70,26 @@ def expected_replay(hidden: HiddenSequence) -> Replay:
 def replay_candidate(
     task: LoadedTask, spliced: bytes, jail: Jail, *, hash_seed: int = 0, again: bool = False
 ) -> tuple[Replay, ...] | str:
-    """The task's sequences replayed on the spliced file's class; an infra problem's text."""
+    """The task's sequences replayed on the spliced file's classes (one jail run a class: a
+    module task's sequences are its classes'), in order; an infra problem's text."""
     if not task.sequences:
         return ()
-    sequences = [hidden.sequence for hidden in task.sequences]
+    by_class: dict[str, list[int]] = {}
+    for n, hidden in enumerate(task.sequences):
+        by_class.setdefault(hidden.sequence.cls.key, []).append(n)
+    found: dict[int, Replay] = {}
     settings = task.hidden.grading
-    try:
-        return replay(
-            jail, class_ref(task), sequences, settings, override=spliced, hash_seed=hash_seed,
-            again=again,
-        )  # fmt: skip
-    except InfraError as exc:
-        return str(exc)
+    for at in by_class.values():
+        sequences = [task.sequences[n].sequence for n in at]
+        try:
+            got = replay(
+                jail, sequences[0].cls, sequences, settings, override=spliced,
+                hash_seed=hash_seed, again=again,
+            )  # fmt: skip
+        except InfraError as exc:
+            return str(exc)
+        found.update(zip(at, got, strict=True))
+    return tuple(found[n] for n in range(len(task.sequences)))
 
 
 def score_sequences(task: LoadedTask, replays: Sequence[Replay]) -> SequenceScore | None:
@@ -96,11 +101,16 @@ def score_sequences(task: LoadedTask, replays: Sequence[Replay]) -> SequenceScor
         compare_sequences(expected_replay(hidden), got, settings)
         for hidden, got in zip(task.sequences, _padded(replays, len(task.sequences)), strict=True)
     )
-    by_stratum: dict[SequenceStratum, list[float]] = {}
+    by_class: dict[str, dict[SequenceStratum, list[float]]] = {}
     for hidden, found in zip(task.sequences, comparisons, strict=True):
-        by_stratum.setdefault(hidden.stratum, []).append(found.reward)
-    means = [sum(rewards) / len(rewards) for rewards in by_stratum.values()]
-    return SequenceScore(comparisons, sum(means) / len(means))
+        strata = by_class.setdefault(hidden.sequence.cls.key, {})
+        strata.setdefault(hidden.stratum, []).append(found.reward)
+    scores = [_mean([_mean(each) for each in strata.values()]) for strata in by_class.values()]
+    return SequenceScore(comparisons, _mean(scores))
+
+
+def _mean(values: Sequence[float]) -> float:
+    return sum(values) / len(values)
 
 
 def _padded(replays: Sequence[Replay], length: int) -> list[Replay]:
@@ -159,7 +169,7 @@ def sequence_counterexample(
     if shrink:
         best, detail = shrunk(task, best, detail, spliced, jail)
     try:
-        shown = replay(jail, class_ref(task), [best], task.hidden.grading, encode_inputs=True)[0]
+        shown = replay(jail, best.cls, [best], task.hidden.grading, encode_inputs=True)[0]
     except InfraError:
         shown = Replay((), problem="not replayed")
     steps = len(hidden.sequence.steps)
@@ -172,7 +182,7 @@ def sequence_counterexample(
         got=detail[:300],
         detail=f"call sequence: its first {length} of {steps} steps fail"
         + (f", shrunk to {len(best.steps)}" if smaller else ""),
-        shrunk_from=f"{task.hidden.target.qualname}: {length} steps" if smaller else None,
+        shrunk_from=f"{best.cls.qualname}: {length} steps" if smaller else None,
     )
 
 
@@ -251,8 +261,8 @@ def _first_failing(
     """The first of `sequences` the candidate fails, cut to its failing prefix; None: none."""
     settings = task.hidden.grading
     try:
-        expected = replay(jail, class_ref(task), sequences, settings)
-        got = replay(jail, class_ref(task), sequences, settings, override=spliced)
+        expected = replay(jail, sequences[0].cls, sequences, settings)
+        got = replay(jail, sequences[0].cls, sequences, settings, override=spliced)
     except InfraError:
         return None
     for sequence, one, two in zip(sequences, expected, got, strict=True):

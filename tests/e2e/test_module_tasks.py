@@ -2,8 +2,8 @@
 first function and method tasks, `BOLTONS_LIMIT`): the files found and the module tasks minted
 from them (the yield), the reference file earning 1.0 and the stub 0.0 on every module task, the
 file whose every body returns None under the floor, the members' mutants pooled at today's
-kill-rate floor; `grade` and `run` (with `--repo-tests`: the test files that import the module)
-take them."""
+kill-rate floor, its call sequences exactly its file's class tasks'; `grade` and `run` (with
+`--repo-tests`: the test files that import the module) take them."""
 
 from __future__ import annotations
 
@@ -70,8 +70,19 @@ def test_module_tasks_mint_and_the_reference_earns_one_and_the_stub_zero(boltons
     assert len(ids) >= MIN_MODULE_TASKS, ids
     # a file whose functions `--limit` left undecided is not decided (a later run mints it)
     assert 0 < len(decided) <= len(found)
+    classes = [batch.load(i) for i in batch.ids if batch.spec(i).task_kind is TaskKind.CLASS]
     for task in tasks:
         _check_assembly(task)
+        # its call sequences are exactly those of its file's class tasks, in class order
+        path = task.hidden.target.path
+        same = sorted(
+            (c for c in classes if c.hidden.target.path == path),
+            key=lambda c: c.hidden.target.qualname,
+        )
+        assert [h.sequence for h in task.sequences] == [
+            h.sequence for c in same for h in c.sequences
+        ]
+    assert any(task.sequences for task in tasks)  # cacheutils' LRI, at least
     bad = [
         f"{ident}: reference {ref.reward} ({ref.reason}), stub {stub.reward} ({stub.reason})"
         for ident, ref, stub in _grades(tasks)

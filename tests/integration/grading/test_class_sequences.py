@@ -15,6 +15,7 @@ from replicate.batch import LoadedTask
 from replicate.core import (
     CallSequence,
     ClassRef,
+    GradingSettings,
     HiddenSequence,
     SequenceStratum,
     Step,
@@ -44,6 +45,18 @@ def _step(name: str, *args: Any) -> Step:
     return Step(name=name, args_b64=blob, outcome=StepOutcome.UNRECORDED)
 
 
+def widened(jail: Jail, sequence: CallSequence, settings: GradingSettings) -> HiddenSequence:
+    """`sequence` as a widened hidden sequence, the reference's replay of it expected."""
+    (expected,) = replay(jail, sequence.cls, [sequence], settings)
+    return HiddenSequence(
+        index=0,
+        stratum=SequenceStratum.WIDENED,
+        sequence=sequence,
+        steps=tuple(map(dict, expected.steps)),
+        state=expected.state,
+    )
+
+
 def test_the_counterexample_is_the_failing_prefix_shrunk(
     tiny_task: Callable[[str], LoadedTask], tiny_ctx: RepoContext, local_sandbox: Sandbox
 ) -> None:
@@ -58,14 +71,7 @@ def test_the_counterexample_is_the_failing_prefix_shrunk(
         cls=cls, ending="widened", steps=(_step("__init__", 0), *(_step("add", n) for n in adds))
     )
     jail = Jail(tiny_ctx, local_sandbox)
-    (expected,) = replay(jail, cls, [sequence], settings)
-    hidden = HiddenSequence(
-        index=0,
-        stratum=SequenceStratum.WIDENED,
-        sequence=sequence,
-        steps=tuple(map(dict, expected.steps)),
-        state=expected.state,
-    )
+    hidden = widened(jail, sequence, settings)
     task = cast(
         LoadedTask,
         SimpleNamespace(

@@ -5,11 +5,22 @@ module targets; fewer than two minted members a drop with its reason; `--kinds` 
 from __future__ import annotations
 
 from pathlib import Path
+from types import SimpleNamespace
+from typing import cast
 
 import pytest
 
-from replicate.batch import RepoSnapshot
-from replicate.core import DropReason, NullProgress, Target, TaskKind, checked_reason
+from replicate.batch import RepoSnapshot, TaskFiles
+from replicate.core import (
+    DropReason,
+    HiddenSequence,
+    NullProgress,
+    SequenceStratum,
+    Target,
+    TaskKind,
+    checked_reason,
+)
+from replicate.core.module_prompt import MODULE_SEQUENCE_SENTENCE
 from replicate.errors import ReplicateError
 from replicate.gen.audit import LeakAudit
 from replicate.gen.classes import ClassWork, assemble, returning_none
@@ -19,6 +30,7 @@ from replicate.gen.modules import (
     EVERY_BODY_NONE,
     MODULE_CHECKS,
     TOO_FEW_MEMBERS,
+    class_sequences_of,
     mint_module,
     mint_modules,
 )
@@ -30,6 +42,7 @@ from replicate.languages.python_classes import extract_classes
 from replicate.languages.python_extract import extract_targets, parse_tree
 from replicate.languages.python_modules import file_module
 from tests.unit.gen.test_classes import RECORD, _method
+from tests.unit.grading.test_class_sequences import _hidden
 
 SOURCE = b'''\
 """Stacks."""
@@ -96,6 +109,32 @@ def test_a_module_task_is_its_members_inputs_each_naming_its_member(tmp_path: Pa
     assert "def __init__(self):" in task.prompt  # a member that must exist, graded or not
 
 
+def test_a_module_task_takes_its_class_tasks_sequences_renumbered(tmp_path: Path) -> None:
+    (stacks,) = _targets(tmp_path)
+    top, _, push = stacks.members
+    widened = _hidden(5, SequenceStratum.WIDENED, None, 1)
+    bag = _class_files("Bag", _hidden(0, SequenceStratum.RECORDED, None, 2), widened)
+    box = _class_files("Box", _hidden(0, SequenceStratum.RECORDED, None, 3))
+    sequences = class_sequences_of([box, bag])  # in class order, whatever the tasks' order
+    assert [h.index for h in sequences] == [0, 1, 2]
+    assert [h.stratum for h in sequences] == [
+        SequenceStratum.RECORDED, SequenceStratum.WIDENED, SequenceStratum.RECORDED,
+    ]  # fmt: skip
+    assert sequences[1].sequence == widened.sequence and class_sequences_of([]) == ()
+    repo = RepoSnapshot(record=RECORD, root=tmp_path)
+    members = [_method(top, 1, 0.0, 1), _method(push, 1, 0.0, 1)]
+    task = assemble(stacks, members, repo, "stacks", sequences)
+    assert task.sequences == sequences and "3 hidden call sequences" in task.prompt
+    assert MODULE_SEQUENCE_SENTENCE in task.prompt
+    plain = assemble(stacks, members, repo, "stacks")
+    assert "call sequences" not in plain.prompt
+
+
+def _class_files(qualname: str, *hidden: HiddenSequence) -> TaskFiles:
+    target = SimpleNamespace(qualname=qualname)
+    return cast(TaskFiles, SimpleNamespace(hidden=SimpleNamespace(target=target), sequences=hidden))
+
+
 def test_the_stub_and_the_every_none_module_replace_every_body(tmp_path: Path) -> None:
     (stacks,) = _targets(tmp_path / "tree")
     top, _, push = stacks.members
@@ -117,11 +156,10 @@ def test_fewer_than_two_minted_members_is_a_drop_with_its_reason(tmp_path: Path)
         TOO_FEW_MEMBERS,
         MODULE_CHECKS.reference_misses,
         MODULE_CHECKS.stub_earns,
-        MODULE_CHECKS.at_floor.says(EVERY_BODY_NONE, MAX_BASELINE),
+        none_earns := MODULE_CHECKS.at_floor.says(EVERY_BODY_NONE, MAX_BASELINE),
     ):
         assert checked_reason(text) == text and DropReason.of(text) is not DropReason.UNKNOWN
-    at_floor = MODULE_CHECKS.at_floor.says(EVERY_BODY_NONE, MAX_BASELINE)
-    assert DropReason.of(at_floor) is DropReason.DEGENERATE_MODULE_AT_FLOOR
+    assert DropReason.of(none_earns) is DropReason.DEGENERATE_MODULE_AT_FLOOR
 
 
 def test_gen_mints_module_tasks_when_asked_with_their_members_kinds() -> None:

@@ -1,6 +1,6 @@
-"""A class task's call sequences: scored step by step per stratum and combined with its members'
-reward, a failing prefix shrunk by dropping steps (never the class call, nor a step a later one
-is fed), rendered from the reference's replay."""
+"""A class task's call sequences: scored step by step per stratum (per class, a module task's)
+and combined with its members' reward, a failing prefix shrunk by dropping steps (never the
+class call, nor a step a later one is fed), rendered from the reference's replay."""
 
 from __future__ import annotations
 
@@ -101,6 +101,20 @@ def test_sequences_are_scored_per_stratum_then_combined_with_the_members() -> No
     # a replay that gave nothing (the run ended) is a failure at the class call, not an error
     short = score_sequences(task, [_got(None, 1, 2, 3)])
     assert short is not None and [c.matched for c in short.comparisons] == [4, 0, 0]
+
+
+def test_a_module_tasks_sequences_weigh_each_class_alike() -> None:
+    # a module task's sequences are its file's classes': Box has three (all pass), Bag one
+    # (half its steps): the score is the mean of the classes' scores, not of the sequences'
+    boxes = [_hidden(n, SequenceStratum.RECORDED, None, 1) for n in range(3)]
+    bag = _hidden(3, SequenceStratum.RECORDED, None, 1)
+    other = CLS.model_copy(update={"qualname": "Bag"})
+    bag = bag.model_copy(update={"sequence": bag.sequence.model_copy(update={"cls": other})})
+    task = _task(*boxes, bag)
+    score = score_sequences(task, [_got(None, 1), _got(None, 1), _got(None, 1), _got(None, 5)])
+    assert score is not None and [c.matched for c in score.comparisons] == [2, 2, 2, 1]
+    assert score.reward == pytest.approx((1 + 1 / 2) / 2)  # by sequence it would be 7 / 8
+    assert score.first_failing == 3
 
 
 def test_a_sequence_that_passes_in_one_run_and_fails_in_the_other_is_a_flip() -> None:
