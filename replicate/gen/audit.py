@@ -190,9 +190,9 @@ class LeakAudit:
         found: dict[str, Leak] = {}
         for task in tasks:
             if task.spec.language != "python":  # its bodies do not survive a build: by place
-                built = _built_copy(task)
-                if built is not None:
-                    found[task.id] = Leak(script_leaks.WHAT, built)
+                leak = _script_leak(task)
+                if leak is not None:
+                    found[task.id] = leak
                 continue
             path = task.repo.tree / task.hidden.target.path
             source = path.read_bytes()
@@ -241,13 +241,19 @@ def _hidden_bodies(task: LoadedTask) -> list[tuple[str, Target]]:
     return [(f"{task.id} {member.qualname}", member) for member in target.members]
 
 
-def _built_copy(task: LoadedTask) -> Path | None:
-    """A built copy of a script task's file that spells one of its hidden bodies' names."""
+def _script_leak(task: LoadedTask) -> Leak | None:
+    """A built copy of a script task's file that spells one of its hidden bodies' names, or a
+    verbatim copy of one of them elsewhere in the tree (`script_leaks`)."""
     tree, path = task.repo.tree, task.hidden.target.path
+    source = task.original_source()
     for _, target in _hidden_bodies(task):
-        found = script_leaks.built_copy(tree, path, target.name)
-        if found is not None:
-            return found
+        built = script_leaks.built_copy(tree, path, target.name)
+        if built is not None:
+            return Leak(script_leaks.BUILT, built)
+        body = source[target.body_span.start_byte : target.body_span.end_byte]
+        copied = script_leaks.copied_body(tree, path, body)
+        if copied is not None:
+            return Leak(script_leaks.COPIED, copied)
     return None
 
 

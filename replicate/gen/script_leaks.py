@@ -8,12 +8,15 @@ live, by name: a file in a build folder (`dist/`, `build/`, `lib/`, `umd/`, ...:
 not hold the target's own file), a `*.min.js`/`*.bundle.js`-like file, or anything in a published
 copy of the package itself under `node_modules/<its name>/`, which spells the target's name (a
 source map only when it carries the sources). Type declarations (`*.d.ts`) hold no bodies and
-are left out. Such a task is dropped (`DropReason.LEAKED`): its copy would be in the agent's
-workspace and in the jail its candidate runs in.
+are left out. And a verbatim copy of the body anywhere else in the tree (whitespace aside; a
+body of at least `MIN_COPIED` characters, shorter ones are everywhere). Such a task is dropped
+(`DropReason.LEAKED`): its copy would be in the agent's workspace and in the jail its candidate
+runs in.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import re
@@ -25,7 +28,10 @@ SCRIPT_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx",
 DECLARATIONS = re.compile(r"\.d\.[cm]?ts$")
 BUILT_NAME = re.compile(r"\.(min|bundle|umd|prod|production|development)\.[cm]?js(\.map)?$")
 MAX_FILE_BYTES = 5_000_000
-WHAT = "a built copy in the repository"
+MIN_COPIED = 40
+BUILT = "a built copy in the repository"
+COPIED = "a copy in the repository"
+SPACE = re.compile(r"\s+")
 
 
 def package_name(tree: Path) -> str | None:
@@ -83,3 +89,26 @@ def built_copy(tree: Path, target_path: str, name: str) -> Path | None:
         if word.search(text):
             return path
     return None
+
+
+@functools.lru_cache(maxsize=1)
+def _squeezed(tree: Path) -> tuple[tuple[Path, str], ...]:
+    """Each script file of `tree` (the last tree asked: a gen audits one) without whitespace."""
+    found = []
+    for path in _files(tree):
+        try:
+            if path.stat().st_size <= MAX_FILE_BYTES:
+                text = path.read_text(encoding="utf-8", errors="replace")
+                found.append((path, SPACE.sub("", text)))
+        except OSError:
+            continue
+    return tuple(found)
+
+
+def copied_body(tree: Path, target_path: str, body: bytes) -> Path | None:
+    """The first file of `tree` besides the target's own that holds `body` verbatim."""
+    needle = SPACE.sub("", body.decode("utf-8", errors="replace"))
+    if len(needle) < MIN_COPIED:
+        return None
+    own = tree / target_path
+    return next((p for p, text in _squeezed(tree) if p != own and needle in text), None)
