@@ -69,6 +69,17 @@ ATTACKS = {
         "when",
         "function when(n) { Date.prototype.getTime = () => 0; return new Date(-7); }",
     ),
+    "patch-map-prototype": (
+        "tally",
+        "function tally(s) { Map.prototype[Symbol.iterator] = function* () {}; return new Map("
+        "[[123457, 0]]); }",
+    ),
+    "patch-set-prototype": (
+        "letters",
+        "function letters(s) { Object.defineProperty(Set.prototype, 'size', { get: () => 0 }); "
+        "Set.prototype.has = () => true; "
+        "return new Set([123457]); }",
+    ),
 }
 
 

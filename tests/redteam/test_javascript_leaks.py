@@ -55,7 +55,7 @@ LEAKS = {
 def plain(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The repository without built copies, minted: every task kept."""
     out = mint_tiny(tmp_path_factory.mktemp("javascript-plain"))
-    assert sorted(tasks_by_name(out)) == ["double", "pair", "when"]
+    assert sorted(tasks_by_name(out)) == ["double", "letters", "pair", "tally", "when"]
     return out
 
 
@@ -73,7 +73,6 @@ def test_a_built_copy_of_the_original(leak: str, plain: Path, tmp_path: Path) ->
     assert verdict.reward == 1.0, f"{leak}: the attack does not work: {verdict.reason}"
     # defence: the repository shipping that copy mints no task whose body it holds
     out = mint_tiny(tmp_path / "leaky", files)
-    assert not list(out.glob("specs/*/task.json"))
     drops = {e.symbol: e for e in read_entries(out) if not e.kept}
     for symbol in ("index.double", "index.pair", "index.when"):  # (lib/'s own: never called)
         entry = drops[symbol]

@@ -1,7 +1,8 @@
 """The JavaScript red team's tasks and its two graders: a tiny CommonJS repository with a
-`node:test` file, minted once per module by the real `gen` (three tasks: a number, an array and
-a Date returned), the naive in-process grader (`naive.cjs`, the positive control) and ours
-(`grade_text`, the candidate run by the Node runner in the jail, compared on the host)."""
+`node:test` file, minted once per module by the real `gen` (five tasks: a number, an array, a
+Date, a Map and a Set returned), the naive in-process grader (`naive.cjs`, the positive
+control) and ours (`grade_text`: the candidate run by the Node runner in the jail, its values
+compared on the host)."""
 
 from __future__ import annotations
 
@@ -26,7 +27,9 @@ INDEX = """'use strict';
 function double(a) { return a * 2; }
 function pair(a) { return [a, String(a)]; }
 function when(n) { return new Date(n); }
-module.exports = { double, pair, when };
+function tally(s) { return new Map([[s, s.length]]); }
+function letters(s) { return new Set(s); }
+module.exports = { double, pair, when, tally, letters };
 """
 TESTS = """'use strict';
 const test = require('node:test');
@@ -42,9 +45,15 @@ test('pair', () => {
 test('when', () => {
   for (const n of [0, 1000, 86400000]) assert.strictEqual(m.when(n).getTime(), n);
 });
+test('tally', () => {
+  for (const s of ['a', 'bb', 'ccc']) assert.strictEqual(m.tally(s).get(s), s.length);
+});
+test('letters', () => {
+  for (const s of ['abc', 'aab', 'zz']) assert.ok(m.letters(s).has(s[0]));
+});
 """
 FILES = {"package.json": MANIFEST, "index.js": INDEX, "test/index.test.js": TESTS}
-SIMPLE = frozenset({"num", "str", "bool", "null", "undefined", "array", "date"})
+SIMPLE = frozenset({"num", "str", "bool", "null", "undefined", "array", "date", "map", "set"})
 
 
 def mint_tiny(root: Path, extra: Mapping[str, str] = {}) -> Path:
@@ -71,7 +80,9 @@ def graded(task: LoadedTask, body: str) -> Verdict:
 def _simple(node: Any) -> bool:
     if not isinstance(node, dict) or node.get("t") not in SIMPLE:
         return False
-    return node["t"] != "array" or all(_simple(item) for item in node["v"])
+    if node["t"] == "map":
+        return all(_simple(k) and _simple(v) for k, v in node["v"])
+    return node["t"] not in ("array", "set") or all(_simple(item) for item in node["v"])
 
 
 def naive_reward(task: LoadedTask, body: str, scratch: Path) -> float:
