@@ -83,6 +83,7 @@ class DropReason(StrEnum):
     REFERENCE_MODULE_MISSES = "the reference module misses its members' inputs"
     STUB_MODULE_EARNS = "the stubbed module earns a reward"
     DEGENERATE_MODULE_AT_FLOOR = "a degenerate module ({}) scores {} or more"
+    LEAKED = "reference body visible to the agent in {}"  # the leak audit (gen/audit.py)
     TASK_FILES_NOT_WRITTEN = "task files could not be written"
     TASK_FILES_NOT_READ_BACK = "task files could not be read back"
     # counted by the funnel only, never in the ledger: targets this run did not get to

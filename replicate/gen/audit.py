@@ -33,6 +33,7 @@ from replicate.batch import LoadedTask, read_source
 from replicate.cache import publish
 from replicate.core import Target
 from replicate.gen import leaks as leaks_module
+from replicate.gen import script_leaks
 from replicate.gen.leaks import WORD, Needle, fingerprints, hits, needle_for
 from replicate.jail import system_view
 
@@ -186,7 +187,13 @@ class LeakAudit:
         needles: dict[str, Needle] = {}
         own: dict[str, tuple[Path, int]] = {}
         task_of: dict[str, str] = {}
+        found: dict[str, Leak] = {}
         for task in tasks:
+            if task.spec.language != "python":  # its bodies do not survive a build: by place
+                leak = _script_leak(task)
+                if leak is not None:
+                    found[task.id] = leak
+                continue
             path = task.repo.tree / task.hidden.target.path
             source = path.read_bytes()
             for key, target in _hidden_bodies(task):
@@ -195,7 +202,6 @@ class LeakAudit:
                     needles[key], line = made
                     own[key] = (path.resolve(), line)
                     task_of[key] = task.id
-        found: dict[str, Leak] = {}
         masks = {k: mask_of(n.words) for k, n in needles.items()}
         for seen in self._index() if needles else ():
             remaining = {k: n for k, n in needles.items() if task_of[k] not in found}
@@ -233,6 +239,22 @@ def _hidden_bodies(task: LoadedTask) -> list[tuple[str, Target]]:
     if target.kind != "class":
         return [(task.id, target)]
     return [(f"{task.id} {member.qualname}", member) for member in target.members]
+
+
+def _script_leak(task: LoadedTask) -> Leak | None:
+    """A built copy of a script task's file that spells one of its hidden bodies' names, or a
+    verbatim copy of one of them elsewhere in the tree (`script_leaks`)."""
+    tree, path = task.repo.tree, task.hidden.target.path
+    source = task.original_source()
+    for _, target in _hidden_bodies(task):
+        built = script_leaks.built_copy(tree, path, target.name)
+        if built is not None:
+            return Leak(script_leaks.BUILT, built)
+        body = source[target.body_span.start_byte : target.body_span.end_byte]
+        copied = script_leaks.copied_body(tree, path, body)
+        if copied is not None:
+            return Leak(script_leaks.COPIED, copied)
+    return None
 
 
 def _text(path: Path) -> str | None:

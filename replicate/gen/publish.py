@@ -51,7 +51,7 @@ class Publisher:
         task = result.task
         leak = self.audit.leaks([task]).get(task.id)
         if leak is not None:  # docs/design.md §4
-            reason = f"reference body visible to the agent in {leak.what}"
+            reason = DropReason.LEAKED.says(leak.what)
             entry = self.ledger.entry(symbol, STAGES[-2], reason=reason, detail=str(leak.path))
         else:
             entry = self._written(symbol, result)

@@ -34,7 +34,6 @@ from replicate.scratch import temporary_dir
 from replicate.values import javascript as js
 
 RUNNER_DIR = Path(__file__).resolve().parent / "runner_js"
-RUNNER_MAIN = RUNNER_DIR / "main.cjs"
 NODE_ENV = {
     **{name: value for name, value in JAIL_ENV.items() if not name.startswith("PYTHON")},
     "NODE_DISABLE_COLORS": "1",
@@ -166,11 +165,12 @@ def node_request(
     settings: NodeSettings,
     mounts: Sequence[Mount] = (),
     node: Path | None = None,
-    script: Sequence[str] = (str(RUNNER_MAIN),),
+    script: Sequence[str] | None = None,
 ) -> SandboxRequest:
     """The sandboxed Node process for `job`: `mounts` show the tree (by default, `tree` alone);
-    `script` is what node runs (by default the runner)."""
+    `script` is what node runs (by default the runner, `RUNNER_DIR`'s main.cjs)."""
     binary = node or node_binary()
+    script = (str(RUNNER_DIR / "main.cjs"),) if script is None else script
     seed = () if settings.random_seed is None else (f"--random-seed={settings.random_seed}",)
     shift = settings.clock_shift_days
     memory_mb = settings.memory_mb

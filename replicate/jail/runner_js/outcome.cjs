@@ -10,11 +10,24 @@ const { encoder, thrown, append, hasOwn } = require('./values.cjs');
 const writeSync = fs.writeSync;
 const stringify = JSON.stringify;
 const BufferFrom = Buffer.from;
+const setProto = Object.setPrototypeOf;
+const ownKeys = Object.keys;
+
+// `frame` (the runner's own objects and arrays, made for it) with every prototype cut off, so
+// JSON.stringify finds no `toJSON` a candidate put on Object.prototype or Array.prototype (it
+// would replace the frame by a forged one).
+function bare(v) {
+  if (v === null || typeof v !== 'object') return v;
+  setProto(v, null);
+  const keys = ownKeys(v);
+  for (let i = 0; i < keys.length; i += 1) bare(v[keys[i]]);
+  return v;
+}
 
 // A writer of frames: each one `<nonce> <json>` line written to `fd` in one write.
 function channel(fd, nonce) {
   return (frame) => {
-    const bytes = BufferFrom(`${nonce} ${stringify(frame)}\n`, 'utf8');
+    const bytes = BufferFrom(`${nonce} ${stringify(bare(frame))}\n`, 'utf8');
     let off = 0;
     while (off < bytes.length) {
       try {
