@@ -39,12 +39,14 @@ def _inject(monkeypatch: pytest.MonkeyPatch, *, full_disk: bool) -> None:
     """clamp's inputs hold U+0085 (valid JSONL); parse_int's files meet a full disk."""
     real = publish.write_task
 
-    def write_task(out: Path, spec: Any, hidden: Any, prompt: str, inputs: Any, ex: Any) -> None:
+    def write_task(
+        out: Path, spec: Any, hidden: Any, prompt: str, inputs: Any, ex: Any, seqs: Any = ()
+    ) -> None:
         if spec.source.symbol == PARSE_INT and full_disk:
             raise OSError(errno.ENOSPC, "No space left on device")
         if spec.source.symbol == CLAMP:
             inputs = [item.model_copy(update={"call": item.call + "\x85"}) for item in inputs]
-        real(out, spec, hidden, prompt, inputs, ex)
+        real(out, spec, hidden, prompt, inputs, ex, seqs)
 
     monkeypatch.setattr(publish, "write_task", write_task)
 

@@ -45,6 +45,7 @@ def fake_work(tiny: Tiny, failing: str) -> Work:
             validated=4,
             kill_rates=(1.0, 0.5, 0.75),
             licence="MIT",
+            kinds=job.kinds,  # as `job.py` records them
         )
         return JobResult(minted, archive)
 
