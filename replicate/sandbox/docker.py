@@ -301,12 +301,14 @@ def remove_stale_containers(client: Any) -> int:
 
     removed = 0
     with contextlib.suppress(docker.errors.DockerException):
-        for container in client.containers.list(all=True, filters={"label": LABEL}):
-            pid, _, started = container.labels.get(LABEL, "").partition(":")
+        # the low-level list carries each container's labels: `containers.list` inspects each
+        # one after listing, and a container another process removes in between is a NotFound
+        for found in client.api.containers(all=True, filters={"label": LABEL}):
+            pid, _, started = (found.get("Labels") or {}).get(LABEL, "").partition(":")
             if pid.isdigit() and _start_time(int(pid)) == started:
                 continue
             with contextlib.suppress(docker.errors.DockerException):
-                container.remove(force=True)
+                client.api.remove_container(found["Id"], force=True)
                 removed += 1
     return removed
 

@@ -445,8 +445,14 @@ def containers_of(pid: int) -> tuple[str, ...]:
 
     client = docker.from_env()
     try:
-        found = client.containers.list(all=True, filters={"label": LABEL})
-        return tuple(c.name for c in found if c.labels.get(LABEL, "").partition(":")[0] == str(pid))
+        # the low-level list: `containers.list` inspects each container after listing, and one
+        # another test's sandbox removes in between (its process gone) is a NotFound
+        found = client.api.containers(all=True, filters={"label": LABEL})
+        return tuple(
+            c["Names"][0].lstrip("/")
+            for c in found
+            if (c.get("Labels") or {}).get(LABEL, "").partition(":")[0] == str(pid)
+        )
     finally:
         client.close()
 

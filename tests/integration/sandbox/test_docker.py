@@ -194,35 +194,32 @@ def test_no_engine_is_unavailable_with_the_setup_hint(monkeypatch: pytest.Monkey
     assert str(caught.value).endswith("); run scripts/docker-setup.sh")
 
 
-class FakeContainer:
-    def __init__(self, label: str, removed: list[str]) -> None:
-        self.labels = {LABEL: label}
-        self.removed = removed
+class FakeApi:
+    """The low-level client's listing (each container's labels in the listing itself) and
+    removal by id."""
 
-    def remove(self, force: bool) -> None:
-        assert force
-        self.removed.append(self.labels[LABEL])
+    def __init__(self, labels: list[str]) -> None:
+        self.items = [{"Id": label, "Labels": {LABEL: label}} for label in labels]
+        self.removed: list[str] = []
 
-
-class FakeContainers:
-    def __init__(self, labels: list[str], removed: list[str]) -> None:
-        self.items = [FakeContainer(label, removed) for label in labels]
-
-    def list(self, all: bool, filters: dict[str, str]) -> list[FakeContainer]:
+    def containers(self, all: bool, filters: dict[str, str]) -> list[dict[str, Any]]:
         assert all and filters == {"label": LABEL}
         return self.items
+
+    def remove_container(self, ident: str, force: bool) -> None:
+        assert force
+        self.removed.append(ident)
 
 
 def test_stale_containers_are_those_whose_creator_is_gone() -> None:
     dead = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"], check=True,
                           capture_output=True, text=True).stdout.strip()  # fmt: skip
-    removed: list[str] = []
     client = FakeClient()
-    client.containers = FakeContainers(  # type: ignore[attr-defined]
-        [owner_label(), f"{dead}:1", f"{os.getpid()}:0", "garbage"], removed
+    client.api = FakeApi(  # type: ignore[attr-defined]
+        [owner_label(), f"{dead}:1", f"{os.getpid()}:0", "garbage"]
     )
     assert remove_stale_containers(client) == 3
-    assert removed == [f"{dead}:1", f"{os.getpid()}:0", "garbage"]
+    assert client.api.removed == [f"{dead}:1", f"{os.getpid()}:0", "garbage"]  # type: ignore[attr-defined]
 
 
 # --- real runs -----------------------------------------------------------------------------------
