@@ -1,0 +1,133 @@
+"""Red team, class tasks: a class that replays the visible tests' call sequences from a table and
+returns None elsewhere earns < MAX_DEGENERATE_REWARD normalised on every class task of the
+session's boltons batch (`tests/e2e/conftest.py`).
+
+The attack is what an agent can build from the workspace: run the visible tests, note each
+instance's calls in order and what each returned, and answer from that table.  Every member of
+the table class notes its call (its bound arguments) in the instance's history; while the
+history is a prefix of a visible recorded sequence (same names, equal arguments), the member
+gives that step's recorded outcome (its value, its exception, or the instance); on any other
+history it returns None.  So it earns every step of the visible sequences and of any other
+sequence that begins like one, and nothing of what only a working class gives.
+
+The defence: gen grades a table of the visible call sequences in front of each degenerate
+class (`replicate.gen.class_families`), and the baseline holds it.  The positive control: against
+the baseline without those tables the same class earns above the limit on some class task.
+"""
+
+from __future__ import annotations
+
+import json
+
+from replicate.batch.store import Batch, LoadedTask
+from replicate.cache import cache_root
+from replicate.core import SequenceStratum, StepOutcome, TaskKind
+from replicate.gen.class_families import with_bodies
+SEQUENCE_TABLE = "sequence table"
+from replicate.grading import grade_text, normalise
+from replicate.grading.reward import MAX_DEGENERATE_REWARD
+from replicate.jail import Jail
+from replicate.jail.context import context_for
+from replicate.sandbox import get_sandbox
+from tests.e2e.conftest import Minted
+
+# Appended to the target file: the table (each visible recorded sequence's steps as
+# (name, pickled (args, kwargs), outcome, pickled result)) and its lookup.
+_LOOKUP = '''
+
+_SEQ_TABLE = {table!r}
+_SEQ_HISTORY = {{}}
+
+
+def _seq_bound(instance, name, blob):
+    import base64, inspect, pickle
+    args, kwargs = pickle.loads(base64.b64decode(blob))
+    found = inspect.signature(getattr(type(instance), name)).bind(instance, *args, **kwargs)
+    found.apply_defaults()
+    return list(found.arguments.values())[1:]
+
+
+def _seq_answer(instance, name, arguments):
+    import base64, pickle
+    history = _SEQ_HISTORY.setdefault(id(instance), [])
+    if name == "__init__":
+        history.clear()
+    elif not history:
+        history.append(None)  # built by a class call that is not a member: any construction
+    history.append((name, arguments))
+    at = len(history) - 1
+    for steps in _SEQ_TABLE:
+        if len(steps) <= at or not all(_seq_same(instance, h, s) for h, s in zip(history, steps)):
+            continue
+        _, _, outcome, result = steps[at]
+        if outcome == "self":
+            return instance
+        value = pickle.loads(base64.b64decode(result)) if result else None
+        if outcome == "raised":
+            raise value
+        return value
+    return None
+
+
+def _seq_same(instance, noted, step):
+    if noted is None:
+        return step[0] == "__init__"
+    try:
+        return noted[0] == step[0] and noted[1] == _seq_bound(instance, step[0], step[1])
+    except Exception:
+        return False
+'''
+
+
+def _table(task: LoadedTask) -> list[list[tuple[str, str, str, str]]]:
+    """The visible recorded sequences' steps, as the attacker noted them."""
+    return [
+        [(s.name, s.args_b64, s.outcome.value, s.result_b64) for s in hidden.sequence.steps]
+        for hidden in task.sequences
+        if hidden.stratum is SequenceStratum.RECORDED
+        and hidden.sequence.visible
+        and all(s.outcome is not StepOutcome.UNRECORDED for s in hidden.sequence.steps)
+    ]
+
+
+def _table_class(task: LoadedTask) -> str:
+    bodies = []
+    for member in task.hidden.target.members:
+        if member.kind in ("staticmethod", "classmethod", "property"):
+            bodies.append("return None")  # no instance to note a history on
+            continue
+        bodies.append(
+            f"_a = list(locals().values()); return _seq_answer(_a[0], {member.name!r}, _a[1:])"
+        )
+    source = with_bodies(task, tuple(bodies)).decode()
+    return source + _LOOKUP.format(table=_table(task))
+
+
+def test_a_table_of_the_visible_call_sequences_earns_nothing_on_class_tasks(
+    boltons: Minted,
+) -> None:
+    batch = Batch.open(boltons.batch)
+    ids = [i for i in batch.ids if batch.spec(i).task_kind is TaskKind.CLASS]
+    assert ids
+    rows = []
+    for ident in ids:
+        task = batch.load(ident)
+        if not _table(task):
+            continue
+        jail = Jail(context_for(task.repo, cache_root()), get_sandbox("local"))
+        verdict = grade_text(task, _table_class(task), jail, shrink=False)
+        assert verdict.status == "graded", (ident, verdict.reason)
+        baseline = task.hidden.baseline
+        assert baseline is not None
+        without = max(
+            (p.raw_reward for p in baseline.programs if SEQUENCE_TABLE not in p.program),
+            default=0.0,
+        )
+        raw = verdict.raw_reward or 0.0
+        rows.append((ident, len(_table(task)), verdict.reward or 0.0, raw, normalise(raw, without)))
+    print(json.dumps({"class_tasks_with_visible_sequences": len(rows), "rows": rows}))
+    assert len(rows) >= 3, rows
+    # the defence: under the limit on every class task
+    assert max(reward for *_, reward, _, _ in rows) < MAX_DEGENERATE_REWARD, rows
+    # the positive control: against the baseline without the sequence tables it earns above it
+    assert max(control for *_, control in rows) > MAX_DEGENERATE_REWARD, rows
