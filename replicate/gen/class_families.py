@@ -29,9 +29,15 @@ from replicate.batch import LoadedTask, StoredOutcome
 from replicate.core import Baseline, Target
 from replicate.gen.baseline import summarise
 from replicate.gen.lines import keep_line_count
-from replicate.grading import Refusal, original_source, run_spliced, score_members
+from replicate.grading import (
+    Refusal,
+    SequenceScore,
+    original_source,
+    run_spliced,
+    score_sequences,
+)
 from replicate.inputs import parse_signature
-from replicate.jail import Jail
+from replicate.jail import Jail, Replay
 
 EVERY_NONE = "class: every method returns None"
 EVERY_RAISE = "class: every method raises ValueError"
@@ -102,11 +108,20 @@ class FamilyRunFailed(Exception):
 
 def class_baseline(task: LoadedTask, jail: Jail) -> Baseline:
     """Each degenerate class's raw reward and that of a table of the visible calls in front of
-    it, best first (`FamilyRunFailed` when one could not run)."""
+    it, best first, graded as a candidate is: its members' outcomes and its replays of the
+    task's call sequences (`FamilyRunFailed` when one could not run)."""
     outcomes: dict[str, Mapping[int, StoredOutcome]] = {}
+    sequences: dict[str, SequenceScore] = {}
+    replays: tuple[Replay, ...]
     for program in class_programs(task.hidden.target):
         found = run_spliced(task, with_bodies(task, program.bodies), jail)
         if isinstance(found, Refusal) and found.status == "infra_error":
             raise FamilyRunFailed(f"{program.name}: {found.reason}")
-        outcomes[program.name] = {} if isinstance(found, Refusal) else found.run.parsed.outcomes
-    return summarise(task, outcomes, score=score_members)
+        if isinstance(found, Refusal):  # its file did not import: nothing matches
+            outcomes[program.name], replays = {}, ()
+        else:
+            outcomes[program.name], replays = found.run.parsed.outcomes, found.replays
+        replayed = score_sequences(task, replays)
+        if replayed is not None:
+            sequences[program.name] = replayed
+    return summarise(task, outcomes, sequences)

@@ -72,16 +72,47 @@ def _key(outcome: Mapping[str, Any]) -> str | None:
     return str(exc.get("msg")) if exc.get("type") == "builtins.LookupError" else None
 
 
-def _answer(outcome: dict[str, object]) -> str | None:
-    """The recorded outcome as a table entry's source: ("r", <value>) or ("x", <builtin>)."""
+def _answer(outcome: Mapping[str, Any], target: Target) -> str | None:
+    """The recorded outcome as a table entry's source: ("r", <value>), ("x", <builtin>), or
+    ("o", <its base or None>, <its fields>) for an instance of the task's own class (what the
+    visible calls of boltons' classes return: `FrozenDict.fromkeys`, `FilePerms.from_int`)."""
     if outcome.get("status") == "returned":
-        text = literal(outcome.get("value"))
-        return None if text is None else f"('r', {text})"
+        value = outcome.get("value")
+        text = literal(value)
+        if text is not None:
+            return f"('r', {text})"
+        return _instance(value, target) if isinstance(value, Mapping) else None
     exc = outcome.get("exc")
-    kind = exc.get("type") if isinstance(exc, dict) else None
+    kind = exc.get("type") if isinstance(exc, Mapping) else None
     if isinstance(kind, str) and kind.startswith("builtins."):
         return f"('x', {kind.removeprefix('builtins.')!r})"
     return None
+
+
+def _instance(value: Mapping[str, Any], target: Target) -> str | None:
+    """An instance of the task's class (`obj`, or `sub` of a dict or a list) whose base and
+    fields are literals, as ("o", <base or None>, <fields>)."""
+    if value.get("t") not in ("obj", "sub") or value.get("type") != target.symbol:
+        return None
+    base = literal(value["base"]) if value.get("t") == "sub" else "None"
+    fields = {name: literal(field) for name, field in dict(value.get("fields") or {}).items()}
+    if base is None or (base != "None" and base[0] not in "[{") or None in fields.values():
+        return None
+    return f"('o', {base}, {{{', '.join(f'{k!r}: {v}' for k, v in fields.items())}}})"
+
+
+def _returned(target: Target) -> str:
+    """A member body's expression that gives back a table entry `_a` (see `_answer`)."""
+    built = (
+        f"(object.__new__({target.qualname}) if _a[1] is None "
+        f"else type(_a[1]).__new__({target.qualname}))"
+    )
+    return (
+        "_a[1] if _a[0] == 'r' else "
+        "(_ for _ in ()).throw(getattr(__import__('builtins'), _a[1])()) if _a[0] == 'x' else "
+        f"[_o := {built}, _a[1] is None or type(_a[1]).__init__(_o, _a[1]), "
+        "[object.__setattr__(_o, _f, _v) for _f, _v in _a[2].items()], _o][-1]"
+    )
 
 
 def _table_class(task: LoadedTask, jail: Jail) -> tuple[str, int]:
@@ -94,7 +125,7 @@ def _table_class(task: LoadedTask, jail: Jail) -> tuple[str, int]:
         if not _visible(item):
             continue
         key = _key(outcomes.get(item.index, {}))
-        answer = _answer(dict(task.expected[item.index]))
+        answer = _answer(task.expected[item.index], task.hidden.target)
         if key is not None and answer is not None:
             tables.setdefault(item.member or "", {}).setdefault(key, answer)
     bodies = []
@@ -104,8 +135,7 @@ def _table_class(task: LoadedTask, jail: Jail) -> tuple[str, int]:
             _or_init(
                 member,
                 f"_k = {_arguments(member.kind)}; _a = {table}}}.get(_k, ('r', None)); "
-                "return _a[1] if _a[0] == 'r' else "
-                "(_ for _ in ()).throw(getattr(__import__('builtins'), _a[1])())",
+                f"return {_returned(task.hidden.target)}",
             )
         )
     answered = sum(len(t) for t in tables.values())
