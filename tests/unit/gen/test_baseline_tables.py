@@ -99,3 +99,13 @@ def test_tables_scored_from_their_programs_matches_score_the_same(seed: int) -> 
         differ += any(rewards[f"{VISIBLE} {name}"] != rewards[name] for name in outcomes)
     # the tables are not their programs over again: on most tasks some table scores otherwise
     assert differ >= len(tasks) // 2
+
+
+def test_a_task_with_sequences_is_not_summarised_without_each_programs_replay() -> None:
+    """Its programs' raw rewards would leave the sequences half out (members alone): too low
+    when the programs earn more on the sequences than on the members."""
+    task = next(t for t in _with_visible_calls() if t.sequences)
+    outcomes = _programs(task, 0)
+    with pytest.raises(ValueError, match="not scored"):
+        summarise(task, outcomes)
+    summarise(task, outcomes, _sequence_scores(task, outcomes, 0))
