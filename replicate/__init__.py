@@ -31,6 +31,11 @@ __version__ = "0.1.0"
 #     code); else `<unverified><__eq__ not by its fields>` and its claimed name, a match for
 #     nothing. A candidate's class that adds an `__eq__` now matches a /8 task's `<by state>`
 #     object with equal fields (it was `<unverified>`); expected outcomes grade as before.
-GRADER_VERSION = "replicate-grader/9"
+# /10: a class task's degenerate classes (and the tables of the visible calls in front of them)
+#     are graded on its call sequences too, as a candidate is (they were graded on the members'
+#     inputs alone); a module task's every-body-None file gains a table of the visible calls in
+#     front of it. Baselines of class and module tasks with sequences rise; candidates of a /9
+#     task grade as before, against its recorded baseline.
+GRADER_VERSION = "replicate-grader/10"
 
 __all__ = ["GRADER_VERSION", "__version__"]

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
 from replicate.batch import LoadedTask, StoredOutcome
@@ -38,7 +38,6 @@ from replicate.core import (
     CallInput,
     DegenerateScore,
     DropReason,
-    GradingSettings,
     Target,
 )
 from replicate.gen.families import (
@@ -57,13 +56,12 @@ from replicate.grading import (
     MAX_BASELINE,
     MAX_CONSTANT_BASELINE,
     MAX_DEGENERATE_REWARD,
-    Mismatch,
-    Score,
+    SequenceScore,
     compare_outcome,
+    graded_score,
     matches,
     normalise,
     original_source,
-    score_matches,
 )
 from replicate.inputs import parse
 from replicate.jail import Jail
@@ -196,33 +194,35 @@ def program_outcomes(
     return outcomes
 
 
-Scorer = Callable[[Sequence[CallInput], Sequence[Mismatch | None], GradingSettings], Score]
-
-
 def summarise(
     task: LoadedTask,
     outcomes: Mapping[str, Mapping[int, Outcome]],
-    score: Scorer = score_matches,
+    sequences: Mapping[str, SequenceScore] | None = None,
 ) -> Baseline:
-    """Each program's raw reward (scored by `score`, as the task's candidates are) and that of a
-    lookup table of the visible calls in front of it (`visible_table`), best first.  The table's
-    answers are the program's own on every input but the visible calls, so its matches are the
-    program's there and, on those calls, what the expected outcome compared with itself gives:
-    compared once per task, not once per program
-    (scoring the degenerate programs was ~7% of a boltons gen's time holding the interpreter
-    lock, the tables half of it)."""
+    """Each program's raw reward and that of a lookup table of the visible calls in front of it
+    (`visible_table`), best first, each graded as the task's candidates are (`graded_score`: a
+    class task's by member, with the program's call sequences' score, `sequences`, by program;
+    a task with sequences needs each program's).  The table's answers are the program's own on
+    every input but the visible calls, so its matches are the program's there and, on those
+    calls, what the expected outcome compared with itself gives: compared once per task, not
+    once per program (scoring the degenerate programs was ~7% of a boltons gen's time holding
+    the interpreter lock, the tables half of it).  A call sequence is no visible call: on the
+    sequences a table earns its program's score."""
     inputs, expected, settings = task.inputs, task.expected, task.hidden.grading
     visible = {i.index for i in inputs if _visible(i)}
     answered = {n: compare_outcome(expected[n], expected[n], settings) for n in visible}
     scores = []
     for name, got in outcomes.items():
+        replayed = (sequences or {}).get(name)
+        if task.sequences and replayed is None:
+            raise ValueError(f"{task.id}: the call sequences of {name!r} were not scored")
         found = matches(inputs, expected, got, settings)
         table = [
             answered[i.index] if i.index in visible else m
             for i, m in zip(inputs, found, strict=True)
         ]
         for program, graded in ((name, found), (f"{VISIBLE} {name}", table)):
-            reward = score(inputs, graded, settings).reward
+            reward = graded_score(task, graded, replayed)[1]
             scores.append(DegenerateScore(program=program, raw_reward=reward))
     ranked = _ranked(scores)
     return Baseline(raw_reward=ranked[0].raw_reward if ranked else 0.0, programs=tuple(ranked))

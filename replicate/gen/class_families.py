@@ -12,11 +12,17 @@ reading the task, the same family for every member (`class_programs`):
 
 and, for each, a lookup table of the visible calls (`replicate.gen.baseline.summarise`: the
 traced calls made straight from the tests, which the workspace shows) that behaves like that
-class on every other input.  Each runs in the jail through the class grader
-(`replicate.grading.run_spliced`, every hidden input of the task, a run a member) and is scored
-as a candidate is (`score_members`), so the families are graded on whatever a class task's
-hidden inputs are.  Every family and table is held to the floor `MAX_BASELINE`; the best of
-them (and of the methods' own degenerate programs, `gen.classes`) is the class task's baseline.
+class on every other input.  Each family runs in the jail as a candidate does
+(`replicate.grading.run_spliced`: every hidden input of the task, a run a member, and the task's
+call sequences replayed on it) and is scored as a candidate is (`replicate.grading.graded_score`:
+by member, and half on its sequences when the task has them), so the families are graded on
+whatever a class task's hidden inputs and sequences are.  A table answers the visible member
+calls only: a call sequence is none of them (its steps run on an instance the sequence built),
+so on the sequences a table earns its family's replay, the same score.  Every family and table
+is held to the floor `MAX_BASELINE`; the best of them (and of the methods' own degenerate
+programs, `gen.classes`) is the class task's baseline.  A module task's file whose every body
+returns None, and the table in front of it, are graded the same way (`graded_files`,
+`gen/modules.py`).
 """
 
 from __future__ import annotations
@@ -29,9 +35,15 @@ from replicate.batch import LoadedTask, StoredOutcome
 from replicate.core import Baseline, Target
 from replicate.gen.baseline import summarise
 from replicate.gen.lines import keep_line_count
-from replicate.grading import Refusal, original_source, run_spliced, score_members
+from replicate.grading import (
+    Refusal,
+    SequenceScore,
+    original_source,
+    run_spliced,
+    score_sequences,
+)
 from replicate.inputs import parse_signature
-from replicate.jail import Jail
+from replicate.jail import Jail, Replay
 
 EVERY_NONE = "class: every method returns None"
 EVERY_RAISE = "class: every method raises ValueError"
@@ -102,11 +114,28 @@ class FamilyRunFailed(Exception):
 
 def class_baseline(task: LoadedTask, jail: Jail) -> Baseline:
     """Each degenerate class's raw reward and that of a table of the visible calls in front of
-    it, best first (`FamilyRunFailed` when one could not run)."""
+    it, best first (`graded_files`)."""
+    programs = class_programs(task.hidden.target)
+    return graded_files(task, jail, {p.name: with_bodies(task, p.bodies) for p in programs})
+
+
+def graded_files(task: LoadedTask, jail: Jail, files: Mapping[str, bytes]) -> Baseline:
+    """The raw reward of each of `files` (degenerate target files, by name) and of a table of
+    the visible calls in front of it, best first, graded as a candidate is: its outcomes on
+    the members' inputs and its replays of the task's call sequences (`FamilyRunFailed` when
+    one could not run)."""
     outcomes: dict[str, Mapping[int, StoredOutcome]] = {}
-    for program in class_programs(task.hidden.target):
-        found = run_spliced(task, with_bodies(task, program.bodies), jail)
+    sequences: dict[str, SequenceScore] = {}
+    replays: tuple[Replay, ...]
+    for name, source in files.items():
+        found = run_spliced(task, source, jail)
         if isinstance(found, Refusal) and found.status == "infra_error":
-            raise FamilyRunFailed(f"{program.name}: {found.reason}")
-        outcomes[program.name] = {} if isinstance(found, Refusal) else found.run.parsed.outcomes
-    return summarise(task, outcomes, score=score_members)
+            raise FamilyRunFailed(f"{name}: {found.reason}")
+        if isinstance(found, Refusal):  # its file did not import: nothing matches
+            outcomes[name], replays = {}, ()
+        else:
+            outcomes[name], replays = found.run.parsed.outcomes, found.replays
+        replayed = score_sequences(task, replays)
+        if replayed is not None:
+            sequences[name] = replayed
+    return summarise(task, outcomes, sequences)

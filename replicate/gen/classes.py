@@ -10,8 +10,9 @@ So are its guarantees:
   of the methods' baselines.  Each family of degenerate classes is graded too, on its own and
   behind a table of the visible calls (`gen/class_families.py`: every method returning None,
   raising, returning self, returning its first argument; its methods then call each other's
-  degenerate bodies, which no method task saw): the baseline is the best of them all, and a
-  class on which a family or its table earns `MAX_BASELINE` is dropped, the family named;
+  degenerate bodies, which no method task saw), each graded as a candidate is, on the
+  members' inputs and the call sequences: the baseline is the best of them all, and a class on
+  which a family or its table earns `MAX_BASELINE` is dropped, the family named;
 - strength: a mutant of one method changes the file as the method task's mutant did, and runs
   on the same inputs: the class's mutants are its methods', killed as they were, at the same
   kill-rate floor each method task was held to;

@@ -9,7 +9,9 @@ agreed by two runs of the reference.  So are its guarantees:
 - grading: a run per member, the raw reward the mean over members, each weighted by stratum
   within itself (`grading/classes.py`), so one function with many inputs cannot dominate;
 - baseline: each member's best degenerate program, their mean; the file whose every body
-  returns None is graded too, and a module on which that one earns `MAX_BASELINE` is dropped;
+  returns None is graded too, on its own and behind a table of the visible calls, each as a
+  candidate is, class sequences included (`gen/class_families.py` `graded_files`), and a module
+  on which one of them earns `MAX_BASELINE` is dropped;
 - strength: a mutant of one member changes the file as the member task's mutant did and runs on
   the same inputs (the other bodies the original's in both), so the module's mutants are its
   members', killed as they were, each member held to today's kill-rate floor when it was minted
@@ -40,12 +42,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from replicate.batch import LoadedTask, TaskFiles, read_task_files
 from replicate.core import (
     Baseline,
-    DegenerateScore,
     DropReason,
     HiddenSequence,
     LedgerEntry,
     Target,
 )
+from replicate.gen.class_families import graded_files
 from replicate.gen.classes import (
     Checks,
     ClassWork,
@@ -57,7 +59,6 @@ from replicate.gen.classes import (
 from replicate.gen.ledger import decided
 from replicate.gen.publish import Publisher
 from replicate.gen.target import Dropped, Minted
-from replicate.grading import grade_text
 from replicate.jail import Jail
 
 MIN_MODULE_MEMBERS = 2  # members minted as tasks a module task needs
@@ -66,10 +67,10 @@ EVERY_BODY_NONE = "module: every function and method returns None"
 
 
 def every_body_none(task: LoadedTask, jail: Jail) -> Baseline:
-    """The raw reward of the file whose every function and method returns None."""
-    none = grade_text(task, returning_none(task).decode("utf-8"), jail, shrink=False)
-    score = DegenerateScore(program=EVERY_BODY_NONE, raw_reward=none.raw_reward or 0.0)
-    return Baseline(raw_reward=score.raw_reward, programs=(score,))
+    """The raw reward of the file whose every function and method returns None, and of a table
+    of the visible calls in front of it, graded as a candidate is, sequences and all
+    (`gen.class_families.graded_files`)."""
+    return graded_files(task, jail, {EVERY_BODY_NONE: returning_none(task)})
 
 
 MODULE_CHECKS = Checks(

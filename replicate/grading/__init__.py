@@ -6,12 +6,14 @@ trusted side; `reward` weighs the matches by stratum and normalises against dege
 
 from __future__ import annotations
 
+from replicate.grading.class_sequences import SequenceScore, score_sequences
 from replicate.grading.classes import score_members
 from replicate.grading.compare import Mismatch, compare_outcome, is_gradable, same_outcome
 from replicate.grading.grader import (
     MAX_CANDIDATE_BYTES,
     Refusal,
     grade_text,
+    graded_score,
     original_source,
     refused,
     run_candidate,
@@ -42,10 +44,12 @@ __all__ = [
     "Mismatch",
     "Refusal",
     "Score",
+    "SequenceScore",
     "compare_outcome",
     "compare_sequences",
     "failing_prefix",
     "grade_text",
+    "graded_score",
     "is_gradable",
     "matches",
     "node_ids",
@@ -59,6 +63,7 @@ __all__ = [
     "score",
     "score_matches",
     "score_members",
+    "score_sequences",
     "size_problem",
     "stubbed_source",
     "with_repo_tests",

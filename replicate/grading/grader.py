@@ -10,6 +10,7 @@ Expected outputs never enter the candidate's process; comparison happens here.
 from __future__ import annotations
 
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from replicate import GRADER_VERSION
@@ -26,8 +27,9 @@ from replicate.grading.class_sequences import (
 )
 from replicate.grading.classes import is_class_task, run_members, score_members
 from replicate.grading.javascript import grade_script, is_script_task
+from replicate.grading.mismatch import Mismatch
 from replicate.grading.recall import with_recall
-from replicate.grading.reward import normalise, score_matches
+from replicate.grading.reward import Score, normalise, score_matches
 from replicate.grading.shrink import shrink_counterexample
 from replicate.grading.stability import Compared, compared, flipped, rescued, unstable_reason
 from replicate.jail import Jail, JailRun, Replay, compile_candidate
@@ -232,12 +234,9 @@ def _graded(
     """The verdict on a candidate that ran: compared, run again if it earned anything, its
     counterexample shrunk."""
     run = found.run
-    settings = task.hidden.grading
-    first = compared(task.inputs, task.expected, run.parsed.outcomes, settings)
-    scored = score_members if is_class_task(task) else score_matches
-    result = scored(task.inputs, first.misses, settings)
+    first = compared(task.inputs, task.expected, run.parsed.outcomes, task.hidden.grading)
     sequences = score_sequences(task, found.replays)  # a class task's, None without
-    raw = combined(result.reward, sequences)
+    result, raw = graded_score(task, first.misses, sequences)
     base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
     if normalise(raw, base) > 0:
         again = _second_run(task, found, first, jail, hash_seed)
@@ -246,8 +245,7 @@ def _graded(
             raw_reward = None if again.reward is None else round(raw, 6)
             return verdict.model_copy(update={"raw_reward": raw_reward, "counts": result.counts})
         second, sequences = again
-        result = scored(task.inputs, rescued(task.inputs, first, second), settings)
-        raw = combined(result.reward, sequences)
+        result, raw = graded_score(task, rescued(task.inputs, first, second), sequences)
     reward = round(normalise(raw, base), 6)
     reason = _reason(result.mismatches, len(task.inputs), run.result.timed_out, run.parsed.ready)
     example = result.counterexample
@@ -270,6 +268,17 @@ def _graded(
             "counterexample": example,
         }
     )
+
+
+def graded_score(
+    task: LoadedTask, misses: Sequence[Mismatch | None], sequences: SequenceScore | None
+) -> tuple[Score, float]:
+    """The score on the hidden inputs of outcomes that left `misses` (a class or module task's
+    by member, `score_members`), and the raw reward with the call sequences' score (`combined`;
+    None: the task has none): what a candidate earns, and a degenerate program at gen."""
+    scored = score_members if is_class_task(task) else score_matches
+    result = scored(task.inputs, misses, task.hidden.grading)
+    return result, combined(result.reward, sequences)
 
 
 def _reason(mismatches: int, total: int, timed_out: bool, ready: bool) -> str:
