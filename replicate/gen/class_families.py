@@ -41,6 +41,7 @@ from replicate.grading import (
     original_source,
     run_spliced,
     score_sequences,
+    tabled,
 )
 from replicate.inputs import parse_signature
 from replicate.jail import Jail, Replay
@@ -49,6 +50,8 @@ EVERY_NONE = "class: every method returns None"
 EVERY_RAISE = "class: every method raises ValueError"
 EVERY_SELF = "class: every method returns self"
 EVERY_FIRST = "class: every method returns its first argument"
+# a table of the visible tests' call sequences in front of another program (`grading.tabled`)
+SEQUENCE_TABLE = "visible call sequences, else"
 _DEF = re.compile(r"^[ \t]*(?:async[ \t]+)?def[ \t]", re.MULTILINE)
 
 
@@ -136,6 +139,11 @@ def graded_files(task: LoadedTask, jail: Jail, files: Mapping[str, bytes]) -> Ba
         else:
             outcomes[name], replays = found.run.parsed.outcomes, found.replays
         replayed = score_sequences(task, replays)
-        if replayed is not None:
-            sequences[name] = replayed
+        if replayed is None:
+            continue
+        sequences[name] = replayed
+        table = score_sequences(task, tabled(task, replays))
+        if table is not None and table.reward > replayed.reward:  # it answered some step
+            outcomes[f"{SEQUENCE_TABLE} {name}"] = outcomes[name]
+            sequences[f"{SEQUENCE_TABLE} {name}"] = table
     return summarise(task, outcomes, sequences)

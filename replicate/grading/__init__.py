@@ -6,7 +6,7 @@ trusted side; `reward` weighs the matches by stratum and normalises against dege
 
 from __future__ import annotations
 
-from replicate.grading.class_sequences import SequenceScore, score_sequences
+from replicate.grading.class_sequences import SequenceScore, score_sequences, tabled
 from replicate.grading.classes import score_members
 from replicate.grading.compare import Mismatch, compare_outcome, is_gradable, same_outcome
 from replicate.grading.grader import (
@@ -66,5 +66,6 @@ __all__ = [
     "score_sequences",
     "size_problem",
     "stubbed_source",
+    "tabled",
     "with_repo_tests",
 ]

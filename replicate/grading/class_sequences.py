@@ -117,6 +117,43 @@ def _padded(replays: Sequence[Replay], length: int) -> list[Replay]:
     return [*replays, *(Replay((), problem="no outcome") for _ in range(length - len(replays)))]
 
 
+def tabled(task: LoadedTask, replays: Sequence[Replay]) -> tuple[Replay, ...]:
+    """The replays of a class that answers the visible tests' call sequences from a table and
+    behaves as the replayed one otherwise: an agent can run the visible tests and note each
+    instance's calls and answers.  Its history is a visible recorded sequence's prefix as long
+    as the calls are that sequence's, so it gives the expected outcome of every step of a
+    visible sequence (and its end state: generous) and of the steps any other sequence shares
+    with the start of one; from the first step that leaves every visible sequence it gives what
+    the replayed class gives (the degenerate classes keep no state: theirs is the same there)."""
+    visible = [h.sequence for h in task.sequences if _visible(h)]
+    found = []
+    for hidden, got in zip(task.sequences, _padded(replays, len(task.sequences)), strict=True):
+        total = len(hidden.steps)
+        shared = max((_shared(hidden.sequence, other) for other in visible), default=0)
+        if shared == 0:
+            found.append(got)
+            continue
+        steps = (*hidden.steps[:shared], *got.steps[shared:])
+        found.append(Replay(steps, hidden.state if shared == total else got.state))
+    return tuple(found)
+
+
+def _visible(hidden: HiddenSequence) -> bool:
+    return hidden.stratum is SequenceStratum.RECORDED and hidden.sequence.visible
+
+
+def _shared(one: CallSequence, other: CallSequence) -> int:
+    """How many first steps `one` shares with `other` (same class, calls and arguments)."""
+    if one.cls != other.cls:
+        return 0
+    same = 0
+    for a, b in zip(one.steps, other.steps, strict=False):
+        if (a.name, a.args_b64, a.refs) != (b.name, b.args_b64, b.refs):
+            break
+        same += 1
+    return same
+
+
 def combined(members: float, sequences: SequenceScore | None) -> float:
     """The class's raw reward: its members' and its sequences' (see the module's doc)."""
     if sequences is None:

@@ -22,8 +22,7 @@ import json
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
 from replicate.core import SequenceStratum, StepOutcome, TaskKind
-from replicate.gen.class_families import with_bodies
-SEQUENCE_TABLE = "sequence table"
+from replicate.gen.class_families import SEQUENCE_TABLE, with_bodies
 from replicate.grading import grade_text, normalise
 from replicate.grading.reward import MAX_DEGENERATE_REWARD
 from replicate.jail import Jail
@@ -33,7 +32,7 @@ from tests.e2e.conftest import Minted
 
 # Appended to the target file: the table (each visible recorded sequence's steps as
 # (name, pickled (args, kwargs), outcome, pickled result)) and its lookup.
-_LOOKUP = '''
+_LOOKUP = """
 
 _SEQ_TABLE = {table!r}
 _SEQ_HISTORY = {{}}
@@ -76,7 +75,7 @@ def _seq_same(instance, noted, step):
         return noted[0] == step[0] and noted[1] == _seq_bound(instance, step[0], step[1])
     except Exception:
         return False
-'''
+"""
 
 
 def _table(task: LoadedTask) -> list[list[tuple[str, str, str, str]]]:

@@ -28,6 +28,7 @@ from replicate.grading.class_sequences import (
     rendered,
     score_sequences,
     steadied,
+    tabled,
 )
 from replicate.jail import Replay
 from replicate.jail.runner.encoding import encode
@@ -152,3 +153,23 @@ def test_a_sequence_is_rendered_from_the_reference_replay() -> None:
     )
     text = rendered(sequence, shown)
     assert text == "x = Box(3, k=2); x.add(1) -> None; x.pop() -> 1"
+
+
+def test_a_table_of_the_visible_sequences_answers_them_and_the_steps_others_share() -> None:
+    seen = _hidden(0, SequenceStratum.RECORDED, None, 1, 2, 3)
+    widened = _hidden(1, SequenceStratum.WIDENED, None, 1, 5, 7)  # shares the class call, add(1)
+    unseen = _hidden(2, SequenceStratum.RECORDED, None, 4)  # recorded, but not visible
+    unseen = unseen.model_copy(
+        update={"sequence": unseen.sequence.model_copy(update={"visible": False})}
+    )
+    task = _task(seen, widened, unseen)
+    nothing = [_got(None, None, None, None), _got(None, None, None, None), _got(None, None)]
+    bare = score_sequences(task, nothing)
+    table = score_sequences(task, tabled(task, nothing))
+    assert bare is not None and table is not None
+    assert [c.matched for c in bare.comparisons] == [1, 1, 1]
+    assert [c.matched for c in table.comparisons] == [4, 2, 1]  # all; the shared two; the call
+    assert table.reward > bare.reward
+    # a sequence nobody can see is answered by nothing but the class behind the table
+    hidden_only = _task(unseen)
+    assert tabled(hidden_only, nothing[2:]) == tuple(nothing[2:])
