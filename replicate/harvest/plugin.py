@@ -341,18 +341,13 @@ class _Harvest:
 
 TEST_DIRS = frozenset({"tests", "test", "testing"})
 TEST_FILES = frozenset({"conftest.py", "test.py", "tests.py"})
-
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
+_HERE = os.path.dirname(os.path.abspath(__file__))  # the harvest's files: this one and beside it
 
 
 def _from_tests(frame: Any) -> bool:
     """Whether the call was made by test code or a doctest: the first caller outside the
-    harvest's own files is in a test file (or a conftest, or under a tests folder) below the
-    directory pytest runs in, or in a doctest.  Not only this plugin's frames are passed over:
-    a method target of a class whose sequences are recorded is reached through the sequence
-    recorder's step (`replicate_harvest_sequences.py`, beside this file), and a class call
-    through the construction memory's `__init__` (`replicate_harvest_wrapping.py`)."""
+    harvest's files (a class's sequence step may stand between) is in a test file (or a
+    conftest, or under a tests folder) below the directory pytest runs in, or in a doctest."""
     while frame is not None and os.path.dirname(frame.f_code.co_filename) == _HERE:
         frame = frame.f_back
     if frame is None:
