@@ -131,9 +131,11 @@ _NEAREST: dict[str, tuple[Stratum, ...]] = {
 }
 
 
-def settle_strata(inputs: Sequence[CallInput]) -> tuple[CallInput, ...]:
-    """Fold each stratum smaller than `MIN_STRATUM` (the smallest first) into its nearest."""
-    out = list(inputs)
+def settle_strata(inputs: Sequence[CallInput], sparse: bool = False) -> tuple[CallInput, ...]:
+    """Fold each stratum smaller than `MIN_STRATUM` (the smallest first) into its nearest.
+    `sparse` (fewer than `MIN_TRACED` traced inputs): those join the widened stratum first, so
+    that no small stratum folds into a traced one the tests did not give."""
+    out = [_widened(i) if sparse and i.stratum == "traced" else i for i in inputs]
     while True:
         sizes: Counter[str] = Counter(i.stratum for i in out)
         small = sorted((n, name) for name, n in sizes.items() if n < MIN_STRATUM)
@@ -141,6 +143,10 @@ def settle_strata(inputs: Sequence[CallInput]) -> tuple[CallInput, ...]:
             return tuple(out)
         fold = small[0][1]
         out = [_fold(i, sizes) if i.stratum == fold else i for i in out]
+
+
+def _widened(item: CallInput) -> CallInput:
+    return item.model_copy(update={"stratum": "widened"})
 
 
 def _fold(item: CallInput, sizes: Counter[str]) -> CallInput:
@@ -161,7 +167,7 @@ def _task(
     record = repo.record
     ident = task_id(record.key, record.commit, target.symbol)
     examples, hidden_inputs = _examples(g)
-    hidden_inputs = settle_strata(hidden_inputs)
+    hidden_inputs = settle_strata(hidden_inputs, is_sparse(g))
     spec = task_spec(ident, record, target, examples, len(hidden_inputs))
     source = spec.source
     hidden = HiddenTask(

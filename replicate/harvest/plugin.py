@@ -341,13 +341,14 @@ class _Harvest:
 
 TEST_DIRS = frozenset({"tests", "test", "testing"})
 TEST_FILES = frozenset({"conftest.py", "test.py", "tests.py"})
+_HERE = os.path.dirname(os.path.abspath(__file__))  # the harvest's files: this one and beside it
 
 
 def _from_tests(frame: Any) -> bool:
-    """Whether the call was made by test code or a doctest: the first caller outside this
-    plugin is in a test file (or a conftest, or under a tests folder) below the directory
-    pytest runs in, or in a doctest."""
-    while frame is not None and frame.f_code.co_filename == __file__:
+    """Whether the call was made by test code or a doctest: the first caller outside the
+    harvest's files (a class's sequence step may stand between) is in a test file (or a
+    conftest, or under a tests folder) below the directory pytest runs in, or in a doctest."""
+    while frame is not None and os.path.dirname(frame.f_code.co_filename) == _HERE:
         frame = frame.f_back
     if frame is None:
         return False

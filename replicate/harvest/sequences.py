@@ -24,7 +24,6 @@ from __future__ import annotations
 import base64
 import functools
 import importlib
-import os
 import sys
 import types
 from collections.abc import Callable
@@ -70,7 +69,8 @@ class _Open:
 class Sequences:
     """The recorder of every chosen class's sequences; `state`: the plugin's (its `busy` flag,
     `by_value`, `emit`, `origin`), `dumps`: pickling capped at `max_bytes` (None past it),
-    `from_tests`: whether a frame is test code."""
+    `from_tests`: whether a frame is test code (the harvest's own frames above it passed over:
+    the plugin's wrappers of `__init__` may stand between)."""
 
     def __init__(self, config: dict[str, Any], state: Any, dumps: Any, from_tests: Any) -> None:
         self.classes: list[dict[str, str]] = list(config.get("classes", []))
@@ -111,7 +111,7 @@ class Sequences:
                 return fn(this, *args, **kwargs)
             self.started[key] = self.started.get(key, 0) + 1
             self.in_test[key] = self.in_test.get(key, 0) + 1
-            opened = _Open(key, this, self.state.origin, bool(self.from_tests(_caller())))
+            opened = _Open(key, this, self.state.origin, bool(self.from_tests(sys._getframe(1))))
             try:
                 value = self._run(fn, this, args, kwargs)
             except Exception as exc:
@@ -220,18 +220,6 @@ class Sequences:
             self._close(opened, "test ended")
         self.live.clear()
         self.in_test.clear()
-
-
-_HERE = os.path.dirname(os.path.abspath(__file__))
-
-
-def _caller() -> Any:
-    """The frame of the code that made the class call: the first outside the harvest's files
-    (the plugin's own wrappers of `__init__` may stand between)."""
-    frame: Any = sys._getframe(2)
-    while frame is not None and os.path.dirname(frame.f_code.co_filename) == _HERE:
-        frame = frame.f_back
-    return frame
 
 
 def _b64(data: bytes) -> str:

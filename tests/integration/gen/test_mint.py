@@ -58,6 +58,20 @@ def test_small_strata_are_folded_into_the_largest() -> None:
     assert _sizes(settle_strata(few_returns)) == {"raises": 9, "widened": 11}
 
 
+def test_a_sparse_tasks_traced_inputs_make_no_traced_stratum() -> None:
+    """Two traced calls, one generated input that returns, the rest raising (boltons'
+    ManyToMany.remove was kept so, with a traced stratum of three).  Folded as any task's, the
+    lone returning input joins the two traced ones in a traced stratum that the tests did not
+    give (the control); sparse, they join it in the widened stratum."""
+    inputs = _inputs(
+        ("traced", "traced", 2), ("widened", "widened", 1), ("raises", "widened", 71)
+    )  # fmt: skip
+    assert _sizes(settle_strata(inputs)) == {"traced": 3, "raises": 71}
+    assert _sizes(settle_strata(inputs, sparse=True)) == {"widened": 3, "raises": 71}
+    raising = _inputs(("traced", "traced", 1), ("raises", "traced", 1), ("edge", "edge", 30))
+    assert _sizes(settle_strata(raising, sparse=True)) == {"edge": 32}
+
+
 def test_rules_are_stated() -> None:
     assert (MIN_TRACED, MIN_GENERATED, MIN_STRATUM) == (3, 5, 3)
 
