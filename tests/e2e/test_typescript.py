@@ -70,9 +70,7 @@ def test_funnel_yield_and_kill_rates(minted: Minted) -> None:
     assert median >= KILL_RATE_MEDIAN
 
 
-def test_the_reference_earns_1_and_the_stub_0_on_every_task(
-    minted: Minted, tmp_path: Path
-) -> None:
+def test_the_reference_earns_1_and_the_stub_0_on_every_task(minted: Minted, tmp_path: Path) -> None:
     batch = Batch.open(minted.batch)
     local = get_sandbox("local")
     for ident in batch.ids:

@@ -208,9 +208,7 @@ def test_a_typescript_test_file_recorded_and_replayed(
 
 def test_an_es_module_class_methods_recorded_from_corpus_tslibs_tests(local: Sandbox) -> None:
     methods = ("get", "set", "hitRate")
-    targets = [
-        NodeTarget("src/cache.ts", ("BoundedCache",), CallKind.METHOD, m) for m in methods
-    ]
+    targets = [NodeTarget("src/cache.ts", ("BoundedCache",), CallKind.METHOD, m) for m in methods]
     harvest = record_tests(local, TSLIB, targets, ["test/cache.test.ts"])
     assert [f.exit_code for f in harvest.files] == [0]
     assert {r.target.member for r in harvest.calls} == set(methods)  # on the class, not a copy
