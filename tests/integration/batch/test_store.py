@@ -210,7 +210,7 @@ def test_ambiguous_symbol(tiny: Tiny, copy: Path) -> None:
 
 def test_committed_batch_opens_read_only() -> None:
     batch = Batch.open(REPO_ROOT)
-    assert len(batch.ids) == 88
+    assert len(batch.ids) == 86
     task = batch.load(batch.ids[0])
     assert task.inputs and set(task.expected) == {i.index for i in task.inputs}
     assert {i.provenance for i in task.inputs} == {"traced", "widened", "edge"}
