@@ -1,14 +1,16 @@
-"""Red team, class tasks: a class that replays the visible tests' call sequences from a table and
-returns None elsewhere earns < MAX_DEGENERATE_REWARD normalised on every class task of the
-session's boltons batch (`tests/e2e/conftest.py`).
+"""Red team, class tasks: a class that replays the visible tests' call sequences from a table,
+answers the visible calls from another (`test_class_table.py`'s) and returns None elsewhere
+earns < MAX_DEGENERATE_REWARD normalised on every class task of the session's boltons batch
+(`tests/e2e/conftest.py`).
 
 The attack is what an agent can build from the workspace: run the visible tests, note each
 instance's calls in order and what each returned, and answer from that table.  Every member of
 the table class notes its call (its bound arguments) in the instance's history; while the
 history is a prefix of a visible recorded sequence (same names, equal arguments), the member
-gives that step's recorded outcome (its value, its exception, or the instance); on any other
-history it returns None.  So it earns every step of the visible sequences and of any other
-sequence that begins like one, and nothing of what only a working class gives.
+gives that step's recorded outcome (its value, its exception, or the instance); otherwise it
+answers from the table of the visible calls, and returns None on any other call.  So it earns
+every step of the visible sequences and of any other sequence that begins like one, and the
+visible calls, and nothing of what only a working class gives.
 
 The defence: gen grades a table of the visible call sequences in front of each degenerate
 class (`replicate.gen.class_families`), and the baseline holds it.  The positive control: against
@@ -21,14 +23,15 @@ import json
 
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
-from replicate.core import SequenceStratum, StepOutcome, TaskKind
-from replicate.gen.class_families import SEQUENCE_TABLE, with_bodies
+from replicate.core import SequenceStratum, StepOutcome, Target, TaskKind
+from replicate.gen.class_families import SEQUENCE_TABLE
 from replicate.grading import grade_text, normalise
 from replicate.grading.reward import MAX_DEGENERATE_REWARD
 from replicate.jail import Jail
 from replicate.jail.context import context_for
 from replicate.sandbox import get_sandbox
 from tests.e2e.conftest import Minted
+from tests.e2e.test_class_table import table_class
 
 # Appended to the target file: the table (each visible recorded sequence's steps as
 # (name, pickled (args, kwargs), outcome, pickled result)) and its lookup.
@@ -60,11 +63,9 @@ def _seq_answer(instance, name, arguments):
             continue
         _, _, outcome, result = steps[at]
         if outcome == "self":
-            return instance
+            return ("r", instance)
         value = pickle.loads(base64.b64decode(result)) if result else None
-        if outcome == "raised":
-            raise value
-        return value
+        return ("e", value) if outcome == "raised" else ("r", value)
     return None
 
 
@@ -89,17 +90,12 @@ def _table(task: LoadedTask) -> list[list[tuple[str, str, str, str]]]:
     ]
 
 
-def _table_class(task: LoadedTask) -> str:
-    bodies = []
-    for member in task.hidden.target.members:
-        if member.kind in ("staticmethod", "classmethod", "property"):
-            bodies.append("return None")  # no instance to note a history on
-            continue
-        bodies.append(
-            f"_a = list(locals().values()); return _seq_answer(_a[0], {member.name!r}, _a[1:])"
-        )
-    source = with_bodies(task, tuple(bodies)).decode()
-    return source + _LOOKUP.format(table=_table(task))
+def _noted(member: Target) -> str | None:
+    """The expression that notes a member's call in its instance's history and answers it from
+    the sequences' table (None: a member with no instance to note a history on)."""
+    if member.kind in ("staticmethod", "classmethod", "property"):
+        return None
+    return f"_seq_answer(_p[0], {member.name!r}, _p[1:])"
 
 
 def test_a_table_of_the_visible_call_sequences_earns_nothing_on_class_tasks(
@@ -114,7 +110,8 @@ def test_a_table_of_the_visible_call_sequences_earns_nothing_on_class_tasks(
         if not _table(task):
             continue
         jail = Jail(context_for(task.repo, cache_root()), get_sandbox("local"))
-        verdict = grade_text(task, _table_class(task), jail, shrink=False)
+        text = table_class(task, jail, _noted, _LOOKUP.format(table=_table(task)))
+        verdict = grade_text(task, text, jail, shrink=False)
         assert verdict.status == "graded", (ident, verdict.reason)
         baseline = task.hidden.baseline
         assert baseline is not None

@@ -18,7 +18,7 @@ methods' own degenerate programs alone (before the families) is printed.
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from replicate.batch.store import Batch, LoadedTask
@@ -58,13 +58,13 @@ def _visible(item: CallInput) -> bool:
     return item.visible and item.provenance == "traced"
 
 
-def _or_init(member: Target, body: str) -> str:
+def _or_init(member: Target, body: str, init: str | None = None) -> str:
     """`body`, but the plumbing that builds an instance: `__new__` makes a bare one, `__init__`
-    does nothing (the runner builds each call's `self` through them)."""
+    does nothing but `init` (the runner builds each call's `self` through them)."""
     if member.name == "__new__":
         receiver = member.signature.split("(", 1)[1].split(",")[0].split(")")[0].strip()
         return f"return super().__new__({receiver})"
-    return "return None" if member.name == "__init__" else body
+    return (init or "return None") if member.name == "__init__" else body
 
 
 def _key(outcome: Mapping[str, Any]) -> str | None:
@@ -105,21 +105,35 @@ def _instance(value: Mapping[str, Any], target: Target) -> str | None:
 
 
 def _returned(target: Target) -> str:
-    """A member body's expression that gives back a table entry `_a` (see `_answer`)."""
+    """A member body's expression that gives back a table entry `_a` (see `_answer`; ("e",
+    <an exception>) is raised as it is)."""
     built = (
         f"(object.__new__({target.qualname}) if _a[1] is None "
         f"else type(_a[1]).__new__({target.qualname}))"
     )
     return (
         "_a[1] if _a[0] == 'r' else "
+        "(_ for _ in ()).throw(_a[1]) if _a[0] == 'e' else "
         "(_ for _ in ()).throw(getattr(__import__('builtins'), _a[1])()) if _a[0] == 'x' else "
         f"[_o := {built}, _a[1] is None or type(_a[1]).__init__(_o, _a[1]), "
         "[object.__setattr__(_o, _f, _v) for _f, _v in _a[2].items()], _o][-1]"
     )
 
 
-def _table_class(task: LoadedTask, jail: Jail) -> str:
-    """The table class's text."""
+def _nothing(member: Target) -> str | None:
+    return None
+
+
+def table_class(
+    task: LoadedTask,
+    jail: Jail,
+    first: Callable[[Target], str | None] = _nothing,
+    tail: str = "",
+) -> str:
+    """The table class's text: each member answers a visible call from its table (`_answer`),
+    None on any other.  `first(member)`, when it gives one, is an expression of the member's
+    parameters' values `_p` tried before the table (a table entry, or None: not answered), and
+    `tail` is appended to the file (what `first` calls)."""
     probed = run_candidate(task, _probe(task), jail)
     assert not isinstance(probed, Refusal), probed.reason
     outcomes = probed.run.parsed.outcomes
@@ -133,15 +147,15 @@ def _table_class(task: LoadedTask, jail: Jail) -> str:
             tables.setdefault(item.member or "", {}).setdefault(key, answer)
     bodies = []
     for member in task.hidden.target.members:
-        table = "{" + ", ".join(f"{k!r}: {v}" for k, v in tables.get(member.qualname, {}).items())
-        bodies.append(
-            _or_init(
-                member,
-                f"_k = {_arguments(member.kind)}; _a = {table}}}.get(_k, ('r', None)); "
-                f"return {_returned(task.hidden.target)}",
-            )
-        )
-    return with_bodies(task, tuple(bodies)).decode()
+        table = ", ".join(f"{k!r}: {v}" for k, v in tables.get(member.qualname, {}).items())
+        skip = 0 if member.kind == "staticmethod" else 1
+        lookup = f"{{{table}}}.get(repr(_p[{skip}:]), ('r', None))"
+        before = first(member)
+        found = lookup if before is None else f"({before}) or {lookup}"
+        body = f"_p = list(locals().values()); _a = {found}; return {_returned(task.hidden.target)}"
+        noted = f"_p = list(locals().values()); {before}; return None" if before else None
+        bodies.append(_or_init(member, body, noted))
+    return with_bodies(task, tuple(bodies)).decode() + tail
 
 
 def _answered(task: LoadedTask, text: str, jail: Jail) -> int:
@@ -164,7 +178,7 @@ def test_a_table_of_the_visible_calls_earns_nothing_on_class_tasks(boltons: Mint
     for ident in ids:
         task = batch.load(ident)
         jail = Jail(context_for(task.repo, cache_root()), get_sandbox("local"))
-        text = _table_class(task, jail)
+        text = table_class(task, jail)
         answered = _answered(task, text, jail)
         verdict = grade_text(task, text, jail, shrink=False)
         assert verdict.status == "graded", (ident, verdict.reason)

@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from replicate import jsonl
+from replicate.batch import lines as batch_lines
 from replicate.batch import store
 from replicate.cli.main import main
 from replicate.gen import publish
@@ -33,6 +34,7 @@ def _old_reader(monkeypatch: pytest.MonkeyPatch) -> None:
         model_line=jsonl.model_line,
     )  # fmt: skip
     monkeypatch.setattr(store, "jsonl", old)
+    monkeypatch.setattr(batch_lines, "jsonl", old)  # the batch's records' lines are read there
 
 
 def _inject(monkeypatch: pytest.MonkeyPatch, *, full_disk: bool) -> None:
