@@ -59,6 +59,13 @@ def answer(task: LoadedTask) -> str:
     return f"Here is `{name}` with every method.\n\n```python\n{whole_class(task)}\n```\n\nDone."
 
 
+def lists_every_member(task: LoadedTask, prompt: str) -> bool:
+    """Whether `prompt` names each member the task hides (a class task's TASK.md by name, a
+    module task's by its signature)."""
+    members = task.hidden.target.members
+    return all(f"`{m.name}`" in prompt or f"def {m.name}(" in prompt for m in members)
+
+
 def hides_every_member(task: LoadedTask, shown: str) -> None:
     """`shown`, a workspace's target file, is the stub: each member's body replaced, none left."""
     members = task.hidden.target.members
@@ -81,7 +88,7 @@ def test_every_export_format_hides_every_member_body(
     (row,) = [json.loads(line) for line in (tmp_path / "rows.jsonl").open()]
     prompt = row["prompt"][0]["content"]
     assert row["reward_model"]["ground_truth"] == task.id
-    assert all(f"`{m.name}`" in prompt for m in task.hidden.target.members)
+    assert lists_every_member(task, prompt)
     assert stubbed_source(task).decode("utf-8").strip() in prompt  # --context file: the stub
     assert task.id not in row["visible_task_ids"]
     hides_every_member(task, (tmp_path / "inspect" / "workspaces" / task.id / path).read_text())
@@ -146,7 +153,7 @@ def test_the_builtin_agent_answers_the_whole_class_and_the_report_shows_it(
     (row,) = json.loads(done.stdout)["rows"]
     assert (row["task_id"], row["status"], row["reward"]) == (task.id, "graded", 1.0)
     (prompt,) = asked
-    assert all(f"`{m.name}`" in prompt for m in task.hidden.target.members)
+    assert lists_every_member(task, prompt)
     page = tmp_path / "report.html"
     made = replicate("report", str(out), "--out", str(page))
     assert made.returncode == 0, made.stderr[-2000:]
@@ -166,7 +173,7 @@ def _sequence_failure(batch: Batch, jail_for: Any) -> tuple[str, str]:
         methods = [
             batch.load(i)
             for i, spec in specs.items()
-            if spec.task_kind is TaskKind.METHOD and spec.symbol.startswith(prefix)
+            if spec.task_kind is TaskKind.METHOD and spec.source.symbol.startswith(prefix)
         ]
         for mutant in uncovered_mutants(task, methods, 1):
             verdict = grade_text(task, mutant, jail_for(task), shrink=False)

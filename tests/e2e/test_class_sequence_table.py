@@ -14,12 +14,15 @@ visible calls, and nothing of what only a working class gives.
 
 The defence: gen grades a table of the visible call sequences in front of each degenerate
 class (`replicate.gen.class_families`), and the baseline holds it.  The positive control: against
-the baseline without those tables the same class earns above the limit on some class task.
+the baseline without those tables the same class beats every other degenerate program on some
+class task (it earns reward there, ~0.04 on boltons' LRI; under the limit even so: the widened
+sequences, half of the sequences' score, are nobody's visible calls).
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 from replicate.batch.store import Batch, LoadedTask
 from replicate.cache import cache_root
@@ -30,7 +33,7 @@ from replicate.grading.reward import MAX_DEGENERATE_REWARD
 from replicate.jail import Jail
 from replicate.jail.context import context_for
 from replicate.sandbox import get_sandbox
-from tests.e2e.conftest import Minted
+from tests.e2e.conftest import REPO_ROOT, Minted
 from tests.e2e.test_class_table import table_class
 
 # Appended to the target file: the table (each visible recorded sequence's steps as
@@ -51,11 +54,11 @@ def _seq_bound(instance, name, blob):
 
 def _seq_answer(instance, name, arguments):
     import base64, pickle
-    history = _SEQ_HISTORY.setdefault(id(instance), [])
-    if name == "__init__":
-        history.clear()
-    elif not history:
-        history.append(None)  # built by a class call that is not a member: any construction
+    if name == "__init__":  # kept alive with its history: no later instance takes its id
+        _SEQ_HISTORY[id(instance)] = (instance, [])
+    if id(instance) not in _SEQ_HISTORY:
+        return None  # not built by a class call (a member's input loads its `self`)
+    history = _SEQ_HISTORY[id(instance)][1]
     history.append((name, arguments))
     at = len(history) - 1
     for steps in _SEQ_TABLE:
@@ -70,8 +73,6 @@ def _seq_answer(instance, name, arguments):
 
 
 def _seq_same(instance, noted, step):
-    if noted is None:
-        return step[0] == "__init__"
     try:
         return noted[0] == step[0] and noted[1] == _seq_bound(instance, step[0], step[1])
     except Exception:
@@ -98,32 +99,48 @@ def _noted(member: Target) -> str | None:
     return f"_seq_answer(_p[0], {member.name!r}, _p[1:])"
 
 
-def test_a_table_of_the_visible_call_sequences_earns_nothing_on_class_tasks(
-    boltons: Minted,
-) -> None:
-    batch = Batch.open(boltons.batch)
-    ids = [i for i in batch.ids if batch.spec(i).task_kind is TaskKind.CLASS]
-    assert ids
+# what the table class does on a call neither table answers: the best of two families
+OTHERWISE = ("('r', None)", "('x', 'ValueError')")
+CONTROL_MIN = 0.02  # the attack's reward without the sequence tables, somewhere
+
+
+def _rows(batch_dir: Path) -> list[tuple[str, int, float, float, float]]:
+    """Per class task with visible recorded sequences: how many, and the attack's reward, raw
+    reward and normalised reward against the baseline without the sequence tables (the best
+    of its fallbacks by raw reward)."""
+    batch = Batch.open(batch_dir)
     rows = []
-    for ident in ids:
+    for ident in [i for i in batch.ids if batch.spec(i).task_kind is TaskKind.CLASS]:
         task = batch.load(ident)
         if not _table(task):
             continue
         jail = Jail(context_for(task.repo, cache_root()), get_sandbox("local"))
-        text = table_class(task, jail, _noted, _LOOKUP.format(table=_table(task)))
-        verdict = grade_text(task, text, jail, shrink=False)
-        assert verdict.status == "graded", (ident, verdict.reason)
+        tail = _LOOKUP.format(table=_table(task))
+        verdicts = []
+        for otherwise in OTHERWISE:
+            text = table_class(task, jail, _noted, tail, otherwise)
+            verdict = grade_text(task, text, jail, shrink=False)
+            assert verdict.status == "graded", (ident, verdict.reason)
+            verdicts.append(verdict)
+        best = max(verdicts, key=lambda v: v.raw_reward or 0.0)
         baseline = task.hidden.baseline
         assert baseline is not None
-        without = max(
-            (p.raw_reward for p in baseline.programs if SEQUENCE_TABLE not in p.program),
-            default=0.0,
-        )
-        raw = verdict.raw_reward or 0.0
-        rows.append((ident, len(_table(task)), verdict.reward or 0.0, raw, normalise(raw, without)))
+        programs = baseline.programs
+        without = max(p.raw_reward for p in programs if SEQUENCE_TABLE not in p.program)
+        raw = best.raw_reward or 0.0
+        rows.append((ident, len(_table(task)), best.reward or 0.0, raw, normalise(raw, without)))
+    return rows
+
+
+def test_a_table_of_the_visible_call_sequences_earns_nothing_on_class_tasks(
+    boltons: Minted,
+) -> None:
+    rows = _rows(REPO_ROOT) + _rows(boltons.batch)  # the bundled batch's, and boltons'
     print(json.dumps({"class_tasks_with_visible_sequences": len(rows), "rows": rows}))
-    assert len(rows) >= 3, rows
+    assert len(rows) >= 5, rows
     # the defence: under the limit on every class task
     assert max(reward for *_, reward, _, _ in rows) < MAX_DEGENERATE_REWARD, rows
-    # the positive control: against the baseline without the sequence tables it earns above it
-    assert max(control for *_, control in rows) > MAX_DEGENERATE_REWARD, rows
+    # the positive control: against the baseline without the sequence tables it beats every
+    # other degenerate program somewhere (boltons' LRI: ~0.04 normalised; on samplelib's
+    # classes the members' own degenerate programs already earn more than the table)
+    assert any(control > CONTROL_MIN > reward for _, _, reward, _, control in rows), rows

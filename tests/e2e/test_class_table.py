@@ -129,11 +129,12 @@ def table_class(
     jail: Jail,
     first: Callable[[Target], str | None] = _nothing,
     tail: str = "",
+    otherwise: str = "('r', None)",
 ) -> str:
     """The table class's text: each member answers a visible call from its table (`_answer`),
-    None on any other.  `first(member)`, when it gives one, is an expression of the member's
-    parameters' values `_p` tried before the table (a table entry, or None: not answered), and
-    `tail` is appended to the file (what `first` calls)."""
+    `otherwise` (a table entry: None) on any other.  `first(member)`, when it gives one, is an
+    expression of the member's parameters' values `_p` tried before the table (a table entry,
+    or None: not answered), and `tail` is appended to the file (what `first` calls)."""
     probed = run_candidate(task, _probe(task), jail)
     assert not isinstance(probed, Refusal), probed.reason
     outcomes = probed.run.parsed.outcomes
@@ -149,7 +150,7 @@ def table_class(
     for member in task.hidden.target.members:
         table = ", ".join(f"{k!r}: {v}" for k, v in tables.get(member.qualname, {}).items())
         skip = 0 if member.kind == "staticmethod" else 1
-        lookup = f"{{{table}}}.get(repr(_p[{skip}:]), ('r', None))"
+        lookup = f"{{{table}}}.get(repr(_p[{skip}:]), {otherwise})"
         before = first(member)
         found = lookup if before is None else f"({before}) or {lookup}"
         body = f"_p = list(locals().values()); _a = {found}; return {_returned(task.hidden.target)}"
