@@ -35,6 +35,7 @@ _OWNED_MOUNT = re.compile(rf"^{MOUNT_SOURCE_PREFIX}(\d+)\.(\d+)$")
 _live: dict[str, Callable[[], None]] = {}
 _lock = threading.RLock()  # re-entrant: the signal handler may interrupt a holder in main
 _tokens: dict[int, str] = {}
+_FORK_HOOKED: list[bool] = []  # the at-fork hook is in place (set on the first registration)
 
 
 def start_time(pid: int) -> int | None:
@@ -64,7 +65,19 @@ def owner_alive(pid: int, start: int) -> bool:
 
 def register(key: str, cleanup: Callable[[], None]) -> None:
     with _lock:
+        if not _FORK_HOOKED:
+            _FORK_HOOKED.append(True)
+            os.register_at_fork(after_in_child=_forget_in_child)
         _live[key] = cleanup
+
+
+def _forget_in_child() -> None:
+    """In a child forked from an owner of scratch (a trainer's data worker, a pool's process):
+    the parent's folders and mounts are not the child's to remove, at its exit or on the
+    SIGTERM that ends a pool's worker (it once took a grader's warm sessions from its parent)."""
+    global _lock  # the parent's may have been held by another thread at the fork
+    _lock = threading.RLock()
+    _live.clear()
 
 
 def unregister(key: str) -> None:

@@ -162,3 +162,28 @@ def _signal_state(pid: int) -> str:
         found = [ln for ln in status.read_text().splitlines() if ln.startswith(wanted)]
         lines.append(f"{status.parent.name}: " + ", ".join(" ".join(f.split()) for f in found))
     return "; ".join(lines)
+
+
+FORKED = """
+import os, sys
+from replicate import scratch
+if sys.argv[1] == "unhooked":
+    scratch._FORK_HOOKED.append(True)  # the positive control: no at-fork hook
+path = scratch.make_dir("replicate-test-")
+pid = os.fork()
+if pid == 0:  # the child ends as a pool's worker or a trainer's data worker may: cleaning up
+    scratch.cleanup_all()
+    os._exit(0)
+os.waitpid(pid, 0)
+print(path.is_dir())
+scratch.remove_dir(path)
+"""
+
+
+@pytest.mark.parametrize(("hook", "kept"), [("hooked", "True"), ("unhooked", "False")])
+def test_a_forked_child_leaves_its_parent_s_scratch_alone(hook: str, kept: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", FORKED, hook], capture_output=True, text=True, check=True,
+        cwd=ROOT, env={**os.environ, "PYTHONPATH": str(ROOT)}, timeout=60,
+    )  # fmt: skip
+    assert done.stdout.strip() == kept
