@@ -19,7 +19,7 @@ from replicate.batch import LoadedTask
 from replicate.core import SpliceError
 from replicate.grading.mismatch import Mismatch
 from replicate.grading.reward import Score, score_matches
-from replicate.jail import Sandbox, node, node_targets
+from replicate.jail import Sandbox, node, node_deps, node_targets
 from replicate.languages import javascript_extract, syntax
 from replicate.values import javascript_text
 
@@ -49,6 +49,8 @@ def run_script(
     )
     held = node.NodeSettings(timeout_s=total, memory_mb=settings.memory_mb)
     calls = [node.read_call(item.node_call or {}) for item in task.inputs]
+    if node_deps.installed(task.repo.tree) is None:  # as gen ran it: installed, or not at all
+        node_deps.install(task.repo.tree)
     run = node.run_node(
         sandbox, task.repo.tree, task_target(task), calls, candidate=candidate, settings=held
     )
