@@ -24,8 +24,10 @@ resolve yet.
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 import os
+import re
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -44,8 +46,11 @@ FLAGS = (
     "--no-fund",
     "--prefer-offline",
     "--install-links",
-    "--silent",
+    "--loglevel=error",
 )
+SCRIPTS = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts", ".jsx", ".tsx")
+# a package named by `require('x')`, `import ... from 'x'`, `import('x')` (not a relative path)
+IMPORTED = re.compile(r"""(?:require\(|import\(|from\s|import\s)\s*['"]([^'"./][^'"\s]*)['"]""")
 SHOWN = "shown.json"  # what the folder holds, written beside it
 OWN_ROOT_ENV = "REPLICATE_PACKAGE_ROOT"
 STAND_IN = "replicateStandIn"  # the field that marks a stand-in's package.json
@@ -63,13 +68,18 @@ class Installed:
     modules: Path
     packages: tuple[str, ...]
     removed: tuple[str, ...] = ()  # replaced by stand-ins
+    # development dependencies no script names, left out after the full install failed, and
+    # (last) why it failed
+    left_out: tuple[str, ...] = ()
 
     def note(self) -> str:
-        head = ", ".join(self.packages[:8]) + (" ..." if len(self.packages) > 8 else "")
         note = (
             f"installed {len(self.packages)} npm dependencies with --ignore-scripts "
-            f"(no lifecycle script ran): {head}"
+            f"(no lifecycle script ran): {', '.join(self.packages)}"
         )
+        if self.left_out:
+            *names, why = self.left_out
+            note += f"; {len(names)} that no script names left out ({why}): {', '.join(names)}"
         if self.removed:
             note += (
                 f"; {len(self.removed)} copies of the package itself among them replaced by "
@@ -116,7 +126,8 @@ def installed(tree: Path) -> Installed | None:
         shown = json.loads((folder / SHOWN).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
-    return Installed(folder / "node_modules", tuple(shown["packages"]), tuple(shown["removed"]))
+    packages, removed = tuple(shown["packages"]), tuple(shown["removed"])
+    return Installed(folder / "node_modules", packages, removed, tuple(shown.get("left_out", ())))
 
 
 def install(tree: Path) -> Installed | str | None:
@@ -129,16 +140,66 @@ def install(tree: Path) -> Installed | str | None:
         found = installed(tree)
         if found is not None:
             return found
-        staging = staging_beside(folder)
-        try:
-            failed = _install(tree, staging)
-            if failed:
+        failed = _attempt(tree, folder, None)
+        if failed is not None:
+            dev = _section(_manifest(tree) or {}, "devDependencies")
+            named = frozenset(dev) & named_packages(tree)
+            if named == frozenset(dev) or _attempt(tree, folder, named, failed) is not None:
                 return failed
+    return installed(tree) or "the installed dependencies could not be read back"
+
+
+def _attempt(tree: Path, folder: Path, only: frozenset[str] | None, why: str = "") -> str | None:
+    """One install into `folder` (the development dependencies `only` those, when given, the
+    full install having failed for `why`); None when it worked, else why not."""
+    staging = staging_beside(folder)
+    try:
+        failed = _install(tree, staging, only, why)
+        if failed is None:
             shutil.rmtree(folder, ignore_errors=True)
             staging.rename(folder)
-        finally:
-            shutil.rmtree(staging, ignore_errors=True)
-    return installed(tree) or "the installed dependencies could not be read back"
+        return failed
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
+def _section(manifest: dict[str, Any], section: str) -> dict[str, Any]:
+    found = manifest.get(section)
+    return found if isinstance(found, dict) else {}
+
+
+def named_packages(tree: Path) -> frozenset[str]:
+    """The packages the tree's own scripts `require` or import by name, and those its `test`
+    script runs (its runner): what its tests need of its development dependencies."""
+    names: set[str] = set()
+    for folder, dirs, files in os.walk(tree):
+        dirs[:] = [d for d in dirs if d not in ("node_modules", ".git")]
+        for name in files:
+            if name.endswith(SCRIPTS) and (path := Path(folder, name)).stat().st_size < 2_000_000:
+                text = path.read_text(encoding="utf-8", errors="replace")
+                names.update(_package_of(m) for m in IMPORTED.findall(text))
+    return frozenset(names | _test_words(_section(_manifest(tree) or {}, "scripts")))
+
+
+def _test_words(scripts: dict[str, Any]) -> set[str]:
+    """The words of the `test` script, and of the scripts it runs (`npm run NAME`), once each."""
+    words: set[str] = set()
+    todo, seen = ["test"], set()
+    while todo:
+        name = todo.pop()
+        script = scripts.get(name)
+        if name in seen or not isinstance(script, str):
+            continue
+        seen.add(name)
+        split = script.replace("'", " ").replace('"', " ").replace("&&", " ").split()
+        words.update(split)
+        todo += [b for a, b in itertools.pairwise(split) if a == "run"]
+    return words
+
+
+def _package_of(specifier: str) -> str:
+    parts = specifier.split("/")
+    return "/".join(parts[:2]) if specifier.startswith("@") else parts[0]
 
 
 def _staged_manifest(tree: Path) -> dict[str, Any]:
@@ -159,12 +220,17 @@ def _staged_manifest(tree: Path) -> dict[str, Any]:
     return manifest
 
 
-def _install(tree: Path, staging: Path) -> str | None:
+def _install(tree: Path, staging: Path, only: frozenset[str] | None, why: str) -> str | None:
     npm = shutil.which("npm")
     if npm is None:
         return "npm is missing: scripts/install.sh installs Debian's npm"
     staging.mkdir(parents=True, exist_ok=True)  # `staging_beside` may have made it
     manifest = _staged_manifest(tree)
+    left_out = []
+    if only is not None:
+        dev = _section(manifest, "devDependencies")
+        left_out = sorted(set(dev) - only)
+        manifest["devDependencies"] = {n: v for n, v in dev.items() if n in only}
     (staging / "package.json").write_text(json.dumps(manifest))
     for name in LOCKFILES:
         if (tree / name).is_file():
@@ -183,8 +249,7 @@ def _install(tree: Path, staging: Path) -> str | None:
     except subprocess.TimeoutExpired:
         return f"npm install of the repository's dependencies took over {INSTALL_TIMEOUT_S}s"
     if done.returncode != 0:
-        last = ([ln for ln in done.stderr.splitlines() if ln.strip()] or ["no output"])[-1]
-        return f"npm install of the repository's dependencies failed: {last.strip()[:300]}"
+        return f"npm install of the repository's dependencies failed: {_why(done.stderr)}"
     modules = staging / "node_modules"
     modules.mkdir(exist_ok=True)
     own = manifest.get("name")
@@ -194,7 +259,11 @@ def _install(tree: Path, staging: Path) -> str | None:
         if path.is_dir():  # a nested copy goes with its parent's
             _stand_in(path, own)
     removed_rel = [str(p.relative_to(staging)) for p in removed]
-    shown = {"packages": _declared(modules, manifest), "removed": removed_rel}
+    shown = {
+        "packages": _declared(modules, manifest),
+        "removed": removed_rel,
+        "left_out": [*left_out, why] if left_out else [],
+    }
     (staging / SHOWN).write_text(json.dumps(shown))
     for path in [staging, *staging.rglob("*")]:  # a jail may run under another uid
         if not path.is_symlink():
@@ -209,6 +278,13 @@ def _stand_in(path: Path, own: str) -> None:
     manifest = {"name": own, "version": "0.0.0", "main": "index.js", STAND_IN: True}
     (path / "package.json").write_text(json.dumps(manifest))
     (path / "index.js").write_text(STAND_IN_CODE)
+
+
+def _why(stderr: str) -> str:
+    """npm's error in one line: its first two messages, less the code and the log's place."""
+    lines = [ln.removeprefix("npm error").strip() for ln in stderr.splitlines()]
+    lines = [ln for ln in lines if ln and not ln.startswith(("code ", "A complete log"))]
+    return ": ".join(lines[:2])[:300] or "no output"
 
 
 def own_copies(modules: Path, own: str) -> list[Path]:

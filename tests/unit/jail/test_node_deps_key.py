@@ -83,3 +83,24 @@ def test_a_node_run_sees_the_installed_folder_read_only(
     (tree / "b.js").write_text("const test = require('node:test');\n")
     assert runner_command(tree, "mocha", ["a.js", "b.js"]).plain == {"b.js"}
     assert runner_command(tree, "tape").script == ()
+
+
+def test_the_packages_the_tests_name(tmp_path: Path) -> None:
+    """What a fallback install keeps of the development dependencies: what the scripts require
+    or import by name, and the words of the `test` script and the scripts it runs."""
+    scripts = {
+        "test": "npm run tests-only",
+        "tests-only": "nyc tape 'test/**/*.js'",
+        "lint": "eslint .",
+    }
+    tree = _tree(tmp_path / "t", {"name": "t", "scripts": scripts})
+    (tree / "test").mkdir()
+    (tree / "test" / "a.js").write_text(
+        "var t = require('tape');\nvar u = require('../lib/utils');\n"
+        "import x from '@scope/pkg/sub';\nconst y = await import(\"mock-property\");\n"
+    )
+    (tree / "node_modules" / "z").mkdir(parents=True)
+    (tree / "node_modules" / "z" / "i.js").write_text("require('hidden');\n")
+    named = node_deps.named_packages(tree)
+    assert {"tape", "@scope/pkg", "mock-property", "nyc"} <= named
+    assert not {"hidden", "eslint", "../lib/utils"} & named
