@@ -82,8 +82,8 @@ class Installed:
             note += f"; {len(names)} that no script names left out ({why}): {', '.join(names)}"
         if self.removed:
             note += (
-                f"; {len(self.removed)} copies of the package itself among them replaced by "
-                "its tree"
+                f"; {len(self.removed)} {'copy' if len(self.removed) == 1 else 'copies'} of "
+                "the package itself among them replaced by its tree"
             )
         return note
 
@@ -250,6 +250,13 @@ def _install(tree: Path, staging: Path, only: frozenset[str] | None, why: str) -
         return f"npm install of the repository's dependencies took over {INSTALL_TIMEOUT_S}s"
     if done.returncode != 0:
         return f"npm install of the repository's dependencies failed: {_why(done.stderr)}"
+    _finish(staging, manifest, [*left_out, why] if left_out else [])
+    return None
+
+
+def _finish(staging: Path, manifest: dict[str, Any], left_out: list[str]) -> None:
+    """The installed folder made ready: stand-ins for the package's own copies, what it holds
+    written beside it (`SHOWN`), everything readable to a jail under another uid."""
     modules = staging / "node_modules"
     modules.mkdir(exist_ok=True)
     own = manifest.get("name")
@@ -258,17 +265,15 @@ def _install(tree: Path, staging: Path, only: frozenset[str] | None, why: str) -
     for path in removed:
         if path.is_dir():  # a nested copy goes with its parent's
             _stand_in(path, own)
-    removed_rel = [str(p.relative_to(staging)) for p in removed]
     shown = {
         "packages": _declared(modules, manifest),
-        "removed": removed_rel,
-        "left_out": [*left_out, why] if left_out else [],
+        "removed": [str(p.relative_to(staging)) for p in removed],
+        "left_out": left_out,
     }
     (staging / SHOWN).write_text(json.dumps(shown))
-    for path in [staging, *staging.rglob("*")]:  # a jail may run under another uid
+    for path in [staging, *staging.rglob("*")]:
         if not path.is_symlink():
             path.chmod(path.stat().st_mode | 0o444 | (0o111 if path.is_dir() else 0))
-    return None
 
 
 def _stand_in(path: Path, own: str) -> None:
