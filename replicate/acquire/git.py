@@ -9,6 +9,7 @@ import git
 
 from replicate.acquire.commands import resolve_commit
 from replicate.acquire.naming import local_name_and_origin
+from replicate.acquire.npm import is_npm_spec, parse_npm_pin, tarball_repo
 from replicate.acquire.pypi import is_pypi_spec, parse_pin, sdist_repo
 from replicate.acquire.remote import acquire_remote, is_remote_spec
 from replicate.acquire.snapshot import snapshot_dir
@@ -36,13 +37,15 @@ class AcquiredRepo:
 
 
 def acquire(spec: str, commit: str | None, cache: Path) -> AcquiredRepo:
-    """Pin `spec` (URL, local repository root, plain folder, or `pypi:NAME==VERSION`) at `commit`
+    """Pin `spec` (URL, local repository root, plain folder, `pypi:NAME==VERSION` or
+    `npm:NAME@VERSION`) at `commit`
     (any rev; default HEAD).
 
     Remote repositories are cloned bare into `cache/clones/` and reused; local repositories are
     read in place; a folder that is not a repository root is snapshotted into a deterministic
     commit under `cache/snapshots/`; a pinned PyPI sdist becomes a repository with one
-    deterministic commit under `cache/sdists/` (`replicate.acquire.pypi`).
+    deterministic commit under `cache/sdists/` (`replicate.acquire.pypi`), a pinned npm tarball
+    one under `cache/npm-packages/` (`replicate.acquire.npm`).
     Errors are `ReplicateError` with a one-line message.
     """
     spec = spec.strip()
@@ -53,6 +56,10 @@ def acquire(spec: str, commit: str | None, cache: Path) -> AcquiredRepo:
     if is_remote_spec(spec):
         key, git_dir, sha = acquire_remote(spec, commit, cache)
         return AcquiredRepo(key, spec, sha, git_dir, is_plain_dir=False, origin=f"url:{key}")
+    if is_npm_spec(spec):
+        local = tarball_repo(*parse_npm_pin(spec), cache / "npm-packages")
+        pinned = _acquire_local(str(local), commit, cache)
+        return replace(pinned, key=local.name, url=spec, origin=spec)
     if is_pypi_spec(spec):
         local = sdist_repo(*parse_pin(spec), cache / "sdists")
         pinned = _acquire_local(str(local), commit, cache)

@@ -56,8 +56,8 @@ def sdist_repo(name: str, version: str, root: Path) -> Path:
             staging = staging_beside(dest)
             try:
                 archive = _download(name, version, staging / "downloads")
-                unpacked = _unpack(archive, staging / "unpacked")
-                _commit(unpacked, f"{name} {version}")
+                unpacked = unpack(archive, staging / "unpacked")
+                commit_tree(unpacked, f"{name} {version}")
                 shutil.rmtree(staging / "downloads")
                 unpacked.parent.rename(dest)
             finally:
@@ -83,7 +83,9 @@ def _download(name: str, version: str, into: Path) -> Path:
     return found[0]
 
 
-def _unpack(archive: Path, into: Path) -> Path:
+def unpack(archive: Path, into: Path) -> Path:
+    """`archive` (a tarball or zip) unpacked into `into`: the one folder it holds; no member
+    lands outside it."""
     into.mkdir(parents=True)
     if archive.name.endswith(".zip"):
         with zipfile.ZipFile(archive) as zipped:
@@ -103,7 +105,8 @@ def _unpack(archive: Path, into: Path) -> Path:
     return folders[0]
 
 
-def _commit(tree: Path, message: str) -> None:
+def commit_tree(tree: Path, message: str) -> None:
+    """`tree` made a git repository of one commit, with a fixed identity and dates."""
     env = {**os.environ, **_FIXED}
     for args in (("init", "-q"), ("add", "-A"), ("commit", "-q", "-m", message)):
         done = subprocess.run(

@@ -43,7 +43,8 @@ def register(sub: Any) -> None:
     )
     which = p.add_mutually_exclusive_group(required=True)
     which.add_argument(
-        "--repo", help="git URL, local repository, plain directory, or pypi:NAME==VERSION"
+        "--repo",
+        help="git URL, local repository, plain directory, pypi:NAME==VERSION or npm:NAME@VERSION",
     )
     which.add_argument(
         "--repos", type=Path, metavar="FILE", help="mint every source listed in FILE (one a line)"

@@ -9,8 +9,10 @@ from them with fast-check (`jail.node_widening`; the widened stratum, or raises)
 one kept only where the original gives it one outcome under `GOLDEN_RUNS` too. With a
 `min_kill_rate`, its mutants are run on them (`gen.javascript_strength`) and a task under the
 floor dropped, as a Python task is. The tests run as plain
-Node scripts (`node <file>`): a `node:test` file, or one that asserts at its top level; another
-runner's test files (mocha, jest, ...) do not run yet, which the funnel's notes say.
+Node scripts (`node <file>`): a `node:test` or tape file, or one that asserts at its top level;
+a mocha file through mocha's own entry when the repository's installed dependencies
+(`jail.node_deps`) hold it; another runner's test files (jest, vitest, ava, ...) do not run
+yet, which the funnel's notes say.
 """
 
 from __future__ import annotations
@@ -55,9 +57,20 @@ from replicate.gen.target import (
 from replicate.gen.target_detail import strength_detail
 from replicate.grading import DEFAULT_WEIGHTS
 from replicate.grading import javascript as graded
-from replicate.jail import Sandbox, node, node_harvest, node_targets, node_widening
+from replicate.jail import (
+    Sandbox,
+    node,
+    node_deps,
+    node_harvest,
+    node_targets,
+    node_widening,
+)
 from replicate.values import javascript_text
 
+# runners whose test files run as plain Node scripts: tape's tests run as the process ends
+PLAIN_RUNNERS = frozenset({"node:test", "tape", "unknown"})
+# mocha 8 and later; before it, `bin/mocha` spawned `_mocha`, which runs the file in its process
+MOCHA_ENTRIES = ("mocha/bin/mocha.js", "mocha/bin/_mocha")
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
 TEST_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts")  # TypeScript through the loader
 DECLARATIONS = (".d.ts", ".d.cts", ".d.mts")  # TypeScript's type declarations: nothing runs
@@ -135,6 +148,7 @@ def mint_scripts(
         tree,
         list(reachable.values()),
         files,
+        command=runner_command(tree, work.test_runner, files),
         settings=node.NodeSettings(timeout_s=FILE_TIMEOUT_S),
     )
     show.stage("replaying the recorded calls (another seed, a shifted clock)")
@@ -156,6 +170,23 @@ def mint_scripts(
     return _notes(work, harvest, files)
 
 
+def runner_command(
+    tree: Path, runner: str, files: Sequence[str] = ()
+) -> node_harvest.RunnerCommand:
+    """How each test file runs: mocha's files through its own entry (`MOCHA_ENTRIES`, in the
+    test file's process) when the repository's installed dependencies hold it, those of `files`
+    that name `node:test` as themselves; every other file as a plain Node script (a tape file
+    runs its tests as the process ends)."""
+    deps = node_deps.installed(tree)
+    if runner != "mocha" or deps is None:
+        return node_harvest.RunnerCommand()
+    entry = next((e for e in MOCHA_ENTRIES if (deps.modules / e).is_file()), None)
+    if entry is None:
+        return node_harvest.RunnerCommand()
+    plain = frozenset(f for f in files if b"node:test" in (tree / f).read_bytes())
+    return node_harvest.RunnerCommand(script=(str(deps.modules / entry),), plain=plain)
+
+
 def _not_called(harvest: node_harvest.Harvest) -> tuple[DropReason, str]:
     if all(f.exit_code != 0 and not f.recorded for f in harvest.files):
         return DropReason.TESTS_DID_NOT_START, "no test file ran under node"
@@ -166,7 +197,8 @@ def _notes(
     work: ScriptWork, harvest: node_harvest.Harvest, files: Sequence[str]
 ) -> tuple[str, ...]:
     notes = [STRENGTH_NOTE] if work.min_kill_rate is None else []
-    if work.test_runner not in ("node:test", "unknown"):
+    command = runner_command(work.snapshot.tree, work.test_runner)
+    if work.test_runner not in PLAIN_RUNNERS and not command.script:
         notes.append(
             f"the tests are declared for {work.test_runner}, not supported yet: each test file "
             "ran as a plain Node script"

@@ -176,7 +176,7 @@ def _mint_scripts(
         options.min_kill_rate,
     )
     with closing(audit):
-        notes = mint_scripts(work, targets, known, publish, show)
+        notes = (*prepared.notes, *mint_scripts(work, targets, known, publish, show))
     _write(out)
     skipped = prepared.extraction.skipped_files
     funnel = counter.freeze(record.key, record.commit, skipped, time.monotonic() - started, notes)

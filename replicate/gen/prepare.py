@@ -25,7 +25,7 @@ from replicate.envs import (
     static_version,
 )
 from replicate.errors import ReplicateError
-from replicate.jail import RepoContext, context_for
+from replicate.jail import RepoContext, context_for, node_deps
 from replicate.languages import Extraction, detect_language, get_language
 
 
@@ -98,7 +98,7 @@ def prepare_repo(
     if detection is None:
         record, notes = _environment(repo, tree, root, extraction, cache)
     else:
-        record, notes = _script_record(repo, extraction), ()
+        record, notes = _script_record(repo, extraction), _script_deps(tree, show)
     snapshot = RepoSnapshot(record=record, root=root)
     context = context_for(snapshot, cache)
     if detection is None:
@@ -118,6 +118,16 @@ def _script_record(repo: AcquiredRepo, extraction: Extraction) -> RepoRecord:
         source_roots=extraction.source_roots,
         python=python_version(),
     )
+
+
+def _script_deps(tree: Path, show: Progress) -> tuple[str, ...]:
+    """The repository's npm dependencies installed into the cache (`node_deps`, no lifecycle
+    script run), which every Node run of it then sees; what was installed, or why not."""
+    if not node_deps.declares(tree):
+        return ()
+    show.stage("installing the repository's npm dependencies (--ignore-scripts)")
+    done = node_deps.install(tree)
+    return () if done is None else (done if isinstance(done, str) else done.note(),)
 
 
 def _environment(

@@ -11,7 +11,8 @@ source map only when it carries the sources). Type declarations (`*.d.ts`) hold 
 are left out. And a verbatim copy of the body anywhere else in the tree (whitespace aside; a
 body of at least `MIN_COPIED` characters, shorter ones are everywhere). Such a task is dropped
 (`DropReason.LEAKED`): its copy would be in the agent's workspace and in the jail its candidate
-runs in.
+runs in. The same holds for the tree's installed npm dependencies, which the jail shows: a copy
+of the package among them (`installed_copy`) drops every task.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
+
+from replicate.jail import node_deps
 
 BUILD_DIRS = frozenset({"dist", "build", "lib", "umd", "cjs", "esm", "es", "bundle", "bundles"})
 SCRIPT_SUFFIXES = (".js", ".cjs", ".mjs", ".jsx", ".ts", ".cts", ".mts", ".tsx", ".map")
@@ -69,10 +72,25 @@ def _files(tree: Path) -> Iterator[Path]:
                     yield path
 
 
+@functools.lru_cache(maxsize=4)
+def installed_copy(tree: Path) -> Path | None:
+    """A copy of the package itself among the tree's installed npm dependencies
+    (`node_deps`: the jail shows them to every candidate); their install removes each, so one
+    found here is a folder installed another way. Looked for once a tree (a gen audits one)."""
+    own, deps = package_name(tree), node_deps.installed(tree)
+    if own is None or deps is None:
+        return None
+    return next(iter(node_deps.own_copies(deps.modules, own)), None)
+
+
 def built_copy(tree: Path, target_path: str, name: str) -> Path | None:
-    """The first built copy in `tree` that spells `name`, for the target in `target_path`."""
+    """The first built copy in `tree` that spells `name`, for the target in `target_path`, or
+    a copy of the package among its installed dependencies (`installed_copy`)."""
     target = Path(target_path)
     own = package_name(tree)
+    installed = installed_copy(tree)
+    if installed is not None:
+        return installed
     word = re.compile(rf"(?<![\w$]){re.escape(name)}(?![\w$])")
     for path in _files(tree):
         rel = path.relative_to(tree)

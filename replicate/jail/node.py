@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from replicate.errors import ReplicateError
-from replicate.jail import wire
+from replicate.jail import node_deps, wire
 from replicate.jail.calls import JAIL_ENV, overlaid, shifted_clock_env
 from replicate.jail.frames import collect_frames, read_frame
 from replicate.jail.typescript import for_files
@@ -168,21 +168,29 @@ def node_request(
     script: Sequence[str] | None = None,
 ) -> SandboxRequest:
     """The sandboxed Node process for `job`: `mounts` show the tree (by default, `tree` alone);
-    `script` is what node runs (by default the runner, `RUNNER_DIR`'s main.cjs)."""
+    `script` is what node runs (by default the runner, `RUNNER_DIR`'s main.cjs). The tree's
+    installed npm dependencies (`node_deps`), when the cache holds them, are mounted read-only
+    and on `NODE_PATH`."""
     binary = node or node_binary()
     script = (str(RUNNER_DIR / "main.cjs"),) if script is None else script
     seed = () if settings.random_seed is None else (f"--random-seed={settings.random_seed}",)
     shift = settings.clock_shift_days
     memory_mb = settings.memory_mb
+    deps = node_deps.installed(tree)
+    shown = () if deps is None else (Mount.same(str(deps.modules)),)
+    on_path = (
+        {} if deps is None else {"NODE_PATH": str(deps.modules), node_deps.OWN_ROOT_ENV: str(tree)}
+    )
     return SandboxRequest(
         argv=(str(binary), "--no-warnings", *seed, *script),
-        env={**NODE_ENV, **(shifted_clock_env(shift) if shift else {})},
+        env={**NODE_ENV, **on_path, **(shifted_clock_env(shift) if shift else {})},
         cwd=str(tree),
         timeout_s=settings.timeout_s,
         mounts=(
             *_node_mounts(binary),
             Mount.same(str(RUNNER_DIR)),
             *(mounts or (Mount.same(str(tree)),)),
+            *shown,
         ),
         stdin=job,
         channel=True,

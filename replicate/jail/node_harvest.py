@@ -56,10 +56,13 @@ class RunnerCommand:
     """How one test file runs, in one Node process: `script`, node's arguments before the file
     (a test runner's entry that runs the file in its own process, as mocha's `bin/mocha.js`
     does; none: the file itself, a `node:test` file or a plain script), and `modules`, a
-    folder of installed development dependencies (mounted read-only, on `NODE_PATH`)."""
+    folder of installed development dependencies (mounted read-only, on `NODE_PATH`); the
+    test files in `plain` run as themselves, without `script` (a `node:test` file beside a
+    mocha suite)."""
 
     script: tuple[str, ...] = ()
     modules: Path | None = None
+    plain: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -146,13 +149,16 @@ def record_tests(
 def _test_request(
     tree: Path, test_file: str, command: RunnerCommand, settings: NodeSettings, job: str
 ) -> SandboxRequest:
-    script = ("--require", str(RECORDER), *command.script, test_file)
+    runner = () if test_file in command.plain else command.script
+    script = ("--require", str(RECORDER), *runner, test_file)
     mounts = [Mount.same(str(tree))]
     env = {"REPLICATE_RECORD": job}
     if command.modules is not None:
         mounts.append(Mount.same(str(command.modules.resolve())))
         env["NODE_PATH"] = str(command.modules.resolve())
     request = node_request(tree, b"", settings, mounts, script=script)
+    if "NODE_PATH" in request.env and "NODE_PATH" in env:  # the repository's own, then these
+        env["NODE_PATH"] = f"{request.env['NODE_PATH']}:{env['NODE_PATH']}"
     return replace(request, env={**request.env, **env})
 
 

@@ -10,6 +10,7 @@ import json
 import shutil
 from pathlib import Path
 
+from tests.e2e.conftest import Minted
 from tests.integration.languages.conftest import npm_repo
 from tests.integration.minted import git
 
@@ -163,3 +164,15 @@ def script_repo(root: Path, name: str) -> Path:
     git(repo, "add", "-A")
     git(repo, "commit", "-q", "-m", f"{name} {version} with node:test cases")
     return repo
+
+
+def funnel_table(made: Minted) -> str:
+    """A JavaScript gen's funnel: each stage, its drops, the yield and the setup notes."""
+    lines = [f"{made.name}: {made.funnel['repo']} @ {made.funnel['commit'][:12]}"]
+    for stage in made.funnel["stages"]:
+        drops = ", ".join(f"{reason} ({n})" for reason, n in stage["drops"])
+        lines.append(f"  {stage['stage']:<14} {stage['count']:>4}  {drops}")
+    extracted, validated = made.stage("extracted"), made.stage("validated")
+    lines.append(f"  yield {validated}/{extracted} = {validated / max(extracted, 1):.0%}")
+    lines += [f"  note: {note}" for note in made.funnel["setup_notes"]]
+    return "\n".join(lines)

@@ -22,7 +22,7 @@ from replicate.integrations.grading import close_graders
 from replicate.integrations.verl import compute_score
 from replicate.jail import Jail, context_for, get_sandbox
 from tests.e2e.conftest import Minted, mint, replicate
-from tests.e2e.javascript_repos import script_repo
+from tests.e2e.javascript_repos import funnel_table, script_repo
 
 # ms's functions: parse, fmtShort, fmtLong and plural (each called through the export's
 # paths); camelcase's: camelCase (its three `const` helpers are unreachable by the recorder)
@@ -46,15 +46,7 @@ def minted(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Minted]:
     }
 
 
-def _table(made: Minted) -> str:
-    lines = [f"{made.name}: {made.funnel['repo']} @ {made.funnel['commit'][:12]}"]
-    for stage in made.funnel["stages"]:
-        drops = ", ".join(f"{reason} ({n})" for reason, n in stage["drops"])
-        lines.append(f"  {stage['stage']:<14} {stage['count']:>4}  {drops}")
-    extracted, validated = made.stage("extracted"), made.stage("validated")
-    lines.append(f"  yield {validated}/{extracted} = {validated / extracted:.0%}")
-    lines += [f"  note: {note}" for note in made.funnel["setup_notes"]]
-    return "\n".join(lines)
+_table = funnel_table
 
 
 def test_funnel_and_yield(minted: dict[str, Minted]) -> None:

@@ -64,6 +64,8 @@ def bad_inputs(root: Path, tiny: Tiny) -> dict[str, Case]:
         "gen-repos-bad-pin": Case(
             ("gen", "--repos", str(root / "bad-repos.txt"), "--out", "o7"), "pypi:NAME==VERSION"
         ),
+        "gen-npm-empty": Case(("gen", "--repo", "npm:", "--out", "o10"), "npm:NAME@VERSION"),
+        "gen-npm-no-version": Case(("gen", "--repo", "npm:x@", "--out", "o11"), "npm:NAME@VERSION"),
         "gen-executor-one-repo": Case(
             ("gen", "--repo", str(root / "empty"), "--out", "o8", "--executor", "ray"),
             "are for --repos",
@@ -179,6 +181,8 @@ BAD = (
     "gen-empty-dir",
     "gen-repos-missing",
     "gen-repos-bad-pin",
+    "gen-npm-empty",
+    "gen-npm-no-version",
     "gen-executor-one-repo",
     "run-empty-tasks",
     "run-missing-tasks",

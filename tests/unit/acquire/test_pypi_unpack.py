@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from replicate.acquire.pypi import _unpack
+from replicate.acquire.pypi import unpack
 from replicate.errors import ReplicateError
 
 
@@ -29,6 +29,6 @@ def test_a_member_that_climbs_out_is_refused_in_one_line(tmp_path: Path) -> None
     assert (tmp_path / "escaped.txt").is_file()
     (tmp_path / "escaped.txt").unlink()
     with pytest.raises(ReplicateError, match="unsafe or broken archive") as raised:
-        _unpack(archive, tmp_path / "into")
+        unpack(archive, tmp_path / "into")
     assert "\n" not in str(raised.value)
     assert not (tmp_path / "escaped.txt").exists()
