@@ -112,3 +112,17 @@ def test_no_copy_of_qs_among_its_installed_dependencies(minted: dict[str, Minted
     # (a dependency of evalmd is fetched from GitHub), else its copy is replaced
     assert not node_deps.own_copies(deps.modules, "qs")
     assert script_leaks.installed_copy(tree) is None
+
+
+def test_a_repos_file_takes_an_npm_source(minted: dict[str, Minted], tmp_path: Path) -> None:
+    """`gen --repos` with an `npm:NAME@VERSION` line (its `@` the version's, not a commit's)
+    mints the package as `gen --repo` did (the tarball and its dependencies cached by then)."""
+    listing = tmp_path / "repos.txt"
+    listing.write_text(f"{SOURCES['minimist']}\n")
+    out = tmp_path / "many"
+    done = replicate("gen", "--repos", str(listing), "--out", str(out), timeout=900)
+    assert done.returncode == 0, done.stderr[-3000:]
+    (record,) = [json.loads(line) for line in (out / "repos.jsonl").read_text().splitlines()]
+    assert (record["source"], record["status"]) == (SOURCES["minimist"], "minted"), record
+    assert record["commit"] == minted["minimist"].funnel["commit"], record  # the same tarball
+    assert len(record["tasks"]) == minted["minimist"].stage("validated") > 0, record

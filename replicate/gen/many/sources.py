@@ -1,5 +1,6 @@
-"""The `--repos` file: one source a line (a git URL, a local path, or `pypi:NAME==VERSION`),
-an optional `@commit`, `#` comments and blank lines."""
+"""The `--repos` file: one source a line (a git URL, a local path, `pypi:NAME==VERSION` or
+`npm:NAME@VERSION`), an optional `@commit` (not for a PyPI or npm source: its version pins it),
+`#` comments and blank lines."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from replicate.acquire import is_pypi_spec, is_remote_spec, parse_pin
+from replicate.acquire import is_npm_spec, is_pypi_spec, is_remote_spec, parse_npm_pin, parse_pin
 from replicate.errors import ReplicateError
 
 _COMMENT = re.compile(r"(^|\s)#.*$")
@@ -33,7 +34,8 @@ def read_sources(path: Path) -> tuple[Source, ...]:
     sources = parse_sources(text, path.resolve().parent)
     if not sources:
         raise ReplicateError(
-            f"{path} names no repository (one URL, path or pypi:NAME==VERSION a line)"
+            f"{path} names no repository (one URL, path, pypi:NAME==VERSION or npm:NAME@VERSION "
+            "a line)"
         )
     return sources
 
@@ -55,6 +57,9 @@ def parse_sources(text: str, base: Path) -> tuple[Source, ...]:
 
 
 def parse_source(line: str, base: Path) -> Source:
+    if is_npm_spec(line):  # its `@` is the version's: a malformed pin is an error of the file
+        parse_npm_pin(line)
+        return Source(text=line, spec=line, commit=None)
     spec, commit = _split_commit(line)
     if is_pypi_spec(spec):
         parse_pin(spec)  # a malformed pin is an error of the file, not of one repository

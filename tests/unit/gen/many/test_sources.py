@@ -17,6 +17,7 @@ https://github.com/a/b@v1.2   # a tag
 git@github.com:a/b
 git@example.org:c/d@0123abcd
 pypi:tomli==2.0.1
+npm:minimist@1.2.8
 
 ./local@main
 ../up
@@ -26,6 +27,7 @@ pypi:tomli==2.0.1
         Source("git@github.com:a/b", "git@github.com:a/b", None),
         Source("git@example.org:c/d@0123abcd", "git@example.org:c/d", "0123abcd"),
         Source("pypi:tomli==2.0.1", "pypi:tomli==2.0.1", None),
+        Source("npm:minimist@1.2.8", "npm:minimist@1.2.8", None),  # its `@` is no commit
         Source("./local@main", "/data/repos/local", "main"),
         Source("../up", "/data/up", None),
     )
@@ -37,6 +39,8 @@ pypi:tomli==2.0.1
         ("pypi:tomli", "a PyPI source is pypi:NAME==VERSION"),
         ("pypi:tomli>=2", "a PyPI source is pypi:NAME==VERSION"),
         ("pypi:tomli==2.0.1@abc", "pinned by its version"),
+        ("npm:minimist", "an npm source is npm:NAME@VERSION"),
+        ("npm:minimist@", "an npm source is npm:NAME@VERSION"),
         ("a b", "line 1: one source a line"),
         ("x\n./x", "line 2: ./x is listed twice"),
     ],
