@@ -8,7 +8,6 @@ registry package fetches the tarball, it runs no script of it). The commit is de
 
 from __future__ import annotations
 
-import os
 import re
 import shutil
 import subprocess
@@ -17,6 +16,7 @@ from pathlib import Path
 from replicate.acquire.pypi import commit_tree, unpack
 from replicate.cache import file_lock, staging_beside
 from replicate.errors import ReplicateError
+from replicate.npm_command import npm_messages, run_npm
 
 PREFIX = "npm:"
 PACK_TIMEOUT_S = 600.0
@@ -67,17 +67,8 @@ def _pack(name: str, version: str, into: Path) -> Path:
         raise ReplicateError("npm is missing: scripts/install.sh installs Debian's npm")
     into.mkdir(parents=True)
     argv = [npm, "pack", f"{name}@{version}", "--pack-destination", str(into)]
-    env = {**os.environ, "npm_config_update_notifier": "false"}
     try:
-        done = subprocess.run(
-            argv,
-            cwd=into,
-            capture_output=True,
-            text=True,
-            timeout=PACK_TIMEOUT_S,
-            check=False,
-            env=env,
-        )
+        done = run_npm(argv, into, PACK_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise ReplicateError(f"npm pack {name}@{version} took over {PACK_TIMEOUT_S:.0f}s") from None
     if done.returncode != 0:
@@ -90,8 +81,7 @@ def _pack(name: str, version: str, into: Path) -> Path:
 
 def _why(stderr: str) -> str:
     """npm's reason in one line: the registry's 404, no such version, or its last error."""
-    lines = [ln.removeprefix("npm error").strip() for ln in stderr.splitlines()]
-    lines = [ln for ln in lines if ln and not ln.startswith(("code ", "A complete log"))]
+    lines = npm_messages(stderr)
     for mark in ("404 Not Found", "notarget No matching version"):
         found = next((ln for ln in lines if mark in ln), None)
         if found is not None:

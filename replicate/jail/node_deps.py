@@ -35,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 from replicate.cache import cache_root, file_lock, staging_beside
+from replicate.npm_command import npm_messages, run_npm
 
 INSTALL_TIMEOUT_S = 900
 LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json")
@@ -235,16 +236,9 @@ def _install(tree: Path, staging: Path, only: frozenset[str] | None, why: str) -
     for name in LOCKFILES:
         if (tree / name).is_file():
             shutil.copyfile(tree / name, staging / name)
-    env = {**os.environ, "npm_config_update_notifier": "false", "NODE_ENV": "development"}
     try:
-        done = subprocess.run(
-            [npm, "install", *FLAGS],
-            cwd=staging,
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_TIMEOUT_S,
-            check=False,
-            env=env,
+        done = run_npm(
+            [npm, "install", *FLAGS], staging, INSTALL_TIMEOUT_S, {"NODE_ENV": "development"}
         )
     except subprocess.TimeoutExpired:
         return f"npm install of the repository's dependencies took over {INSTALL_TIMEOUT_S}s"
@@ -287,9 +281,7 @@ def _stand_in(path: Path, own: str) -> None:
 
 def _why(stderr: str) -> str:
     """npm's error in one line: its first two messages, less the code and the log's place."""
-    lines = [ln.removeprefix("npm error").strip() for ln in stderr.splitlines()]
-    lines = [ln for ln in lines if ln and not ln.startswith(("code ", "A complete log"))]
-    return ": ".join(lines[:2])[:300] or "no output"
+    return ": ".join(npm_messages(stderr)[:2])[:300] or "no output"
 
 
 def own_copies(modules: Path, own: str) -> list[Path]:

@@ -8,7 +8,6 @@ path handed to the runner's file that loads it. The runner itself stays Node bui
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from pathlib import Path
 
 from replicate.cache import cache_root, file_lock, staging_beside
 from replicate.errors import ReplicateError
+from replicate.npm_command import run_npm
 
 INSTALL_TIMEOUT_S = 600
 
@@ -66,15 +66,7 @@ def _install(tool: NodeTool, staging: Path) -> None:
     )
     argv = [npm, "install", "--ignore-scripts", "--no-audit", "--no-fund", "--silent"]
     try:
-        done = subprocess.run(
-            [*argv, "--save-exact", tool.spec],
-            cwd=staging,
-            capture_output=True,
-            text=True,
-            timeout=INSTALL_TIMEOUT_S,
-            check=False,
-            env={**os.environ, "npm_config_update_notifier": "false"},
-        )
+        done = run_npm([*argv, "--save-exact", tool.spec], staging, INSTALL_TIMEOUT_S)
     except subprocess.TimeoutExpired:
         raise ReplicateError(f"npm install {tool.spec} took over {INSTALL_TIMEOUT_S}s") from None
     if done.returncode != 0:
