@@ -25,6 +25,7 @@ from replicate.envs import (
     static_version,
 )
 from replicate.errors import ReplicateError
+from replicate.gen import script_leaks
 from replicate.jail import RepoContext, context_for, node_deps
 from replicate.languages import Extraction, detect_language, get_language
 
@@ -98,7 +99,8 @@ def prepare_repo(
     if detection is None:
         record, notes = _environment(repo, tree, root, extraction, cache)
     else:
-        record, notes = _script_record(repo, extraction), _script_deps(tree, show)
+        hidden = _hide_copies(tree, extraction)
+        record, notes = _script_record(repo, extraction), (*hidden, *_script_deps(tree, show))
     snapshot = RepoSnapshot(record=record, root=root)
     context = context_for(snapshot, cache)
     if detection is None:
@@ -118,6 +120,20 @@ def _script_record(repo: AcquiredRepo, extraction: Extraction) -> RepoRecord:
         source_roots=extraction.source_roots,
         python=python_version(),
     )
+
+
+def _hide_copies(tree: Path, extraction: Extraction) -> tuple[str, ...]:
+    """The built, compressed and verbatim copies of a JavaScript/TypeScript tree's targets
+    (`script_leaks.copies_to_hide`) removed from the batch's tree, so that neither the agent's
+    workspace nor any jail holds them; the note that says which."""
+    found = script_leaks.copies_to_hide(tree, (*extraction.targets, *extraction.classes))
+    for path in found:
+        path.unlink()
+    if not found:
+        return ()
+    names = ", ".join(p.relative_to(tree).as_posix() for p in found[:5])
+    more = f" and {len(found) - 5} more" if len(found) > 5 else ""
+    return (f"hid {len(found)} built or copied files holding the original: {names}{more}",)
 
 
 def _script_deps(tree: Path, show: Progress) -> tuple[str, ...]:

@@ -170,14 +170,14 @@ def node_request(
     """The sandboxed Node process for `job`: `mounts` show the tree (by default, `tree` alone);
     `script` is what node runs (by default the runner, `RUNNER_DIR`'s main.cjs). The tree's
     installed npm dependencies (`node_deps`), when the cache holds them, are mounted read-only
-    and on `NODE_PATH`."""
+    (`node_deps.mounts`: for `require` on `NODE_PATH`, for `import` at `/node_modules`)."""
     binary = node or node_binary()
     script = (str(RUNNER_DIR / "main.cjs"),) if script is None else script
     seed = () if settings.random_seed is None else (f"--random-seed={settings.random_seed}",)
     shift = settings.clock_shift_days
     memory_mb = settings.memory_mb
     deps = node_deps.installed(tree)
-    shown = () if deps is None else (Mount.same(str(deps.modules)),)
+    shown = () if deps is None else node_deps.mounts(deps)
     on_path = (
         {} if deps is None else {"NODE_PATH": str(deps.modules), node_deps.OWN_ROOT_ENV: str(tree)}
     )

@@ -15,10 +15,11 @@ published, by a stand-in whose `main` requires the repository's own tree (`OWN_R
 `node.node_request` to the tree the jail shows, the candidate's in a grading run), so what
 depends on the package still loads it, and said so.
 
-Node finds the folder through `NODE_PATH` (`node.node_request` mounts it and sets it): a bare
-`require` from the tree resolves there once no `node_modules` of the tree holds the name. An ES
-module's `import` does not read `NODE_PATH`; such a test file's imports of its dependencies do not
-resolve yet.
+Node finds the folder twice over (`mounts`; `node.node_request` sets `NODE_PATH`): a bare
+`require` from the tree resolves on `NODE_PATH` once no `node_modules` of the tree holds the
+name; an ES module's `import` never reads `NODE_PATH`, but walks up from the importing file's
+folder to the root, where the same folder is mounted as `/node_modules` (the last place both
+look, after any `node_modules` of the tree itself).
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ from typing import Any
 
 from replicate.cache import cache_root, file_lock, staging_beside
 from replicate.npm_command import npm_messages, run_npm
+from replicate.sandbox import Mount
 
 INSTALL_TIMEOUT_S = 900
 LOCKFILES = ("package-lock.json", "npm-shrinkwrap.json")
@@ -87,6 +89,15 @@ class Installed:
                 "the package itself among them replaced by its tree"
             )
         return note
+
+
+ROOT_MODULES = "/node_modules"  # where an ES module's `import` finds them, from any folder
+
+
+def mounts(deps: Installed) -> tuple[Mount, ...]:
+    """The installed folder shown read-only at its own path (on `NODE_PATH`) and as the jail's
+    `/node_modules` (for `import`)."""
+    return (Mount.same(str(deps.modules)), Mount(str(deps.modules), ROOT_MODULES))
 
 
 def _manifest(tree: Path) -> dict[str, Any] | None:

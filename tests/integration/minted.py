@@ -14,7 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -149,15 +149,15 @@ def git(cwd: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def write_files(root: Path, files: dict[str, str]) -> Path:
-    for rel, text in files.items():
+def write_files(root: Path, files: Mapping[str, str | bytes]) -> Path:
+    for rel, data in files.items():
         path = root / rel
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_bytes(data if isinstance(data, bytes) else data.encode("utf-8"))
     return root
 
 
-def make_git_repo(root: Path, files: dict[str, str]) -> Path:
+def make_git_repo(root: Path, files: Mapping[str, str | bytes]) -> Path:
     """A fresh git repository at `root` holding `files` in one commit."""
     write_files(root, files)
     git(root, "init", "-q")

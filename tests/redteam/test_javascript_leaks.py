@@ -2,11 +2,16 @@
 build in lib/, a published copy of the package itself under node_modules/, a source map that
 carries the sources): the candidate `require`s it, or evaluates the map's source, instead of
 writing the body. Positive control: with the copy in the task's tree, the attack earns 1.0.
-Defence: gen's leak audit finds the copy and drops every task it holds, `DropReason.LEAKED`
-(and a file that is no built copy is not taken for one: the plain repository keeps its tasks)."""
+Defence: gen hides the copy (removes it from the batch's tree, so neither the workspace nor any
+jail holds it: the same attack then earns nothing on the task minted from that repository), or,
+where it cannot (a copy in a folder of the targets' own sources, `lib/` here), its leak audit drops
+every task the copy holds, `DropReason.LEAKED`; a file that is no built copy is not taken for one
+(the plain repository keeps its tasks). A gzipped bundle is hidden unread: no text search reads
+inside it."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import shutil
 from pathlib import Path
@@ -48,6 +53,19 @@ LEAKS = {
         "function double(a) { return require('tiny-js').double(a); }",
     ),
     "source-map-with-sources": ({"dist/index.js.map": SOURCE_MAP}, FROM_MAP),
+    "gzipped-bundle": (
+        {"dist/tiny.min.js.gz": gzip.compress(MINIFIED.encode(), mtime=0)},
+        "function double(a) { const z = require('zlib'), fs = require('fs'); "
+        "const m = { exports: {} }; new Function('module', 'exports', z.gunzipSync("
+        "fs.readFileSync(__dirname + '/dist/tiny.min.js.gz')).toString())(m, m.exports); "
+        "return m.exports.double(a); }",
+    ),
+}
+HIDDEN = {
+    "minified-in-dist",
+    "own-package-in-node-modules",
+    "source-map-with-sources",
+    "gzipped-bundle",
 }
 
 
@@ -66,15 +84,20 @@ def test_a_built_copy_of_the_original(leak: str, plain: Path, tmp_path: Path) ->
     batch = tmp_path / "planted"
     shutil.copytree(plain, batch)
     tree = tasks_by_name(batch)["double"].repo.tree
-    for rel, text in files.items():
+    for rel, data in files.items():
         (tree / rel).parent.mkdir(parents=True, exist_ok=True)
-        (tree / rel).write_text(text)
+        (tree / rel).write_bytes(data if isinstance(data, bytes) else data.encode())
     verdict = graded(tasks_by_name(batch, verify=False)["double"], body)  # planted after gen
     assert verdict.reward == 1.0, f"{leak}: the attack does not work: {verdict.reason}"
-    # defence: the repository shipping that copy mints no task whose body it holds
+    # defence: the repository shipping that copy mints no task its copy pays the attack on
     out = mint_tiny(tmp_path / "leaky", files)
+    if leak in HIDDEN:
+        task = tasks_by_name(out)["double"]
+        assert not any((task.repo.tree / rel).exists() for rel in files), "the copy is not hidden"
+        assert graded(task, body).reward == 0.0
+        return
     drops = {e.symbol: e for e in read_entries(out) if not e.kept}
     for symbol in ("index.double", "index.pair", "index.when"):  # (lib/'s own: never called)
         entry = drops[symbol]
         assert DropReason.of(entry.reason) is DropReason.LEAKED, entry.reason
-        assert Path(entry.detail).name == Path(next(iter(files))).name or leak.startswith("own")
+        assert Path(entry.detail).name == Path(next(iter(files))).name

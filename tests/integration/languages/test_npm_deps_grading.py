@@ -1,6 +1,8 @@
 """A target whose body requires one of the repository's npm dependencies: gen installs it, the
 tests' calls are recorded and the task mints, and grading sees the same folder (the reference
-earns 1.0); without it in the jail the same file does not load (the positive control)."""
+earns 1.0); without it in the jail the same file does not load (the positive control). Both as
+CommonJS (`require`, found on `NODE_PATH`) and as an ES module (`import`, which never reads
+`NODE_PATH`: found at the jail's `/node_modules`; its control takes that mount away)."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ import pytest
 from replicate.batch import Batch
 from replicate.grading import javascript as graded
 from replicate.jail import get_sandbox, node_deps
+from replicate.sandbox import Mount
 
 pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is missing")
 
@@ -38,9 +41,21 @@ test('triple', () => {
   }
 });
 """
+ESM_SOURCE = """import { times } from 'scale-helper';
+
+export function triple(x) {
+  return times(x, 3);
+}
+"""
+ESM_TESTS = (
+    TESTS.replace("'use strict';\n", "")
+    .replace("const test = require('node:test');", "import test from 'node:test';")
+    .replace("const assert = require('node:assert');", "import assert from 'node:assert';")
+    .replace("const { triple } = require('..');", "import { triple } from '../index.js';")
+)
 
 
-def _repo(tmp_path: Path) -> Path:
+def _repo(tmp_path: Path, kind: str) -> Path:
     helper = tmp_path / "scale-helper"
     helper.mkdir()
     manifest = {"name": "scale-helper", "version": "1.0.0", "main": "index.js"}
@@ -50,17 +65,19 @@ def _repo(tmp_path: Path) -> Path:
     (tree / "test").mkdir(parents=True)
     deps = {"scale-helper": f"file:{helper}"}
     own = {"name": "tripler", "version": "1.0.0", "main": "index.js", "dependencies": deps}
-    (tree / "package.json").write_text(json.dumps(own))
-    (tree / "index.js").write_text(SOURCE)
-    (tree / "test" / "index.test.js").write_text(TESTS)
+    (tree / "package.json").write_text(json.dumps({**own, "type": kind}))
+    esm = kind == "module"
+    (tree / "index.js").write_text(ESM_SOURCE if esm else SOURCE)
+    (tree / "test" / "index.test.js").write_text(ESM_TESTS if esm else TESTS)
     return tree
 
 
+@pytest.mark.parametrize("kind", ["commonjs", "module"])
 def test_grading_sees_the_dependencies_gen_installed(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    kind: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     out = tmp_path / "batch"
-    argv = [sys.executable, "-m", "replicate", "gen", "--repo", str(_repo(tmp_path))]
+    argv = [sys.executable, "-m", "replicate", "gen", "--repo", str(_repo(tmp_path, kind))]
     done = subprocess.run(
         [*argv, "--out", str(out), "--json", "--no-strength"],
         capture_output=True,
@@ -75,8 +92,13 @@ def test_grading_sees_the_dependencies_gen_installed(
     local = get_sandbox("local")
     reference = graded.grade_script(task, task.original_source().decode(), local)
     assert not isinstance(reference, str) and reference.reward == 1.0, reference
-    # positive control: the same reference in a jail that does not show the dependencies
-    monkeypatch.setattr(node_deps, "installed", lambda tree: None)
-    monkeypatch.setattr(node_deps, "install", lambda tree: "refused")
+    # positive control: the same reference in a jail that does not show the dependencies (for
+    # an ES module, not at `/node_modules`: on `NODE_PATH` alone)
+    if kind == "module":
+        monkeypatch.setattr(node_deps, "mounts", lambda deps: (Mount.same(str(deps.modules)),))
+    else:
+        monkeypatch.setattr(node_deps, "installed", lambda tree: None)
+        monkeypatch.setattr(node_deps, "install", lambda tree: "refused")
     unseen = graded.grade_script(task, task.original_source().decode(), local)
-    assert isinstance(unseen, str) and "Cannot find module 'scale-helper'" in unseen, unseen
+    missing = "Cannot find package" if kind == "module" else "Cannot find module"
+    assert isinstance(unseen, str) and f"{missing} 'scale-helper'" in unseen, unseen

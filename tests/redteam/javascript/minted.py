@@ -56,7 +56,7 @@ FILES = {"package.json": MANIFEST, "index.js": INDEX, "test/index.test.js": TEST
 SIMPLE = frozenset({"num", "str", "bool", "null", "undefined", "array", "date", "map", "set"})
 
 
-def mint_tiny(root: Path, extra: Mapping[str, str] = {}) -> Path:
+def mint_tiny(root: Path, extra: Mapping[str, str | bytes] = {}) -> Path:
     """The tiny repository (with `extra` files) minted into `root/batch`; the batch's path."""
     repo = make_git_repo(root / "tiny-js", {**FILES, **extra})
     out = root / "batch"

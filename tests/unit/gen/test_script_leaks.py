@@ -6,7 +6,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from replicate.gen.script_leaks import MIN_COPIED, built_copy, copied_body
+from replicate.gen.script_leaks import MIN_COPIED, built_copy, copied_body, copies_to_hide
+from replicate.languages.javascript import discover_scripts
 
 USES = "exports.double = function (n) { return n * 2; };\n"
 
@@ -61,3 +62,33 @@ def test_a_verbatim_copy_of_a_long_body_anywhere_is_found(tmp_path: Path) -> Non
     assert copied_body(alone, "src/index.js", body.encode()) is None  # its own file aside
     short = _tree(tmp_path / "short", {"src/index.js": USES, "other.js": USES})
     assert copied_body(short, "src/index.js", b"return n * 2;") is None  # too common to tell
+
+
+LONG = (
+    "function double(n) {\n  const twice = n + n;\n  if (twice !== n * 2) throw new Error('no');\n"
+    "  return twice;\n}\nexports.double = double;\n"
+)
+
+
+def test_gen_hides_built_compressed_and_copied_files_and_nothing_else(tmp_path: Path) -> None:
+    files = {
+        "src/index.js": LONG,
+        "dist/index.js": USES,  # built, spells a target's name: hidden
+        "lib/index.js": USES,  # extracted, so a source: kept (the audit drops its copies)
+        "dist/other.js": "exports.triple = (n) => n * 3;\n",  # spells none: kept
+        "build/renamed.js": LONG.replace("double", "d"),  # the body verbatim, renamed: hidden
+        "test/index.test.js": LONG,  # a test may spell it out: kept
+        "src/helper.js": "exports.x = 1;\n",  # a source file: kept
+        "node_modules/@me/tiny/package.json": "{}",  # the package itself, published: hidden
+    }
+    tree = _tree(tmp_path, files)
+    (tree / "dist/index.js.gz").write_bytes(b"\x1f\x8b")  # compressed: hidden unread
+    targets = discover_scripts(tree).targets
+    assert [t.qualname for t in targets if t.path == "src/index.js"] == ["double"]
+    hidden = {p.relative_to(tree).as_posix() for p in copies_to_hide(tree, targets)}
+    assert hidden == {
+        "dist/index.js",
+        "build/renamed.js",
+        "dist/index.js.gz",
+        "node_modules/@me/tiny/package.json",
+    }
