@@ -166,18 +166,20 @@ def node_request(
     mounts: Sequence[Mount] = (),
     node: Path | None = None,
     script: Sequence[str] | None = None,
+    isolated: bool = True,
 ) -> SandboxRequest:
     """The sandboxed Node process for `job`: `mounts` show the tree (by default, `tree` alone);
     `script` is what node runs (by default the runner, `RUNNER_DIR`'s main.cjs). The tree's
     installed npm dependencies (`node_deps`), when the cache holds them, are mounted read-only
-    (`node_deps.mounts`: for `require` on `NODE_PATH`, for `import` at `/node_modules`)."""
+    (`node_deps.mounts`: for `require` on `NODE_PATH`, for `import` at `/node_modules` where the
+    sandbox is `isolated`: one that does not isolate shows every path as itself)."""
     binary = node or node_binary()
     script = (str(RUNNER_DIR / "main.cjs"),) if script is None else script
     seed = () if settings.random_seed is None else (f"--random-seed={settings.random_seed}",)
     shift = settings.clock_shift_days
     memory_mb = settings.memory_mb
     deps = node_deps.installed(tree)
-    shown = () if deps is None else node_deps.mounts(deps)
+    shown = () if deps is None else node_deps.mounts(deps, at_root=isolated)
     on_path = (
         {} if deps is None else {"NODE_PATH": str(deps.modules), node_deps.OWN_ROOT_ENV: str(tree)}
     )
@@ -221,7 +223,8 @@ def run_node(
             tree.resolve(), target.module, Path(scratch), candidate, sandbox.isolated, "candidate"
         )
         job = job_for(seen, target, calls, nonce)
-        request = for_files(node_request(seen, job, settings, mounts), [target.module])
+        request = node_request(seen, job, settings, mounts, isolated=sandbox.isolated)
+        request = for_files(request, [target.module])
         result = sandbox.run(request)
     prefix = f"{nonce} ".encode()
     parsed = collect_frames(read_frame(line, prefix) for line in result.channel.split(b"\n"))

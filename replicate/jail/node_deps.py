@@ -94,10 +94,11 @@ class Installed:
 ROOT_MODULES = "/node_modules"  # where an ES module's `import` finds them, from any folder
 
 
-def mounts(deps: Installed) -> tuple[Mount, ...]:
-    """The installed folder shown read-only at its own path (on `NODE_PATH`) and as the jail's
-    `/node_modules` (for `import`)."""
-    return (Mount.same(str(deps.modules)), Mount(str(deps.modules), ROOT_MODULES))
+def mounts(deps: Installed, at_root: bool = True) -> tuple[Mount, ...]:
+    """The installed folder shown read-only at its own path (on `NODE_PATH`) and, `at_root`, as
+    the jail's `/node_modules` (for `import`)."""
+    own = Mount.same(str(deps.modules))
+    return (own, Mount(str(deps.modules), ROOT_MODULES)) if at_root else (own,)
 
 
 def _manifest(tree: Path) -> dict[str, Any] | None:

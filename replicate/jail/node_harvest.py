@@ -133,7 +133,7 @@ def record_tests(
     for test_file in test_files:
         nonce = secrets.token_hex(16)
         job = record_job(tree, targets, nonce, budget.per_file)
-        request = _test_request(tree, test_file, command, settings, job)
+        request = _test_request(tree, test_file, command, settings, job, sandbox.isolated)
         ts_files = [test_file, *(t.module for t in targets)]
         result = sandbox.run(for_files(request, ts_files))
         frames = read_records(result.channel, nonce, len(targets))
@@ -147,7 +147,12 @@ def record_tests(
 
 
 def _test_request(
-    tree: Path, test_file: str, command: RunnerCommand, settings: NodeSettings, job: str
+    tree: Path,
+    test_file: str,
+    command: RunnerCommand,
+    settings: NodeSettings,
+    job: str,
+    isolated: bool,
 ) -> SandboxRequest:
     runner = () if test_file in command.plain else command.script
     script = ("--require", str(RECORDER), *runner, test_file)
@@ -156,7 +161,7 @@ def _test_request(
     if command.modules is not None:
         mounts.append(Mount.same(str(command.modules.resolve())))
         env["NODE_PATH"] = str(command.modules.resolve())
-    request = node_request(tree, b"", settings, mounts, script=script)
+    request = node_request(tree, b"", settings, mounts, script=script, isolated=isolated)
     if "NODE_PATH" in request.env and "NODE_PATH" in env:  # the repository's own, then these
         env["NODE_PATH"] = f"{request.env['NODE_PATH']}:{env['NODE_PATH']}"
     return replace(request, env={**request.env, **env})
