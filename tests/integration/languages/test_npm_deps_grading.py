@@ -17,7 +17,6 @@ import pytest
 from replicate.batch import Batch
 from replicate.grading import javascript as graded
 from replicate.jail import get_sandbox, node_deps
-from replicate.sandbox import Mount
 
 pytestmark = pytest.mark.skipif(shutil.which("npm") is None, reason="npm is missing")
 
@@ -95,7 +94,8 @@ def test_grading_sees_the_dependencies_gen_installed(
     # positive control: the same reference in a jail that does not show the dependencies (for
     # an ES module, not at `/node_modules`: on `NODE_PATH` alone)
     if kind == "module":
-        monkeypatch.setattr(node_deps, "mounts", lambda deps: (Mount.same(str(deps.modules)),))
+        mounts = node_deps.mounts
+        monkeypatch.setattr(node_deps, "mounts", lambda deps, at_root: mounts(deps, False))
     else:
         monkeypatch.setattr(node_deps, "installed", lambda tree: None)
         monkeypatch.setattr(node_deps, "install", lambda tree: "refused")
