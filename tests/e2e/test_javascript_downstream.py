@@ -9,7 +9,8 @@ every export format (rows, inspect, harbor) hides each task's original body from
 model, any other task's body it shows is listed in its `visible_task_ids`, and each format's
 consumer reads it back: the rows by `datasets` and TRL's reward function, the inspect task by
 inspect_ai's own `eval` (the original 1.0, the stub 0.0), the Harbor folders by Harbor's own task
-model and linter."""
+model and linter (not yet graded in Harbor's verifier container, which has no Node: the export
+warns of it)."""
 
 from __future__ import annotations
 
@@ -175,9 +176,11 @@ def hides_its_body(
     assert seen <= set(visible), (task.id, seen - set(visible))
 
 
-def _export(tslib: Minted, out: Path, fmt: str) -> None:
+def _export(tslib: Minted, out: Path, fmt: str) -> str:
+    """What the export said on stderr."""
     done = replicate("export", "--tasks", str(tslib.batch), "--format", fmt, "--out", str(out))
     assert done.returncode == 0, done.stderr[-2000:]
+    return done.stderr
 
 
 def test_rows_hide_every_body_and_trl_grades_them(
@@ -235,7 +238,9 @@ def test_harbor_hides_each_body_and_harbor_reads_it_back(
     tslib: Minted, batch: Batch, tmp_path: Path
 ) -> None:
     out = tmp_path / "harbor"
-    _export(tslib, out, "harbor")
+    said = _export(tslib, out, "harbor")
+    # not yet: the verifier image has no Node, and the export says so
+    assert f"{len(batch.ids)} of {len(batch.ids)} tasks are JavaScript/TypeScript" in said
     bodies = {ident: body_text(batch.load(ident)) for ident in batch.ids}
     for ident in batch.ids:
         task, folder = batch.load(ident), out / ident
