@@ -49,9 +49,11 @@ TOOL_SYSTEM = (
     "implementation is done, answer with a short summary and no tool call."
 )
 SINGLE_SYSTEM = (
-    "You implement one Python function so that it behaves exactly like a hidden original. Answer "
-    "with one python code block holding the function's complete definition (or the whole file)."
+    "You implement one {name} function so that it behaves exactly like a hidden original. Answer "
+    "with one {fence} code block holding the function's complete definition (or the whole file)."
 )
+# A task's language as the single completion's messages name it, and its code blocks' tag
+LANGUAGE_NAMES = {"python": "Python", "javascript": "JavaScript", "typescript": "TypeScript"}
 
 
 @dataclass
@@ -219,9 +221,11 @@ class SingleAgent(_ModelAgent):
     ) -> _Ending:
         target = task.hidden.target
         stubbed = task.stubbed_source().decode("utf-8", "replace")
+        fence = task.spec.language
+        system = SINGLE_SYSTEM.format(name=LANGUAGE_NAMES.get(fence, fence), fence=fence)
         messages += [
-            {"role": "system", "content": SINGLE_SYSTEM},
-            {"role": "user", "content": single_prompt(task.prompt, target.path, stubbed)},
+            {"role": "system", "content": system},
+            {"role": "user", "content": single_prompt(task.prompt, target.path, stubbed, fence)},
         ]
         with ChatClient(self.model) as client:
             reply = client.complete(messages, None, tally.remaining())
@@ -232,9 +236,10 @@ class SingleAgent(_ModelAgent):
         return _Ending("ok", f"one completion ({reply.finish_reason})")
 
 
-def single_prompt(prompt: str, path: str, stubbed: str) -> str:
-    """TASK.md, then the target file as the workspace holds it (the body stubbed)."""
+def single_prompt(prompt: str, path: str, stubbed: str, fence: str = "python") -> str:
+    """TASK.md, then the target file as the workspace holds it (the body stubbed), in a code
+    block tagged with the task's language."""
     return (
-        f"{prompt.rstrip()}\n\n## `{path}` as it stands\n\n```python\n{stubbed.rstrip()}\n```\n\n"
-        "Reply with the implementation in one python code block."
+        f"{prompt.rstrip()}\n\n## `{path}` as it stands\n\n```{fence}\n{stubbed.rstrip()}\n```\n\n"
+        f"Reply with the implementation in one {fence} code block."
     )

@@ -65,7 +65,7 @@ def task_toml(item: PlannedTask) -> str:
             "task": {
                 "name": f"replicate/{task.id}",
                 "description": f"Re-implement `{task.spec.source.symbol}` ({split})",
-                "keywords": ["replicate", "python", "code"],
+                "keywords": ["replicate", task.spec.language, "code"],
             },
             "metadata": {
                 **task_metadata(task),
@@ -129,7 +129,7 @@ def write_task_dir(batch: Batch, item: PlannedTask, root: Path) -> None:
     write_text(root / "tests" / "jail-python.sh", files.JAIL_PYTHON, 0o755)
     one_task_batch(batch, task, root / "tests" / "batch")
     write_text(root / "solution" / "solve.sh", files.solve_script(target), 0o755)
-    (root / "solution" / "original.py").write_bytes(task.original_source())
+    (root / "solution" / files.solution_name(target)).write_bytes(task.original_source())
 
 
 class HarborExporter:

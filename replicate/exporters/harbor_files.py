@@ -16,6 +16,7 @@ import json
 import math
 import shlex
 from collections.abc import Mapping
+from pathlib import PurePosixPath
 from typing import Any
 
 from replicate import __version__
@@ -221,7 +222,14 @@ PY
 """
 
 
+def solution_name(target_path: str) -> str:
+    """The original target file's name in solution/: `original` and the target's suffix
+    (`original.py`, `original.ts`)."""
+    return f"original{PurePosixPath(target_path).suffix}"
+
+
 def solve_script(target_path: str) -> str:
     """The oracle: the original target file put back."""
     dest = shlex.quote(f"{WORKDIR}/{target_path}")
-    return f"#!/bin/sh\nset -eu\ncp /solution/original.py {dest}\n"
+    source = shlex.quote(f"/solution/{solution_name(target_path)}")
+    return f"#!/bin/sh\nset -eu\ncp {source} {dest}\n"

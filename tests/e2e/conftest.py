@@ -24,6 +24,7 @@ from replicate.gen.target import (
     MIN_STRATUM,
     MIN_TRACED,
 )
+from tests.integration.languages.conftest import TSLIB
 from tests.once import once
 
 REPO_ROOT = Path(__file__).resolve().parents[2]
@@ -108,9 +109,10 @@ def machine_pace() -> float:
 
 
 def replicate(
-    *args: str, timeout: float = 1200, cwd: Path | None = None
+    *args: str, timeout: float = 1200, cwd: Path | None = None, env: dict[str, str] | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """Run the real CLI (`python -m replicate ...`), from `cwd` if given."""
+    """Run the real CLI (`python -m replicate ...`), from `cwd` if given, with `env` added to
+    this process's environment."""
     return subprocess.run(
         [sys.executable, "-m", "replicate", *args],
         capture_output=True,
@@ -118,6 +120,7 @@ def replicate(
         timeout=timeout,
         check=False,
         cwd=cwd,
+        env=None if env is None else {**os.environ, **env},
     )
 
 
@@ -174,6 +177,17 @@ def boltons(tmp_path_factory: pytest.TempPathFactory) -> Minted:
         return mint("boltons 24.1.0", repo, root / "batch", "--limit", str(BOLTONS_LIMIT), *kinds)
 
     return minted_once(tmp_path_factory, "boltons", make)
+
+
+@pytest.fixture(scope="session")
+def tslib(tmp_path_factory: pytest.TempPathFactory) -> Minted:
+    """corpus/tslib, our own TypeScript library, minted offline once per test run: the
+    TypeScript e2e (`test_typescript.py`) and the JavaScript downstream one read it."""
+
+    def make(root: Path) -> Minted:
+        return mint("corpus/tslib (typescript)", TSLIB, root / "batch")
+
+    return minted_once(tmp_path_factory, "tslib", make)
 
 
 def single_ids(batch: Batch) -> list[str]:

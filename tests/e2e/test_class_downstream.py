@@ -10,9 +10,6 @@ sequence there."""
 from __future__ import annotations
 
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -144,11 +141,7 @@ def test_the_builtin_agent_answers_the_whole_class_and_the_report_shows_it(
         args = ("--tasks", str(boltons.batch), "--out", str(out), "--kinds", kind)
         args += ("--task", task.id, "--agent", "builtin:openai-single", "--model", "fake")
         args += ("--base-url", chat.url, "--allow-host", "127.0.0.1", "--workers", "1", "--json")
-        done = subprocess.run(
-            [sys.executable, "-m", "replicate", "run", *args],
-            capture_output=True, text=True, timeout=900, check=False,
-            env={**os.environ, "OPENAI_API_KEY": "sk-test"},
-        )  # fmt: skip
+        done = replicate("run", *args, timeout=900, env={"OPENAI_API_KEY": "sk-test"})
     assert done.returncode == 0, done.stderr[-3000:]
     (row,) = json.loads(done.stdout)["rows"]
     assert (row["task_id"], row["status"], row["reward"]) == (task.id, "graded", 1.0)

@@ -20,10 +20,9 @@ from replicate.grading import grade_text
 from replicate.integrations.grading import close_graders
 from replicate.integrations.verl import compute_score
 from replicate.jail import Jail, context_for, get_sandbox
-from tests.e2e.conftest import Minted, mint, minted_once, replicate
+from tests.e2e.conftest import Minted, replicate
 from tests.e2e.test_javascript import KILL_RATE_MEDIAN, _grade, _table
 
-TSLIB = Path(__file__).resolve().parents[2] / "corpus" / "tslib"
 # duration's formatDuration and parseDuration, text's slugify and titleCase, version's four and
 # BoundedCache's get, set and hitRate (an ES module class's methods, recorded on the class);
 # truncate (`export const truncate = (...) =>`: an ES module's const binding the recorder cannot
@@ -42,11 +41,8 @@ export function bumpVersion(text: string, part: Part): string {
 
 
 @pytest.fixture(scope="module")
-def minted(tmp_path_factory: pytest.TempPathFactory) -> Minted:
-    def make(root: Path) -> Minted:
-        return mint("corpus/tslib (typescript)", TSLIB, root / "batch")
-
-    return minted_once(tmp_path_factory, "tslib", make)
+def minted(tslib: Minted) -> Minted:
+    return tslib
 
 
 def test_funnel_yield_and_kill_rates(minted: Minted) -> None:
