@@ -9,7 +9,7 @@ from them with fast-check (`jail.node_widening`; the widened stratum, or raises)
 one kept only where the original gives it one outcome under `GOLDEN_RUNS` too. With a
 `min_kill_rate`, its mutants are run on them (`gen.javascript_strength`) and a task under the
 floor dropped, as a Python task is. The tests run as plain Node scripts (`node <file>`): a
-`node:test`, tape or node-tap file, or one that asserts at its top level; a mocha file through
+`node:test`, tape, node-tap or uvu file, or one that asserts at its top level; a mocha file through
 mocha's own entry when the repository's installed dependencies (`jail.node_deps`) hold it;
 another runner's test files (jest, vitest, ava, ...) do not run yet, which the funnel's notes
 say.
@@ -68,8 +68,9 @@ from replicate.jail import (
 from replicate.values import javascript_text
 
 # runners whose test files run as plain Node scripts: tape's tests run as the process ends;
-# node-tap's runner itself spawns `node FILE` for each test file, which then reports as TAP
-PLAIN_RUNNERS = frozenset({"node:test", "tape", "tap", "unknown"})
+# node-tap's runner itself spawns `node FILE` for each test file, which then reports as TAP;
+# an uvu file ends with its suites' `.run()`, which `node FILE` runs as uvu's own CLI would
+PLAIN_RUNNERS = frozenset({"node:test", "tape", "tap", "uvu", "unknown"})
 # mocha 8 and later; before it, `bin/mocha` spawned `_mocha`, which runs the file in its process
 MOCHA_ENTRIES = ("mocha/bin/mocha.js", "mocha/bin/_mocha")
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
