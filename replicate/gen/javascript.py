@@ -73,6 +73,10 @@ from replicate.values import javascript_text
 PLAIN_RUNNERS = frozenset({"node:test", "tape", "tap", "uvu", "unknown"})
 # mocha 8 and later; before it, `bin/mocha` spawned `_mocha`, which runs the file in its process
 MOCHA_ENTRIES = ("mocha/bin/mocha.js", "mocha/bin/_mocha")
+JEST_NOTE = (
+    "jest's test files ran as Node scripts on node:test with jest's own expect and jest-mock "
+    "(jest.mock, fake timers and snapshots are not given: a test that uses them fails)"
+)
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
 TEST_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts")  # TypeScript through the loader
 DECLARATIONS = (".d.ts", ".d.cts", ".d.mts")  # TypeScript's type declarations: nothing runs
@@ -176,17 +180,24 @@ def runner_command(
     tree: Path, runner: str, files: Sequence[str] = ()
 ) -> node_harvest.RunnerCommand:
     """How each test file runs: mocha's files through its own entry (`MOCHA_ENTRIES`, in the
-    test file's process) when the repository's installed dependencies hold it, those of `files`
-    that name `node:test` as themselves; every other file as a plain Node script (a tape file
-    runs its tests as the process ends)."""
+    test file's process) when the repository's installed dependencies hold it; jest's as plain
+    scripts with jest's globals preloaded (`JEST_GLOBALS`) when they hold jest's `expect`; those
+    of `files` that name `node:test` as themselves; every other file as a plain Node script (a
+    tape file runs its tests as the process ends)."""
     deps = node_deps.installed(tree)
-    if runner != "mocha" or deps is None:
+    if deps is None:
         return node_harvest.RunnerCommand()
-    entry = next((e for e in MOCHA_ENTRIES if (deps.modules / e).is_file()), None)
-    if entry is None:
+    if runner == "jest" and (deps.modules / "expect").is_dir():
+        script: tuple[str, ...] = ("--require", str(node_harvest.JEST_GLOBALS))
+    elif runner == "mocha":
+        entry = next((e for e in MOCHA_ENTRIES if (deps.modules / e).is_file()), None)
+        if entry is None:
+            return node_harvest.RunnerCommand()
+        script = (str(deps.modules / entry),)
+    else:
         return node_harvest.RunnerCommand()
     plain = frozenset(f for f in files if b"node:test" in (tree / f).read_bytes())
-    return node_harvest.RunnerCommand(script=(str(deps.modules / entry),), plain=plain)
+    return node_harvest.RunnerCommand(script=script, plain=plain)
 
 
 def _not_called(harvest: node_harvest.Harvest) -> tuple[DropReason, str]:
@@ -205,6 +216,8 @@ def _notes(
             f"the tests are declared for {work.test_runner}, not supported yet: each test file "
             "ran as a plain Node script"
         )
+    if work.test_runner == "jest" and command.script:
+        notes.append(JEST_NOTE)
     failed = [f.test_file for f in harvest.files if f.exit_code != 0]
     if failed:
         notes.append(f"{len(failed)} of {len(files)} test files failed under node: {failed[0]}")

@@ -39,6 +39,8 @@ from replicate.sandbox import CHANNEL_FD, Mount, Sandbox, SandboxRequest
 from replicate.values import javascript as js
 
 RECORDER = RUNNER_DIR / "record.cjs"
+# jest's globals on node:test, with jest's own expect and jest-mock (a jest file runs as a script)
+JEST_GLOBALS = RUNNER_DIR / "jest_globals.cjs"
 RECORD_EVENT = "record"
 
 

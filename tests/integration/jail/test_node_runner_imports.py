@@ -19,7 +19,12 @@ from replicate.values import javascript as js
 
 
 def builtins() -> frozenset[str]:
-    script = "console.log(JSON.stringify(require('node:module').builtinModules))"
+    # with the built-ins only the `node:` scheme names (`node:test`), which the list leaves out
+    script = (
+        "const m = require('node:module'); console.log(JSON.stringify(["
+        "...m.builtinModules, ...['test', 'sea', 'sqlite'].filter((n) => m.isBuiltin('node:' + n))"
+        "]))"
+    )
     done = subprocess.run(
         [str(node_binary()), "-e", script], capture_output=True, text=True, check=True
     )
@@ -63,7 +68,7 @@ def loads(source: bytes, name: str) -> list[tuple[str, str | None]]:
         literal = None
         if first is not None and first.type == "string":
             literal = (first.text or b"")[1:-1].decode()
-        elif enclosing(node) in ("load", "loadTool"):
+        elif enclosing(node) in ("load", "loadTool", "loadInstalled"):
             literal = enclosing(node)
         found.append((callee.type.replace("identifier", "require"), literal))
     return found
@@ -85,9 +90,15 @@ PARTS = sorted([*RUNNER_DIR.glob("*.cjs"), *RUNNER_DIR.glob("*.mjs")])
 # `loadTool`, from the folder the host names: the TypeScript loader and its hook (preloaded only
 # for a TypeScript job) and the widening script (run on its own, never by the runner).
 TOOLS = frozenset({"typescript.cjs", "typescript.mjs", "widen.cjs"})
+# The jest shim, preloaded by the harvest for a jest repository's test files (never by the
+# runner): it loads two packages jest ships from the repository's installed dependencies, and
+# only in its function `loadInstalled`.
+INSTALLED = frozenset({"jest_globals.cjs"})
 # scope.mjs is a hook, not a module; record.cjs the harvest's recorder, which the runner never loads
 SCRIPTS = [
-    p for p in PARTS if p.suffix == ".cjs" and p.name != "record.cjs" and p.name not in TOOLS
+    p
+    for p in PARTS
+    if p.suffix == ".cjs" and p.name != "record.cjs" and p.name not in TOOLS | INSTALLED
 ]
 
 
@@ -119,6 +130,9 @@ def test_each_runner_file_loads_node_builtins_only(part: Path) -> None:
         allowed = {f"import(node:{name})" for name in known} | {"require(loadTool)"}
         assert "require(loadTool)" in found or part.suffix == ".mjs"
         found = [item for item in found if item not in allowed]
+    if part.name in INSTALLED:
+        assert "require(loadInstalled)" in found
+        found = [item for item in found if item != "require(loadInstalled)"]
     assert found == []
 
 

@@ -5,13 +5,9 @@ entry in the recorder's process, and mints from its calls; nothing is said unsup
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from replicate.batch import Batch
-from tests.integration.languages.test_npm_harvest import with_tests
+from tests.integration.languages.test_npm_harvest import mint_for_notes, with_tests
 
 MOCHA_TESTS = """const expect = require('expect.js');
 const ms = require('..');
@@ -40,23 +36,10 @@ def test_a_mocha_suite_mints_through_mochas_entry(
     npm_repos: dict[str, Path], tmp_path: Path
 ) -> None:
     tree = with_tests(npm_repos, "ms", tmp_path, {"index.js": MOCHA_TESTS})
-    out = tmp_path / "batch"
-    argv = [sys.executable, "-m", "replicate", "gen", "--repo", str(tree), "--out", str(out)]
-    done = subprocess.run(
-        [*argv, "--json", "--no-strength"],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    funnel = json.loads(done.stdout)
-    notes = " ".join(funnel["setup_notes"])
-    print("\n".join(funnel["setup_notes"]))
+    notes, batch = mint_for_notes(tree, tmp_path / "batch")
     assert "mocha@4.0.1" in notes and "with --ignore-scripts" in notes
     # mocha's `debug` depends on ms: npm's copies of it replaced, and mocha still loads
     assert "2 copies of the package itself among them replaced by its tree" in notes
     assert "not supported yet" not in notes and "failed under node" not in notes
-    batch = Batch.open(out)
     print(sorted(batch.ids))
     assert batch.resolve("index.parse") in batch.ids  # the suite's ms('1m'), ms('1.5h'), ...

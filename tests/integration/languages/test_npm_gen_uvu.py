@@ -5,13 +5,9 @@ calls; nothing is said unsupported, and no test file failed."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 
-from replicate.batch import Batch
-from tests.integration.languages.test_npm_harvest import with_tests
+from tests.integration.languages.test_npm_harvest import mint_for_notes, with_runner, with_tests
 
 UVU_TESTS = """const { test } = require('uvu');
 const assert = require('uvu/assert');
@@ -40,23 +36,8 @@ def test_an_uvu_suite_mints_as_plain_node_scripts(
     npm_repos: dict[str, Path], tmp_path: Path
 ) -> None:
     tree = with_tests(npm_repos, "ms", tmp_path, {"index.js": UVU_TESTS})
-    manifest = json.loads((tree / "package.json").read_text())
-    manifest["scripts"] = {"test": "uvu test"}
-    manifest["devDependencies"] = {"uvu": "0.5.6"}
-    (tree / "package.json").write_text(json.dumps(manifest))
-    out = tmp_path / "batch"
-    argv = [sys.executable, "-m", "replicate", "gen", "--repo", str(tree), "--out", str(out)]
-    done = subprocess.run(
-        [*argv, "--json", "--no-strength"],
-        capture_output=True,
-        text=True,
-        timeout=1800,
-        check=False,
-    )
-    assert done.returncode == 0, done.stderr[-3000:]
-    notes = " ".join(json.loads(done.stdout)["setup_notes"])
-    print(notes)
+    with_runner(tree, "uvu test", {"uvu": "0.5.6"})
+    notes, batch = mint_for_notes(tree, tmp_path / "batch")
     assert "uvu@0.5.6" in notes and "with --ignore-scripts" in notes
     assert "not supported yet" not in notes and "failed under node" not in notes
-    batch = Batch.open(out)
     assert batch.resolve("index.parse") in batch.ids  # the suite's ms('1m'), ms('1.5h'), ...

@@ -7,11 +7,15 @@ files here are a few of each package's own cases."""
 
 from __future__ import annotations
 
+import json
 import shutil
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
+from replicate.batch import Batch
 from replicate.jail.node import CallKind, NodeCall, NodeTarget, Status
 from replicate.jail.node_harvest import HarvestBudget, RunnerCommand, record_tests, replay
 from replicate.sandbox import Sandbox, get_sandbox
@@ -64,6 +68,27 @@ def with_tests(npm_repos: dict[str, Path], name: str, dest: Path, files: dict[st
     (tree / "test").mkdir()
     for file, text in files.items():
         (tree / "test" / file).write_text(text)
+    return tree
+
+
+def mint_for_notes(tree: Path, out: Path) -> tuple[str, Batch]:
+    """`replicate gen --json --no-strength` on `tree` into `out`: its setup notes (printed), and
+    the batch."""
+    argv = [sys.executable, "-m", "replicate", "gen", "--repo", str(tree), "--out", str(out)]
+    done = subprocess.run(
+        [*argv, "--json", "--no-strength"], capture_output=True, text=True, timeout=1800
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+    notes = json.loads(done.stdout)["setup_notes"]
+    print("\n".join(notes))
+    return " ".join(notes), Batch.open(out)
+
+
+def with_runner(tree: Path, test_script: str, dev: dict[str, str]) -> Path:
+    """`tree` with its package.json's `test` script and development dependencies replaced."""
+    manifest = json.loads((tree / "package.json").read_text())
+    manifest["scripts"], manifest["devDependencies"] = {"test": test_script}, dev
+    (tree / "package.json").write_text(json.dumps(manifest))
     return tree
 
 

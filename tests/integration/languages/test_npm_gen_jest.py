@@ -1,0 +1,82 @@
+"""`replicate gen` on a jest repository: ms 2.1.3 with its package.json's test runner made jest
+29 and one jest test file (describe/it/test, `it.each`, a `done` callback, hooks, `jest.fn`,
+jest's matchers). jest runs a file in its own module registry, which the recorder cannot reach,
+so gen runs the file as a Node script with jest's globals on node:test and jest's own `expect`
+and jest-mock preloaded (`runner_js/jest_globals.cjs`) and mints from its calls; the note says
+so. Positive control: without the globals the same file fails under node and nothing is
+recorded from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from replicate.gen import javascript
+from replicate.jail import get_sandbox, node_deps, node_harvest
+from tests.integration.languages.test_npm_harvest import (
+    PARSE,
+    mint_for_notes,
+    with_runner,
+    with_tests,
+)
+
+JEST_TESTS = """const ms = require('..');
+
+let calls = 0;
+beforeEach(() => { calls += 1; });
+
+describe('ms', () => {
+  it('parses', () => {
+    expect(ms('1m')).toBe(60000);
+    expect(ms('1.5h')).toBe(5400000);
+    expect(ms('-3 weeks')).toBe(-1814400000);
+    expect(ms('☃')).toBeUndefined();
+  });
+  it.each([['1h', 3600000], ['2d', 172800000], ['100', 100], ['1s', 1000]])(
+    'ms(%s) is %d', (text, value) => { expect(ms(text)).toEqual(value); });
+  test('formats', () => {
+    expect(ms(60000, { long: true })).toBe('1 minute');
+    expect(ms(500)).toMatch(/ms$/);
+  });
+  test('throws', () => {
+    expect(() => ms('')).toThrow(/non-empty/);
+  });
+  test('a done callback', (done) => {
+    setTimeout(() => { expect(ms('2 days')).toBe(172800000); done(); }, 1);
+  });
+  test('a mock', () => {
+    const parse = jest.fn((text) => ms(text));
+    parse('10s');
+    expect(parse).toHaveBeenCalledWith('10s');
+    expect(parse.mock.results[0].value).toBe(10000);
+    expect(calls).toBeGreaterThan(0);
+  });
+});
+"""
+
+
+@pytest.fixture(scope="module")
+def jest_repo(npm_repos: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> Path:
+    tree = with_tests(npm_repos, "ms", tmp_path_factory.mktemp("jest"), {"ms.test.js": JEST_TESTS})
+    with_runner(tree, "jest", {"jest": "29.7.0"})
+    return tree
+
+
+def test_a_jest_suite_mints_with_jests_globals(jest_repo: Path, tmp_path: Path) -> None:
+    notes, batch = mint_for_notes(jest_repo, tmp_path / "batch")
+    assert "jest@29.7.0" in notes and javascript.JEST_NOTE in notes
+    assert "not supported yet" not in notes and "failed under node" not in notes
+    assert batch.resolve("index.parse") in batch.ids  # ms('1m'), the table's rows, ...
+
+
+def test_without_the_globals_the_file_records_nothing(jest_repo: Path) -> None:
+    """The control: the same file, jest installed as gen installs it, with and without them."""
+    node_deps.install(jest_repo)  # once a machine: the key is the package.json's content
+    command = javascript.runner_command(jest_repo, "jest", ["test/ms.test.js"])
+    assert command.script == ("--require", str(node_harvest.JEST_GLOBALS))
+    local, files = get_sandbox("local"), ["test/ms.test.js"]
+    with_globals = node_harvest.record_tests(local, jest_repo, [PARSE], files, command=command)
+    bare = node_harvest.record_tests(local, jest_repo, [PARSE], files)
+    assert with_globals.files[0].exit_code == 0 and len(with_globals.calls) >= 8
+    assert bare.files[0].exit_code != 0 and not bare.calls
