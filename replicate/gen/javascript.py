@@ -73,10 +73,19 @@ from replicate.values import javascript_text
 PLAIN_RUNNERS = frozenset({"node:test", "tape", "tap", "uvu", "unknown"})
 # mocha 8 and later; before it, `bin/mocha` spawned `_mocha`, which runs the file in its process
 MOCHA_ENTRIES = ("mocha/bin/mocha.js", "mocha/bin/_mocha")
-JEST_NOTE = (
-    "jest's test files ran as Node scripts on node:test with jest's own expect and jest-mock "
-    "(jest.mock, fake timers and snapshots are not given: a test that uses them fails)"
-)
+# a runner whose files run as scripts with its API preloaded: the installed package that API is
+# made with, the preload, and what the funnel notes
+PRELOADS = {
+    "jest": ("expect", node_harvest.JEST_GLOBALS),
+    "vitest": ("@vitest/expect", node_harvest.VITEST_GLOBALS),
+}
+PRELOAD_NOTES = {
+    "jest": "jest's test files ran as Node scripts on node:test with jest's own expect and "
+    "jest-mock (jest.mock, fake timers and snapshots are not given: a test that uses them fails)",
+    "vitest": "vitest's test files ran as Node scripts, their `import from 'vitest'` given "
+    "vitest's API on node:test with its own expect and spies (vi.mock, fake timers, snapshots "
+    "and a CommonJS test file's require of vitest are not given: a test that uses them fails)",
+}
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
 TEST_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts")  # TypeScript through the loader
 DECLARATIONS = (".d.ts", ".d.cts", ".d.mts")  # TypeScript's type declarations: nothing runs
@@ -180,15 +189,16 @@ def runner_command(
     tree: Path, runner: str, files: Sequence[str] = ()
 ) -> node_harvest.RunnerCommand:
     """How each test file runs: mocha's files through its own entry (`MOCHA_ENTRIES`, in the
-    test file's process) when the repository's installed dependencies hold it; jest's as plain
-    scripts with jest's globals preloaded (`JEST_GLOBALS`) when they hold jest's `expect`; those
-    of `files` that name `node:test` as themselves; every other file as a plain Node script (a
-    tape file runs its tests as the process ends)."""
+    test file's process) when the repository's installed dependencies hold it; jest's and
+    vitest's as plain scripts with their API preloaded (`PRELOADS`) when they hold the package
+    it is made with; those of `files` that name `node:test` as themselves; every other file as a
+    plain Node script (a tape file runs its tests as the process ends)."""
     deps = node_deps.installed(tree)
     if deps is None:
         return node_harvest.RunnerCommand()
-    if runner == "jest" and (deps.modules / "expect").is_dir():
-        script: tuple[str, ...] = ("--require", str(node_harvest.JEST_GLOBALS))
+    preload = PRELOADS.get(runner)
+    if preload is not None and (deps.modules / preload[0]).is_dir():
+        script: tuple[str, ...] = ("--require", str(preload[1]))
     elif runner == "mocha":
         entry = next((e for e in MOCHA_ENTRIES if (deps.modules / e).is_file()), None)
         if entry is None:
@@ -216,8 +226,8 @@ def _notes(
             f"the tests are declared for {work.test_runner}, not supported yet: each test file "
             "ran as a plain Node script"
         )
-    if work.test_runner == "jest" and command.script:
-        notes.append(JEST_NOTE)
+    if work.test_runner in PRELOAD_NOTES and command.script:
+        notes.append(PRELOAD_NOTES[work.test_runner])
     failed = [f.test_file for f in harvest.files if f.exit_code != 0]
     if failed:
         notes.append(f"{len(failed)} of {len(files)} test files failed under node: {failed[0]}")

@@ -41,6 +41,8 @@ from replicate.values import javascript as js
 RECORDER = RUNNER_DIR / "record.cjs"
 # jest's globals on node:test, with jest's own expect and jest-mock (a jest file runs as a script)
 JEST_GLOBALS = RUNNER_DIR / "jest_globals.cjs"
+# `import ... from 'vitest'` resolved to vitest's API on node:test (a vitest file runs as a script)
+VITEST_GLOBALS = RUNNER_DIR / "vitest_globals.cjs"
 RECORD_EVENT = "record"
 
 

@@ -2,15 +2,15 @@
 // jest's globals for a jest test file run as a plain Node script (`node --require record.cjs
 // --require jest_globals.cjs FILE`), so that the recorder sees the calls the file makes: jest
 // itself runs a file in its own module registry inside a vm context, which no `--require`
-// reaches. The suites run on node:test (describe, it and test, their `.skip`, `.only`, `.todo`
-// and `.each` over an array table, the four hooks, a `done` callback); `expect` is jest's own
-// (the `expect` package, installed with jest) and `jest.fn`/`jest.spyOn` jest-mock's. Not
-// given: `jest.mock` of a module, fake timers and snapshots, which throw when called, and
-// `.each` over a tagged template. Node built-ins only, besides the two packages jest ships,
-// found on NODE_PATH among the repository's installed dependencies.
+// reaches. The suites run on node:test (`test_api.cjs`: describe, it and test, their `.skip`,
+// `.only`, `.todo` and `.each` over an array table, the four hooks) with a `done` callback;
+// `expect` is jest's own (the `expect` package, installed with jest) and `jest.fn`/`jest.spyOn`
+// jest-mock's. Not given: `jest.mock` of a module, fake timers and snapshots, which throw when
+// called. Node built-ins and its own files only, besides the two packages jest ships, found on
+// NODE_PATH among the repository's installed dependencies.
 
 const nt = require('node:test');
-const util = require('node:util');
+const { hook, styled, unsupported } = require('./test_api.cjs');
 
 // One of the packages jest ships, from the repository's installed dependencies (NODE_PATH).
 function loadInstalled(name) {
@@ -26,7 +26,7 @@ const expect = expectPackage && (expectPackage.expect || expectPackage.default |
 const mockPackage = loadInstalled('jest-mock');
 
 // A jest test body takes `done` as its one parameter; node:test hands a test its context first.
-function body(fn) {
+function withDone(fn) {
   if (typeof fn !== 'function' || fn.length === 0) return fn;
   return () =>
     new Promise((resolve, reject) => {
@@ -39,43 +39,6 @@ function body(fn) {
         reject(error);
       }
     });
-}
-
-function title(name, row, index) {
-  const text = String(name).replace(/\$#/g, String(index));
-  return /%[sdifjopP#%]/.test(text) ? util.format(text, ...row) : text;
-}
-
-// `fn.each(table)(name, body)`: one test a row, its cells the body's arguments.
-function eachOf(fn) {
-  return (table) => (name, test, timeout) => {
-    if (!Array.isArray(table)) throw new Error('.each over a tagged template is not supported');
-    table.forEach((row, index) => {
-      const cells = Array.isArray(row) ? row : [row];
-      fn(title(name, cells, index), () => test(...cells), timeout);
-    });
-  };
-}
-
-// jest's `it`/`test`/`describe` made from node:test's: a body and a timeout in ms.
-function jestStyle(base) {
-  const made = (name, fn, timeout) =>
-    base(String(name), typeof timeout === 'number' ? { timeout } : {}, body(fn));
-  made.skip = (name, fn) => base(String(name), { skip: true }, body(fn));
-  made.only = (name, fn, timeout) => made(name, fn, timeout);
-  made.todo = (name) => base(String(name), { todo: true }, () => {});
-  made.concurrent = made;
-  made.each = eachOf(made);
-  made.skip.each = eachOf(made.skip);
-  made.only.each = made.each;
-  made.failing = made.skip;
-  return made;
-}
-
-function unsupported(what) {
-  return () => {
-    throw new Error(`${what} is not supported outside jest`);
-  };
 }
 
 function jestObject() {
@@ -95,13 +58,9 @@ function jestObject() {
   return jest;
 }
 
-function hook(base) {
-  return (fn, timeout) => base(body(fn), typeof timeout === 'number' ? { timeout } : {});
-}
-
 function install() {
-  const it = jestStyle(nt.it);
-  const describe = jestStyle(nt.describe);
+  const it = styled(nt.it, withDone);
+  const describe = styled(nt.describe, (fn) => fn);
   const globals = {
     describe,
     it,
@@ -111,10 +70,10 @@ function install() {
     fit: it.only,
     xdescribe: describe.skip,
     fdescribe: describe.only,
-    beforeAll: hook(nt.before),
-    afterAll: hook(nt.after),
-    beforeEach: hook(nt.beforeEach),
-    afterEach: hook(nt.afterEach),
+    beforeAll: hook(nt.before, withDone),
+    afterAll: hook(nt.after, withDone),
+    beforeEach: hook(nt.beforeEach, withDone),
+    afterEach: hook(nt.afterEach, withDone),
     jest: jestObject(),
   };
   if (expect) globals.expect = expect;

@@ -90,15 +90,19 @@ PARTS = sorted([*RUNNER_DIR.glob("*.cjs"), *RUNNER_DIR.glob("*.mjs")])
 # `loadTool`, from the folder the host names: the TypeScript loader and its hook (preloaded only
 # for a TypeScript job) and the widening script (run on its own, never by the runner).
 TOOLS = frozenset({"typescript.cjs", "typescript.mjs", "widen.cjs"})
-# The jest shim, preloaded by the harvest for a jest repository's test files (never by the
-# runner): it loads two packages jest ships from the repository's installed dependencies, and
-# only in its function `loadInstalled`.
-INSTALLED = frozenset({"jest_globals.cjs"})
+# The jest and vitest shims, preloaded by the harvest for such a repository's test files (never
+# by the runner): two load packages their runner ships from the repository's installed
+# dependencies, and only in their function `loadInstalled`; vitest's module may import the
+# built-ins and its own files.
+SHIMS = frozenset(
+    {"jest_globals.cjs", "test_api.cjs", "vitest_globals.cjs", "vitest_hook.mjs", "vitest.mjs"}
+)
+INSTALLED = frozenset({"jest_globals.cjs", "vitest.mjs"})
 # scope.mjs is a hook, not a module; record.cjs the harvest's recorder, which the runner never loads
 SCRIPTS = [
     p
     for p in PARTS
-    if p.suffix == ".cjs" and p.name != "record.cjs" and p.name not in TOOLS | INSTALLED
+    if p.suffix == ".cjs" and p.name != "record.cjs" and p.name not in TOOLS | SHIMS
 ]
 
 
@@ -131,8 +135,13 @@ def test_each_runner_file_loads_node_builtins_only(part: Path) -> None:
         assert "require(loadTool)" in found or part.suffix == ".mjs"
         found = [item for item in found if item not in allowed]
     if part.name in INSTALLED:
-        assert "require(loadInstalled)" in found
-        found = [item for item in found if item != "require(loadInstalled)"]
+        loaded = {"require(loadInstalled)", "import(loadInstalled)"}
+        assert loaded & set(found)
+        found = [item for item in found if item not in loaded]
+    if part.name in SHIMS and part.suffix == ".mjs":
+        known = builtins()
+        allowed = {f"import(node:{name})" for name in known}
+        found = [item for item in found if item not in allowed]
     assert found == []
 
 

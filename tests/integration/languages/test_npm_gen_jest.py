@@ -65,7 +65,7 @@ def jest_repo(npm_repos: dict[str, Path], tmp_path_factory: pytest.TempPathFacto
 
 def test_a_jest_suite_mints_with_jests_globals(jest_repo: Path, tmp_path: Path) -> None:
     notes, batch = mint_for_notes(jest_repo, tmp_path / "batch")
-    assert "jest@29.7.0" in notes and javascript.JEST_NOTE in notes
+    assert "jest@29.7.0" in notes and javascript.PRELOAD_NOTES["jest"] in notes
     assert "not supported yet" not in notes and "failed under node" not in notes
     assert batch.resolve("index.parse") in batch.ids  # ms('1m'), the table's rows, ...
 
