@@ -11,8 +11,9 @@ one kept only where the original gives it one outcome under `GOLDEN_RUNS` too. W
 floor dropped, as a Python task is. The tests run as plain Node scripts (`node <file>`): a
 `node:test`, tape, node-tap or uvu file, or one that asserts at its top level; a mocha file through
 mocha's own entry when the repository's installed dependencies (`jail.node_deps`) hold it;
-another runner's test files (jest, vitest, ava, ...) do not run yet, which the funnel's notes
-say.
+a jest, vitest or ava file as a script with that runner's API preloaded (`PRELOADS`: jest and
+vitest run a file where the recorder cannot reach, ava refuses to load outside its workers);
+another runner's (karma, ...) as a plain script, which the funnel's notes say.
 """
 
 from __future__ import annotations
@@ -78,6 +79,7 @@ MOCHA_ENTRIES = ("mocha/bin/mocha.js", "mocha/bin/_mocha")
 PRELOADS = {
     "jest": ("expect", node_harvest.JEST_GLOBALS),
     "vitest": ("@vitest/expect", node_harvest.VITEST_GLOBALS),
+    "ava": ("ava", node_harvest.AVA_GLOBALS),
 }
 PRELOAD_NOTES = {
     "jest": "jest's test files ran as Node scripts on node:test with jest's own expect and "
@@ -85,6 +87,8 @@ PRELOAD_NOTES = {
     "vitest": "vitest's test files ran as Node scripts, their `import from 'vitest'` given "
     "vitest's API on node:test with its own expect and spies (vi.mock, fake timers, snapshots "
     "and a CommonJS test file's require of vitest are not given: a test that uses them fails)",
+    "ava": "ava's test files ran as Node scripts, their `ava` given ava's API on node:test and "
+    "node:assert (t.snapshot and t.try are not given: a test that uses them fails)",
 }
 TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
 TEST_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts")  # TypeScript through the loader

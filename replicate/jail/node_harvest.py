@@ -43,6 +43,8 @@ RECORDER = RUNNER_DIR / "record.cjs"
 JEST_GLOBALS = RUNNER_DIR / "jest_globals.cjs"
 # `import ... from 'vitest'` resolved to vitest's API on node:test (a vitest file runs as a script)
 VITEST_GLOBALS = RUNNER_DIR / "vitest_globals.cjs"
+# `require('ava')` and `import test from 'ava'` given ava's API on node:test (likewise)
+AVA_GLOBALS = RUNNER_DIR / "ava_globals.cjs"
 RECORD_EVENT = "record"
 
 

@@ -1,5 +1,5 @@
 // What a vitest test file run as a plain Node script gets for `import ... from 'vitest'`
-// (vitest_hook.mjs resolves it here): describe, it and test on node:test (`test_api.cjs`: their
+// (shim_hook.mjs resolves it here): describe, it and test on node:test (`test_api.cjs`: their
 // `.skip`, `.only`, `.todo` and `.each` over an array table, the four hooks), a test body handed
 // vitest's context ({ expect, task, skip }); `expect` made as vitest makes it, chai with
 // @vitest/expect's plugins, and `vi.fn`/`vi.spyOn` from @vitest/spy: the packages vitest ships,

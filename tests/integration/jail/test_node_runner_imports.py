@@ -90,12 +90,13 @@ PARTS = sorted([*RUNNER_DIR.glob("*.cjs"), *RUNNER_DIR.glob("*.mjs")])
 # `loadTool`, from the folder the host names: the TypeScript loader and its hook (preloaded only
 # for a TypeScript job) and the widening script (run on its own, never by the runner).
 TOOLS = frozenset({"typescript.cjs", "typescript.mjs", "widen.cjs"})
-# The jest and vitest shims, preloaded by the harvest for such a repository's test files (never
+# The jest, vitest and ava shims, preloaded by the harvest for such a repository's test files (never
 # by the runner): two load packages their runner ships from the repository's installed
 # dependencies, and only in their function `loadInstalled`; vitest's module may import the
 # built-ins and its own files.
 SHIMS = frozenset(
-    {"jest_globals.cjs", "test_api.cjs", "vitest_globals.cjs", "vitest_hook.mjs", "vitest.mjs"}
+    {"jest_globals.cjs", "test_api.cjs", "vitest_globals.cjs", "shim_hook.mjs", "vitest.mjs"}
+    | {"ava_globals.cjs", "ava.cjs"}
 )
 INSTALLED = frozenset({"jest_globals.cjs", "vitest.mjs"})
 # scope.mjs is a hook, not a module; record.cjs the harvest's recorder, which the runner never loads

@@ -12,14 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from replicate.gen import javascript
-from replicate.jail import get_sandbox, node_deps, node_harvest
-from tests.integration.languages.test_npm_harvest import (
-    PARSE,
-    mint_for_notes,
-    with_runner,
-    with_tests,
-)
+from tests.integration.languages.preloaded import assert_mints, assert_records_only_with_it
+from tests.integration.languages.test_npm_harvest import PARSE, with_runner, with_tests
 
 JEST_TESTS = """const ms = require('..');
 
@@ -64,19 +58,8 @@ def jest_repo(npm_repos: dict[str, Path], tmp_path_factory: pytest.TempPathFacto
 
 
 def test_a_jest_suite_mints_with_jests_globals(jest_repo: Path, tmp_path: Path) -> None:
-    notes, batch = mint_for_notes(jest_repo, tmp_path / "batch")
-    assert "jest@29.7.0" in notes and javascript.PRELOAD_NOTES["jest"] in notes
-    assert "not supported yet" not in notes and "failed under node" not in notes
-    assert batch.resolve("index.parse") in batch.ids  # ms('1m'), the table's rows, ...
+    assert_mints(jest_repo, tmp_path / "batch", "jest", "jest@29.7.0", "index.parse")
 
 
 def test_without_the_globals_the_file_records_nothing(jest_repo: Path) -> None:
-    """The control: the same file, jest installed as gen installs it, with and without them."""
-    node_deps.install(jest_repo)  # once a machine: the key is the package.json's content
-    command = javascript.runner_command(jest_repo, "jest", ["test/ms.test.js"])
-    assert command.script == ("--require", str(node_harvest.JEST_GLOBALS))
-    local, files = get_sandbox("local"), ["test/ms.test.js"]
-    with_globals = node_harvest.record_tests(local, jest_repo, [PARSE], files, command=command)
-    bare = node_harvest.record_tests(local, jest_repo, [PARSE], files)
-    assert with_globals.files[0].exit_code == 0 and len(with_globals.calls) >= 8
-    assert bare.files[0].exit_code != 0 and not bare.calls
+    assert_records_only_with_it(jest_repo, "jest", PARSE, "test/ms.test.js", 8)
