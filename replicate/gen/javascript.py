@@ -8,7 +8,9 @@ A task's hidden inputs are its stable recorded calls (the traced stratum) and ca
 from them with fast-check (`jail.node_widening`; the widened stratum, or raises), each widened
 one kept only where the original gives it one outcome under `GOLDEN_RUNS` too. With a
 `min_kill_rate`, its mutants are run on them (`gen.javascript_strength`) and a task under the
-floor dropped, as a Python task is. The tests run as plain
+floor dropped, as a Python task is. Its degenerate programs and tables of the visible calls are
+graded (`gen.javascript_baseline`): their best raw reward is the task's baseline, and a task
+one of them earns too much on is dropped, as a Python task is. The tests run as plain
 Node scripts (`node <file>`): a `node:test` or tape file, or one that asserts at its top level;
 a mocha file through mocha's own entry when the repository's installed dependencies
 (`jail.node_deps`) hold it; another runner's test files (jest, vitest, ava, ...) do not run
@@ -41,6 +43,7 @@ from replicate.core import (
     render_prompt,
     task_id,
 )
+from replicate.gen import javascript_baseline
 from replicate.gen.funnel import STAGES
 from replicate.gen.golden import CLOCK_SHIFT_DAYS
 from replicate.gen.javascript_strength import measure
@@ -243,11 +246,14 @@ def _mint_one(
     if reference.reward < 1.0:
         where = reference.counterexample.call if reference.counterexample else ""
         return Dropped(STAGES[4], DropReason.REFERENCE_FAILS_HIDDEN, where)
+    found = javascript_baseline.floored(task, work.sandbox)  # degenerate programs, tables
+    if isinstance(found, Dropped):
+        return found
     measured = strength(work, task, reference_s)
     weak = rejected(measured) if measured is not None else None
     if weak and measured is not None:
         return Dropped(STAGES[4], weak, strength_detail(measured))
-    hidden = task.hidden.model_copy(update={"strength": measured})
+    hidden = task.hidden.model_copy(update={"strength": measured, "baseline": found})
     return Minted(replace(task, hidden=hidden))
 
 
