@@ -93,24 +93,25 @@ def baseline(task: LoadedTask, sandbox: Sandbox) -> Baseline:
     return summarise(task, program_matches(task, sandbox))
 
 
-def judged(task: LoadedTask, found: Baseline) -> Dropped | None:
-    """Why the task is dropped on its baseline (Python's reasons), or None."""
-    same = _same_as_original(task, found)
+def judged(found: Baseline, inputs: int) -> Dropped | None:
+    """Why a task of `inputs` hidden inputs is dropped on its baseline (Python's reasons), or
+    None."""
+    same = _same_as_original(found, inputs)
     if same:
         return Dropped(STAGES[4], DropReason.DEGENERATE_ORIGINAL, same)
     why = too_weak(found) or overpaid(found)
     return Dropped(STAGES[4], why, weak_detail(found)) if why else None
 
 
-def _same_as_original(task: LoadedTask, found: Baseline) -> str | None:
+def _same_as_original(found: Baseline, inputs: int) -> str | None:
     alike = [p.program for p in found.programs if p.raw_reward >= 1.0]
     program = next((name for name in alike if not name.startswith(VISIBLE)), None)
     if program is None:
         return None
-    return f"{program} matches it on all {len(task.inputs)} inputs"
+    return f"{program} matches it on all {inputs} inputs"
 
 
 def floored(task: LoadedTask, sandbox: Sandbox) -> Baseline | Dropped:
     """The task's baseline, or why the task is dropped on it."""
     found = baseline(task, sandbox)
-    return judged(task, found) or found
+    return judged(found, len(task.inputs)) or found
