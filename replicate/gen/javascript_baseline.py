@@ -84,7 +84,7 @@ def summarise(task: LoadedTask, found: Mapping[str, Matches]) -> Baseline:
         ]
         for program, graded_matches in ((name, matched), (f"{VISIBLE} {name}", table)):
             reward = score_matches(task.inputs, graded_matches, task.hidden.grading).reward
-            scores.append(DegenerateScore(program=program, raw_reward=round(reward, 6)))
+            scores.append(DegenerateScore(program=program, raw_reward=reward))
     ranked = sorted(scores, key=lambda s: (-s.raw_reward, s.program))
     return Baseline(raw_reward=ranked[0].raw_reward if ranked else 0.0, programs=tuple(ranked))
 

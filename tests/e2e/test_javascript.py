@@ -146,7 +146,9 @@ def test_each_task_has_a_baseline_its_degenerate_programs_earn_nothing_over(
         for program in javascript_baseline.programs(task):
             body = families.program_file(task.stubbed_source(), task.hidden.target, program.body)
             verdict = grade_text(task, body.decode(), jail)
-            assert verdict.raw_reward == recorded[program.name], (ident, program.name)
+            raw = pytest.approx(recorded[program.name], abs=1e-6)
+            assert verdict.raw_reward == raw, (ident, program.name)
+            assert verdict.reward is not None, (ident, program.name, verdict)
             assert verdict.reward <= MAX_DEGENERATE_REWARD, (ident, program.name, verdict)
 
 
