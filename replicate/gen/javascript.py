@@ -246,13 +246,13 @@ def _mint_one(
     if reference.reward < 1.0:
         where = reference.counterexample.call if reference.counterexample else ""
         return Dropped(STAGES[4], DropReason.REFERENCE_FAILS_HIDDEN, where)
-    found = javascript_baseline.floored(task, work.sandbox)  # degenerate programs, tables
-    if isinstance(found, Dropped):
-        return found
     measured = strength(work, task, reference_s)
     weak = rejected(measured) if measured is not None else None
     if weak and measured is not None:
         return Dropped(STAGES[4], weak, strength_detail(measured))
+    found = javascript_baseline.floored(task, work.sandbox)  # after strength, as Python's
+    if isinstance(found, Dropped):
+        return found
     hidden = task.hidden.model_copy(update={"strength": measured, "baseline": found})
     return Minted(replace(task, hidden=hidden))
 
