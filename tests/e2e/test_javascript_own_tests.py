@@ -9,7 +9,8 @@ baseline (`gen.javascript_baseline`): fast-check's calls all return false, so `r
 behind a table of the recorded calls earns 1.0 (isConstructorOrProto's plain `return false`
 0.98, hasKey's 0.67). qs's tarball ships `dist/qs.js`, a browserify bundle of its
 `lib/`, which the agent would see: the leak audit drops most of its targets for it (the rest
-drop as nondeterministic, where a call passes a function, or under the kill-rate floor). Every
+drop as nondeterministic, where a call passes a function, under the kill-rate floor, or on
+their degenerate baseline before the audit looks). Every
 task's reference earns 1.0 and its stub 0.0 through `replicate grade`; the mutant kill-rate
 median is printed and held to the JavaScript bar; no copy of qs is among qs's installed
 dependencies, and the leak audit finds none."""
@@ -74,7 +75,10 @@ def test_funnel_tasks_and_kill_rate(minted: dict[str, Minted]) -> None:
         assert made.stage("traced") == made.stage("extracted")  # every target called
         if name == "qs":  # the tarball ships dist/qs.js, a browserify bundle of lib/
             leaked = [d for d in drops.values() if d.startswith("reference body visible")]
-            assert len(leaked) >= 10 and all(d.endswith("/tree/dist/qs.js") for d in leaked)
+            assert all(d.endswith("/tree/dist/qs.js") for d in leaked)
+            # the baseline drops some targets before the leak audit looks (6 of qs's)
+            weak = [d for d in drops.values() if "degenerate program" in d.split(":")[0]]
+            assert len(leaked) >= 5 and len(leaked) + len(weak) >= 10, _table(made)
         else:
             degenerate = {s for s, d in drops.items() if d.startswith("a degenerate program")}
             assert degenerate == DEGENERATE_DROPS[name], _table(made)
