@@ -8,8 +8,9 @@ of the visible calls that behaves like it on every other input.
 The visible calls are the traced inputs: the calls recorded while the repository's tests ran,
 which stay in the agent's workspace. The Node recorder does not tell a call a test made from
 one the library made while the test ran, so every recorded call counts as visible (Python's
-counts only the first); a table answers them exactly, its matches there are what the expected
-outcome compared with itself gives, and elsewhere its program's. The best raw reward among
+baseline counts only the calls a test made itself: this one is the more cautious); a table
+answers them exactly, its matches there are what the expected outcome compared with itself
+gives, and elsewhere its program's. The best raw reward among
 programs and tables is the task's `Baseline`; a verdict's reward is normalised against it
 (`reward.normalise`). The task is dropped as a Python one is: with `DEGENERATE_AT_FLOOR` when a
 program or table reaches the floor of its kind (`gen.baseline.too_weak`), with
