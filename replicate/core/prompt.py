@@ -42,11 +42,13 @@ _LANGUAGE_WORDS = {
         "typescript",
     ),
 }
-# A JavaScript/TypeScript task's reward: no degenerate baseline measured for it yet.
+# A JavaScript/TypeScript task's reward, normalised against its degenerate baseline
 SCRIPT_REWARD_SENTENCE = (
     "The reward runs from 0 to 1: the share of the hidden inputs on which your code's outcome "
     "(return value, thrown error, arguments after the call) equals the original's, as Node's "
-    "`assert.deepStrictEqual` compares values."
+    "`assert.deepStrictEqual` compares values, weighted by the kind of input and rescaled so "
+    "that the best trivial body (`return undefined`, returning an argument, `this` or a "
+    "constant, throwing, or a lookup table of the calls the repository's tests make) earns 0."
 )
 
 

@@ -8,12 +8,15 @@ A task's hidden inputs are its stable recorded calls (the traced stratum) and ca
 from them with fast-check (`jail.node_widening`; the widened stratum, or raises), each widened
 one kept only where the original gives it one outcome under `GOLDEN_RUNS` too. With a
 `min_kill_rate`, its mutants are run on them (`gen.javascript_strength`) and a task under the
-floor dropped, as a Python task is. The tests run as plain Node scripts (`node <file>`): a
-`node:test`, tape, node-tap or uvu file, or one that asserts at its top level; a mocha file through
-mocha's own entry when the repository's installed dependencies (`jail.node_deps`) hold it;
-a jest, vitest or ava file as a script with that runner's API preloaded (`PRELOADS`: jest and
-vitest run a file where the recorder cannot reach, ava refuses to load outside its workers);
-another runner's (karma, ...) as a plain script, which the funnel's notes say.
+floor dropped, as a Python task is. Its degenerate programs and tables of the visible calls are
+graded (`gen.javascript_baseline`): their best raw reward is the task's baseline, and a task
+one of them earns too much on is dropped, as a Python task is. The tests run as plain Node
+scripts (`node <file>`): a `node:test`, tape, node-tap or uvu file, or one that asserts at its
+top level; a mocha file through mocha's own entry when the repository's installed dependencies
+(`jail.node_deps`) hold it; a jest, vitest or ava file as a script with that runner's API
+preloaded (`PRELOADS`: jest and vitest run a file where the recorder cannot reach, ava refuses
+to load outside its workers); another runner's (karma, ...) as a plain script, which the
+funnel's notes say.
 """
 
 from __future__ import annotations
@@ -42,6 +45,7 @@ from replicate.core import (
     render_prompt,
     task_id,
 )
+from replicate.gen import javascript_baseline
 from replicate.gen.funnel import STAGES
 from replicate.gen.golden import CLOCK_SHIFT_DAYS
 from replicate.gen.javascript_strength import measure
@@ -276,7 +280,10 @@ def _mint_one(
     weak = rejected(measured) if measured is not None else None
     if weak and measured is not None:
         return Dropped(STAGES[4], weak, strength_detail(measured))
-    hidden = task.hidden.model_copy(update={"strength": measured})
+    found = javascript_baseline.floored(task, work.sandbox)  # after strength, as Python's
+    if isinstance(found, Dropped):
+        return found
+    hidden = task.hidden.model_copy(update={"strength": measured, "baseline": found})
     return Minted(replace(task, hidden=hidden))
 
 

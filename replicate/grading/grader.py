@@ -213,7 +213,7 @@ def grade_text(
 
 def _graded_script(task: LoadedTask, candidate: str, jail: Jail, started: float) -> Verdict:
     """A JavaScript/TypeScript candidate's verdict (`grading.javascript`): the raw share of
-    matches, no baseline, second run, shrinking or recall yet."""
+    matches normalised against the task's baseline; no second run, shrinking or recall yet."""
     scored = size_problem(candidate) or grade_script(task, candidate, jail.sandbox)
     if isinstance(scored, str):
         return _verdict(task, started, 0.0, "graded", scored).model_copy(update={"raw_reward": 0.0})
@@ -223,7 +223,9 @@ def _graded_script(task: LoadedTask, candidate: str, jail: Jail, started: float)
         if not missed
         else f"{missed} of {total} hidden inputs differ"
     )
-    verdict = _verdict(task, started, round(scored.reward, 6), "graded", reason)
+    base = task.hidden.baseline.raw_reward if task.hidden.baseline else None
+    reward = round(normalise(scored.reward, base), 6)
+    verdict = _verdict(task, started, reward, "graded", reason)
     update = {"raw_reward": round(scored.reward, 6), "counts": scored.counts}
     return verdict.model_copy(update={**update, "counterexample": scored.counterexample})
 

@@ -7,8 +7,9 @@ An outcome matches when the status is the same, and: for a return, the value and
 after the call (and `this`, for a method); for a throw, the thrown value's class, its message
 (JavaScript's errors are mostly plain `Error`s told apart by their message, so a task records
 `compare_exception_message`), whether it was a rejected promise, and the arguments after it.
-The reward is the stratum-weighted share of matches (`reward.score_matches`); no degenerate
-baseline, second run or shrinking yet (the verdict says the raw share).
+The raw reward is the stratum-weighted share of matches (`reward.score_matches`); the verdict
+normalises it against the task's degenerate baseline (`gen.javascript_baseline`) as a Python
+task's is. No second run or shrinking yet.
 """
 
 from __future__ import annotations
@@ -105,14 +106,18 @@ def _shown(outcome: node.NodeOutcome) -> str:
     return f"{outcome.status.value}: {outcome.detail}"[:300]
 
 
-def score_script(task: LoadedTask, outcomes: Sequence[node.NodeOutcome]) -> Score:
-    """The candidate's outcomes against the task's stored ones."""
+def compared(task: LoadedTask, outcomes: Sequence[node.NodeOutcome]) -> list[Mismatch | None]:
+    """Per hidden input (in order), None when the candidate's outcome matches the stored one."""
     message = task.hidden.grading.compare_exception_message
-    found = [
+    return [
         compare_node(node.read_outcome(task.expected[item.index]), got, message)
         for item, got in zip(task.inputs, outcomes, strict=True)
     ]
-    return score_matches(task.inputs, found, task.hidden.grading)
+
+
+def score_script(task: LoadedTask, outcomes: Sequence[node.NodeOutcome]) -> Score:
+    """The candidate's outcomes against the task's stored ones."""
+    return score_matches(task.inputs, compared(task, outcomes), task.hidden.grading)
 
 
 def grade_script(task: LoadedTask, candidate: str, sandbox: Sandbox) -> Score | str:
@@ -123,6 +128,15 @@ def grade_script(task: LoadedTask, candidate: str, sandbox: Sandbox) -> Score | 
         spliced = task.language().splice(task.stubbed_source(), candidate, task.hidden.target)
     except SpliceError as exc:
         return f"candidate rejected: {exc}"
+    outcomes = run_file(task, spliced, sandbox)
+    return outcomes if isinstance(outcomes, str) else score_script(task, outcomes)
+
+
+def run_file(
+    task: LoadedTask, spliced: bytes, sandbox: Sandbox
+) -> tuple[node.NodeOutcome, ...] | str:
+    """A spliced target file's outcomes on the hidden inputs (a candidate's, or a degenerate
+    program's at gen); a str: why it earns 0 without a score (it does not parse or load)."""
     line = syntax.first_error_line(
         javascript_extract.parse_source(spliced, task.hidden.target.path)
     )
@@ -132,4 +146,4 @@ def grade_script(task: LoadedTask, candidate: str, sandbox: Sandbox) -> Score | 
     failed = [o.detail for o in outcomes if o.status is node.Status.IMPORT_ERROR]
     if failed:
         return f"candidate module fails to load: {failed[0]}"[:500]
-    return score_script(task, outcomes)
+    return outcomes

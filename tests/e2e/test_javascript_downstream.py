@@ -38,7 +38,7 @@ from tests.integration.integrations.test_export_harbor import CHECK
 from tests.integration.integrations.test_export_inspect import run_eval
 
 BUMP = "src/version.bumpVersion"  # a function: answered as its bare definition
-HIT_RATE = "src/cache.BoundedCache.hitRate"  # a method: answered as the whole file
+HIT_RATE = "src/cache.BoundedCache.get"  # a method: answered as the whole file
 FORMAT = "src/duration.formatDuration"  # answered wrong: `undefined` where it throws
 THROW = "throw new RangeError(`not a finite duration: ${ms}`);"
 WRONG_THROW = "return undefined as unknown as string;"

@@ -23,11 +23,15 @@ from replicate.jail import Jail, context_for, get_sandbox
 from tests.e2e.conftest import Minted, replicate
 from tests.e2e.test_javascript import KILL_RATE_MEDIAN, _grade, _table
 
-# duration's formatDuration and parseDuration, text's slugify and titleCase, version's four and
-# BoundedCache's get, set and hitRate (an ES module class's methods, recorded on the class);
-# truncate (`export const truncate = (...) =>`: an ES module's const binding the recorder cannot
-# re-bind) is not called; BoundedCache.keys has too few deterministic calls
-EXPECTED_TASKS = 11
+# duration's formatDuration, text's titleCase, version's parseVersion, bumpVersion and
+# compareIdentifiers and BoundedCache's get and set (an ES module class's methods, recorded on
+# the class); truncate (`export const truncate = (...) =>`: an ES module's const binding the
+# recorder cannot re-bind) is not called; BoundedCache.keys has too few deterministic calls.
+# Dropped on their degenerate baseline (`gen.javascript_baseline`): hitRate (its 3 hidden inputs
+# are its recorded calls: a table of them earns 1.0), and parseDuration, compareVersions and
+# slugify (a table of the recorded calls earns 0.72, 0.72 and 0.52: every widened call of the
+# first two throws, and `return text` is right on 28% of fast-check's strings for slugify)
+EXPECTED_TASKS = 7
 SYMBOL = "src/version.bumpVersion"
 BUMP = """\
 export function bumpVersion(text: string, part: Part): string {

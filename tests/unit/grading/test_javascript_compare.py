@@ -48,6 +48,7 @@ def test_a_javascript_prompt_speaks_javascript() -> None:
     )
     prompt = render_prompt(target, (), 5, "javascript")
     assert 'throw new Error("not implemented")' in prompt and "```javascript" in prompt
-    assert "NotImplementedError" not in prompt and "rescaled" not in prompt
+    assert "NotImplementedError" not in prompt and "`return None`" not in prompt
+    assert "rescaled" in prompt and "`return undefined`" in prompt  # its baseline, in its terms
     python = render_prompt(target, (), 5)
     assert "`raise NotImplementedError`" in python and "```python" in python
