@@ -36,6 +36,11 @@ __version__ = "0.1.0"
 #     inputs alone); a module task's every-body-None file gains a table of the visible calls in
 #     front of it. Baselines of class and module tasks with sequences rise; candidates of a /9
 #     task grade as before, against its recorded baseline.
-GRADER_VERSION = "replicate-grader/10"
+# /11: a JavaScript/TypeScript task records its degenerate programs' baseline (`return
+#     undefined`, a throw, its parameters and `this`, its common values, each behind a table of
+#     the recorded calls) and its reward is normalised against it, as a Python task's is; a task
+#     one of them earns too much on is dropped. A /10 JavaScript task has none: it grades raw,
+#     as before. Python tasks grade as before.
+GRADER_VERSION = "replicate-grader/11"
 
 __all__ = ["GRADER_VERSION", "__version__"]
