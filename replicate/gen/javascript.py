@@ -343,7 +343,7 @@ def _input(
         node_call=node.call_json(call),
         stratum="raises" if raised else provenance,
         provenance=provenance,
-        visible=False,
+        visible=recorded.visible and not generated,
     )
 
 

@@ -5,11 +5,10 @@ spliced into the stubbed file and graded through the path a candidate takes
 compared with `compare_node`, scored by `reward.score_matches`), and beside each a lookup table
 of the visible calls that behaves like it on every other input.
 
-The visible calls are the traced inputs: the calls recorded while the repository's tests ran,
-which stay in the agent's workspace. The Node recorder does not tell a call a test made from
-one the library made while the test ran, so every recorded call counts as visible (Python's
-baseline counts only the calls a test made itself: this one is the more cautious); a table
-answers them exactly, its matches there are what the expected outcome compared with itself
+The visible calls are the recorded calls the test file made itself (the recorder reads the
+caller's file off V8's stack), which stay in the agent's workspace: not those the library made
+while a test ran, as Python's baseline counts only a test's own calls; a table answers them
+exactly, its matches there are what the expected outcome compared with itself
 gives, and elsewhere its program's. The best raw reward among
 programs and tables is the task's `Baseline`; a verdict's reward is normalised against it
 (`reward.normalise`). The task is dropped as a Python one is: with `DEGENERATE_AT_FLOOR` when a
@@ -63,8 +62,10 @@ def program_matches(task: LoadedTask, sandbox: Sandbox) -> dict[str, Matches]:
 
 
 def visible(item: CallInput) -> bool:
-    """Whether the agent can see the call: every traced (recorded) call."""
-    return item.provenance == "traced"
+    """Whether the agent can see the call: a recorded call the test file made itself
+    (`CallInput.visible`, as the recorder saw it), as a Python task's traced call straight from
+    a test."""
+    return item.provenance == "traced" and item.visible
 
 
 def summarise(task: LoadedTask, found: Mapping[str, Matches]) -> Baseline:

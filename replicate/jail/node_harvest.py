@@ -77,6 +77,7 @@ class Recorded:
     call: NodeCall
     outcome: NodeOutcome  # as the tests saw it
     test_file: str  # the first test file that made the call
+    visible: bool = False  # made straight from that file (not by the library while it ran)
 
 
 @dataclass(frozen=True)
@@ -93,7 +94,9 @@ class Harvest:
     files: tuple[FileRun, ...]
 
 
-def record_job(tree: Path, targets: Sequence[NodeTarget], nonce: str, per_file: int) -> str:
+def record_job(
+    tree: Path, targets: Sequence[NodeTarget], nonce: str, per_file: int, test_file: str = ""
+) -> str:
     for target in targets:
         if target.kind is not CallKind.FUNCTION and target.scope is not None:
             raise ReplicateError("recording a method of an unexported class is not supported yet")
@@ -112,6 +115,7 @@ def record_job(tree: Path, targets: Sequence[NodeTarget], nonce: str, per_file: 
         "nonce": nonce,
         "channel_fd": CHANNEL_FD,
         "per_file": per_file,
+        "test_file": str(tree / test_file) if test_file else "",
         "max_depth": MAX_DEPTH,
         "max_items": MAX_ITEMS,
         "targets": listed,
@@ -138,16 +142,16 @@ def record_tests(
     files = []
     for test_file in test_files:
         nonce = secrets.token_hex(16)
-        job = record_job(tree, targets, nonce, budget.per_file)
+        job = record_job(tree, targets, nonce, budget.per_file, test_file)
         request = _test_request(tree, test_file, command, settings, job, sandbox.isolated)
         ts_files = [test_file, *(t.module for t in targets)]
         result = sandbox.run(for_files(request, ts_files))
         frames = read_records(result.channel, nonce, len(targets))
-        for key, call, outcome in frames:
+        for key, call, outcome, visible in frames:
             if (key, call) in kept or counts[key] >= budget.per_target:
                 continue
             counts[key] += 1
-            kept[(key, call)] = Recorded(targets[key], call, outcome, test_file)
+            kept[(key, call)] = Recorded(targets[key], call, outcome, test_file, visible)
         files.append(FileRun(test_file, len(frames), result.exit_code, result.timed_out))
     return Harvest(tuple(kept.values()), tuple(files))
 
@@ -175,8 +179,9 @@ def _test_request(
 
 def read_records(
     channel: bytes, nonce: str, n_targets: int
-) -> list[tuple[int, NodeCall, NodeOutcome]]:
-    """The well-formed record frames of one process's channel, in order."""
+) -> list[tuple[int, NodeCall, NodeOutcome, bool]]:
+    """The well-formed record frames of one process's channel, in order: the target's key, the
+    call, its outcome and whether the test file made it itself."""
     prefix = f"{nonce} ".encode()
     out = []
     for line in channel[:CHANNEL_CAP].split(b"\n"):
@@ -192,7 +197,8 @@ def read_records(
             call = NodeCall(tuple(js.decode(a) for a in args), this)
         except (ValueError, KeyError, TypeError):
             continue
-        out.append((key, call, read_outcome(frame.get("outcome") or {})))
+        visible = frame.get("visible") is True
+        out.append((key, call, read_outcome(frame.get("outcome") or {}), visible))
     return out
 
 

@@ -7,7 +7,8 @@
 // Node built-ins only, shipped as source; intrinsics taken when it loads, before the tests run.
 //
 // Its job is the environment variable REPLICATE_RECORD (removed when read, so the tests do not
-// see it): {nonce, channel_fd, per_file, max_depth, max_items, targets: [{key, module (an
+// see it): {nonce, channel_fd, per_file, max_depth, max_items, test_file (the file the process
+// runs, absolute: a call made from it is `visible`), targets: [{key, module (an
 // absolute path), export (property names from module.exports), scope (a module-scope binding
 // instead, or null), kind ("function", "static" or "method": then `member`, the exported
 // class's method)}]}. An export is replaced after the module ran; a binding through one line
@@ -41,6 +42,28 @@ const NAME = /^[A-Za-z_$][\w$]*$/;
 let job;
 let write;
 
+// Whether the function that called the wrapper (`trap`, the Proxy's apply) is in the test file
+// the process runs: a call the agent can read in the tests, as Python's recorder says of a call
+// straight from a test; not one the library made while a test ran. Read off V8's structured
+// stack, the tests' own `Error.prepareStackTrace` put back.
+const captureStackTrace = Error.captureStackTrace;
+function calledFromTest(trap) {
+  const saved = Error.prepareStackTrace;
+  try {
+    Error.prepareStackTrace = (_, frames) => frames;
+    const holder = {};
+    captureStackTrace(holder, trap);
+    const frames = holder.stack;
+    const name = Array.isArray(frames) && frames.length > 0 ? frames[0].getFileName() : null;
+    if (typeof name !== 'string') return false;
+    return (name.startsWith('file:') ? url.fileURLToPath(name) : name) === job.test_file;
+  } catch {
+    return false;
+  } finally {
+    Error.prepareStackTrace = saved;
+  }
+}
+
 // A proxy of `fn` recording its calls under `key`, with their `this` for a `method` (a
 // non-function passes through unchanged).
 function recording(key, fn, method = false) {
@@ -50,7 +73,8 @@ function recording(key, fn, method = false) {
   function record(args, self, before, settled) {
     try {
       const outcome = report(settled, args, method ? self : undefined, job);
-      write({ event: 'record', target: key, args: before.args, this: before.this, outcome });
+      const { visible } = before;
+      write({ event: 'record', target: key, args: before.args, this: before.this, outcome, visible });
     } catch {
       // an outcome that cannot be encoded is not recorded
     }
@@ -61,7 +85,10 @@ function recording(key, fn, method = false) {
       before = { args: each(args, encode), this: method ? encode(self) : undefined };
       const text = stringify(before);
       if (seen.size >= job.per_file || apply(setHas, seen, [text])) before = undefined;
-      else apply(setAdd, seen, [text]);
+      else {
+        apply(setAdd, seen, [text]);
+        before.visible = calledFromTest(call);
+      }
     } catch {
       before = undefined;
     }

@@ -64,3 +64,30 @@ def test_what_the_recorder_records(tmp_path: Path) -> None:
     assert again[2] != mapped.outcome  # a function argument does not cross: dropped by the check
     runs = [NodeSettings(random_seed=1), NodeSettings(random_seed=2, clock_shift_days=400)]
     assert stable(local, tmp_path, harvest, runs) == (pushed, doubled)  # not the clock's
+
+
+VISIBILITY_MODULE = """'use strict';
+function inner(x) { return x * 10; }
+function outer(x) { return inner(x) + 1; }
+module.exports = { inner, outer };
+"""
+VISIBILITY_TESTS = """'use strict';
+const assert = require('node:assert');
+const { inner, outer } = require('../lib.js');
+const helper = (x) => inner(x);  // a helper of the test file's own: still the test's call
+assert.strictEqual(inner(1), 10);
+assert.strictEqual(outer(2), 21);  // inner(2), made by the library
+assert.strictEqual(helper(3), 30);
+"""
+
+
+def test_a_call_is_visible_when_the_test_file_made_it(tmp_path: Path) -> None:
+    """The recorder marks the calls the test file made itself, not those the library made while
+    it ran (what a table of the visible calls, a degenerate program, may answer)."""
+    (tmp_path / "lib.js").write_text(VISIBILITY_MODULE)
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "lib.test.js").write_text(VISIBILITY_TESTS)
+    inner = NodeTarget("lib.js", (), scope="inner")
+    harvest = record_tests(get_sandbox("local"), tmp_path, [inner], ["test/lib.test.js"])
+    seen = [(r.call.args[0], r.visible) for r in harvest.calls]
+    assert seen == [(js.Num.of(1), True), (js.Num.of(2), False), (js.Num.of(3), True)]

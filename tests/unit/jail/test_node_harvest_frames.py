@@ -34,6 +34,7 @@ def test_only_well_formed_records_of_the_run_are_read() -> None:
         ]
     )
     read = read_records(channel, NONCE, 2)
-    assert [(key, call) for key, call, _ in read] == [(1, NodeCall(("1h",)))] * 2
+    assert [(key, call) for key, call, _, _ in read] == [(1, NodeCall(("1h",)))] * 2
+    assert [visible for *_, visible in read] == [False, False]  # the frames do not say
     assert read[0][2].status is Status.RETURNED and read[0][2].args == ("1h",)
     assert read[1][2].status is Status.RUNNER_ERROR
