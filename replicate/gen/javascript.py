@@ -20,7 +20,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import cast
 
 from replicate import GRADER_VERSION
@@ -60,22 +59,13 @@ from replicate.grading import javascript as graded
 from replicate.jail import (
     Sandbox,
     node,
-    node_deps,
     node_harvest,
     node_targets,
     node_widening,
 )
+from replicate.jail.node_tests import PLAIN_RUNNERS, find_test_files, runner_command
 from replicate.values import javascript_text
 
-# runners whose test files run as plain Node scripts: tape's tests run as the process ends;
-# node-tap's runner itself spawns `node FILE` for each test file, which then reports as TAP
-PLAIN_RUNNERS = frozenset({"node:test", "tape", "tap", "unknown"})
-# mocha 8 and later; before it, `bin/mocha` spawned `_mocha`, which runs the file in its process
-MOCHA_ENTRIES = ("mocha/bin/mocha.js", "mocha/bin/_mocha")
-TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
-TEST_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts")  # TypeScript through the loader
-DECLARATIONS = (".d.ts", ".d.cts", ".d.mts")  # TypeScript's type declarations: nothing runs
-MAX_TEST_FILES = 200
 FILE_TIMEOUT_S = 120.0
 # The determinism gate's runs: another seed of Math.random, then that and a shifted clock
 GOLDEN_RUNS = (
@@ -90,23 +80,6 @@ STRENGTH_NOTE = (
     "strength unmeasured (--no-strength): no JavaScript task's mutants were run, its strength "
     "is recorded as none"
 )
-
-
-def find_test_files(tree: Path) -> tuple[str, ...]:
-    """The repository's test files, JavaScript or TypeScript (under a test folder, or named
-    `*.test.*`/`*.spec.*`), by path, node_modules and declaration files left out; at most
-    `MAX_TEST_FILES`."""
-    found = []
-    for path in sorted(tree.rglob("*")):
-        rel = path.relative_to(tree)
-        if "node_modules" in rel.parts or not path.is_file() or path.is_symlink():
-            continue
-        if not path.name.endswith(TEST_SUFFIXES) or path.name.endswith(DECLARATIONS):
-            continue
-        named = any(f".{word}." in path.name for word in ("test", "spec"))
-        if named or TEST_DIRS & set(rel.parts[:-1]):
-            found.append(rel.as_posix())
-    return tuple(found[:MAX_TEST_FILES])
 
 
 @dataclass(frozen=True)
@@ -169,23 +142,6 @@ def mint_scripts(
             else:
                 publish.outcome(symbol, result)
     return _notes(work, harvest, files)
-
-
-def runner_command(
-    tree: Path, runner: str, files: Sequence[str] = ()
-) -> node_harvest.RunnerCommand:
-    """How each test file runs: mocha's files through its own entry (`MOCHA_ENTRIES`, in the
-    test file's process) when the repository's installed dependencies hold it, those of `files`
-    that name `node:test` as themselves; every other file as a plain Node script (a tape file
-    runs its tests as the process ends)."""
-    deps = node_deps.installed(tree)
-    if runner != "mocha" or deps is None:
-        return node_harvest.RunnerCommand()
-    entry = next((e for e in MOCHA_ENTRIES if (deps.modules / e).is_file()), None)
-    if entry is None:
-        return node_harvest.RunnerCommand()
-    plain = frozenset(f for f in files if b"node:test" in (tree / f).read_bytes())
-    return node_harvest.RunnerCommand(script=(str(deps.modules / entry),), plain=plain)
 
 
 def _not_called(harvest: node_harvest.Harvest) -> tuple[DropReason, str]:

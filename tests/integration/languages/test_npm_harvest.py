@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from replicate.jail.node import CallKind, NodeCall, NodeTarget, Status
-from replicate.jail.node_harvest import HarvestBudget, RunnerCommand, record_tests, replay
+from replicate.jail.node_harvest import HarvestBudget, record_tests, replay
+from replicate.jail.node_tests import RunnerCommand
 from replicate.sandbox import Sandbox, get_sandbox
 from replicate.values import javascript as js
 from tests.integration.languages.test_npm_calls import (
