@@ -1,7 +1,9 @@
 """`replicate gen` on a mocha repository: ms 2.1.3 (its package.json's test runner is mocha 4)
 with one mocha test file. Gen installs its development dependencies into the cache (no
 lifecycle script runs: husky's would install git hooks), runs the file through mocha's own
-entry in the recorder's process, and mints from its calls; nothing is said unsupported."""
+entry in the recorder's process, and mints from its calls; nothing is said unsupported. The
+built-in agent's `run_tests` on a minted task's workspace runs the file the same way: mocha's
+`describe` is there, where the same file run by `run_node` as a plain script finds none."""
 
 from __future__ import annotations
 
@@ -10,7 +12,13 @@ import subprocess
 import sys
 from pathlib import Path
 
-from replicate.batch import Batch
+from replicate.agents.llm_tools import Toolbox
+from replicate.agents.protocol import AgentConfig
+from replicate.agents.workspace import make_workspace
+from replicate.batch import Batch, LoadedTask
+from replicate.cache import cache_root
+from replicate.jail import context_for
+from replicate.sandbox import get_sandbox
 from tests.integration.languages.test_npm_harvest import with_tests
 
 MOCHA_TESTS = """const expect = require('expect.js');
@@ -60,3 +68,23 @@ def test_a_mocha_suite_mints_through_mochas_entry(
     batch = Batch.open(out)
     print(sorted(batch.ids))
     assert batch.resolve("index.parse") in batch.ids  # the suite's ms('1m'), ms('1.5h'), ...
+    agent_runs_the_suite_through_mocha(batch.load(batch.resolve("index.parse")), tmp_path)
+
+
+def agent_runs_the_suite_through_mocha(task: LoadedTask, tmp_path: Path) -> None:
+    workspace = make_workspace(task, tmp_path / "ws")
+    config = AgentConfig("builtin:openai", get_sandbox("local"))
+    box = Toolbox(task, workspace, context_for(task.repo, cache_root()), config)
+
+    def call(name: str, **args: str) -> str:
+        return box.call(name, json.dumps(args), 120)
+
+    plain = call("run_node", code="", file="test/index.js")  # the control: no mocha around it
+    assert "ReferenceError: describe is not defined" in plain, plain
+    stub = call("run_tests", files="")
+    print(stub)
+    assert stub.startswith("0 of 1 test files passed\n=== test/index.js: exit code 1\n"), stub
+    assert "1 failing" in stub and "Error: not implemented" in stub  # `parses`
+    call("write_file", path=task.hidden.target.path, content=task.original_source().decode())
+    right = call("run_tests", files="test/index.js")
+    assert right.startswith("1 of 1 test files passed\n") and "2 passing" in right, right
