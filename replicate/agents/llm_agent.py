@@ -35,7 +35,7 @@ from replicate.agents.llm_client import (
     ModelInfraError,
     ModelRefused,
 )
-from replicate.agents.llm_tools import TOOLS, Toolbox
+from replicate.agents.llm_tools import Toolbox, language_name, tools_for
 from replicate.agents.protocol import AgentConfig, AgentOutcome
 from replicate.batch import LoadedTask
 from replicate.core import AgentStatus
@@ -44,16 +44,17 @@ from replicate.jail import RepoContext
 TOOL_SYSTEM = (
     "You are a software engineer working in a repository checked out in your workspace. "
     "TASK.md at its root says which function to implement and how the work is graded. Use the "
-    "tools to read the code, write the implementation into the target file, and run Python or "
-    "the tests to check it (there is no network). Paths are relative to the workspace. When the "
+    "tools to read the code, write the implementation into the target file, and run {runs} to "
+    "check it (there is no network). Paths are relative to the workspace. When the "
     "implementation is done, answer with a short summary and no tool call."
 )
+# what a task's run tools run, as the system prompt says it
+RUNS = {"Python": "Python or the tests"}
+NODE_RUNS = "{name} with Node or the repository's {name} tests"
 SINGLE_SYSTEM = (
     "You implement one {name} function so that it behaves exactly like a hidden original. Answer "
     "with one {fence} code block holding the function's complete definition (or the whole file)."
 )
-# A task's language as the single completion's messages name it, and its code blocks' tag
-LANGUAGE_NAMES = {"python": "Python", "javascript": "JavaScript", "typescript": "TypeScript"}
 
 
 @dataclass
@@ -167,7 +168,7 @@ class ToolAgent(_ModelAgent):
     ) -> _Ending:
         toolbox = Toolbox(task, workspace, ctx, self.config)
         messages += [
-            {"role": "system", "content": TOOL_SYSTEM},
+            {"role": "system", "content": tool_system(language_name(task))},
             {"role": "user", "content": task.prompt},
         ]
         with ChatClient(self.model) as client:
@@ -180,7 +181,7 @@ class ToolAgent(_ModelAgent):
             spent = self._spent(tally)
             if spent is not None:
                 return spent
-            reply = client.complete(messages, TOOLS, tally.remaining())
+            reply = client.complete(messages, tools_for(toolbox.task), tally.remaining())
             tally.add(reply)
             messages.append(dict(reply.message))
             calls = reply.message.get("tool_calls") or []
@@ -222,7 +223,7 @@ class SingleAgent(_ModelAgent):
         target = task.hidden.target
         stubbed = task.stubbed_source().decode("utf-8", "replace")
         fence = task.spec.language
-        system = SINGLE_SYSTEM.format(name=LANGUAGE_NAMES.get(fence, fence), fence=fence)
+        system = SINGLE_SYSTEM.format(name=language_name(task), fence=fence)
         messages += [
             {"role": "system", "content": system},
             {"role": "user", "content": single_prompt(task.prompt, target.path, stubbed, fence)},
@@ -234,6 +235,11 @@ class SingleAgent(_ModelAgent):
         content = reply.message.get("content") or ""
         confined.write_bytes(workspace, target.path, content.encode("utf-8"))
         return _Ending("ok", f"one completion ({reply.finish_reason})")
+
+
+def tool_system(name: str) -> str:
+    """The tool agent's system prompt on a task in the language `name` ("Python", ...)."""
+    return TOOL_SYSTEM.format(runs=RUNS.get(name, NODE_RUNS.format(name=name)))
 
 
 def single_prompt(prompt: str, path: str, stubbed: str, fence: str = "python") -> str:

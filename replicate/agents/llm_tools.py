@@ -15,21 +15,27 @@ from __future__ import annotations
 import json
 import os
 import shlex
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from replicate import confined
+from replicate.agents.llm_node import NodeRequests, runs_node
 from replicate.agents.protocol import AgentConfig, agent_request
 from replicate.batch import LoadedTask
 from replicate.core import MAX_CANDIDATE_BYTES
-from replicate.jail import RepoContext
+from replicate.jail import RepoContext, SandboxRequest
+from replicate.jail.node_tests import find_test_files
 
 MAX_READ_BYTES = 200_000
 MAX_LISTED = 400
 MAX_OUTPUT_CHARS = 8_000
-SKIPPED_DIRS = frozenset({".git", "__pycache__", ".pytest_cache"})
+MIN_FILE_OUTPUT_CHARS = 600  # each test file's output tails, when a run has many
+SKIPPED_DIRS = frozenset({".git", "__pycache__", ".pytest_cache", "node_modules"})
+# A task's language as the built-in agents' messages name it
+LANGUAGE_NAMES = {"python": "Python", "javascript": "JavaScript", "typescript": "TypeScript"}
 
 
 def _tool(name: str, description: str, **params: str) -> dict[str, Any]:
@@ -41,7 +47,7 @@ def _tool(name: str, description: str, **params: str) -> dict[str, Any]:
     }
 
 
-TOOLS: tuple[dict[str, Any], ...] = (
+FILE_TOOLS: tuple[dict[str, Any], ...] = (
     _tool("list_files", "List the files under a folder of the workspace.", path="folder ('.')"),
     _tool("read_file", "Read a text file of the workspace.", path="workspace-relative path"),
     _tool(
@@ -57,6 +63,9 @@ TOOLS: tuple[dict[str, Any], ...] = (
         old="the exact text to replace",
         new="its replacement",
     ),
+)
+TOOLS: tuple[dict[str, Any], ...] = (  # a Python task's
+    *FILE_TOOLS,
     _tool("run_python", "Run Python code in the workspace (no network).", code="the program"),
     _tool(
         "run_tests",
@@ -64,6 +73,40 @@ TOOLS: tuple[dict[str, Any], ...] = (
         args="pytest arguments, e.g. a test file or -k EXPR ('' for all)",
     ),
 )
+
+
+def node_tools(name: str) -> tuple[dict[str, Any], ...]:
+    """A JavaScript or TypeScript task's tools, `name` the language's."""
+    loader = " (TypeScript files through a transpile-only loader)" if name == "TypeScript" else ""
+    return (
+        *FILE_TOOLS,
+        _tool(
+            "run_node",
+            f"Run {name} with Node in the workspace (no network; the repository's npm "
+            f"dependencies installed){loader}: `code`, a CommonJS JavaScript snippet (`node -e`; "
+            "`require` the workspace's files by relative path), or else `file`, a workspace "
+            "file (`node FILE`).",
+            code="the snippet ('' to run `file`)",
+            file="a workspace-relative path ('' when `code` is given)",
+        ),
+        _tool(
+            "run_tests",
+            f"Run the repository's {name} test files with Node in the workspace (no network), "
+            "each in its own process as the repository's test runner runs it; says which "
+            "passed (exit code 0) and shows each one's output.",
+            files="test files, workspace-relative, separated by spaces ('' for all)",
+        ),
+    )
+
+
+def tools_for(task: LoadedTask) -> tuple[dict[str, Any], ...]:
+    """The tools offered on `task`: the file tools, and its language's run tools."""
+    return node_tools(language_name(task)) if runs_node(task) else TOOLS
+
+
+def language_name(task: LoadedTask) -> str:
+    """The task's language as its messages name it ("Python", "TypeScript", ...)."""
+    return LANGUAGE_NAMES.get(task.spec.language, task.spec.language)
 
 
 @dataclass(frozen=True)
@@ -88,8 +131,7 @@ class Toolbox:
             "read_file": self.read_file,
             "write_file": self.write_file,
             "edit_file": self.edit_file,
-            "run_python": lambda code: self.run((str(self.ctx.python), "-c", code), timeout_s),
-            "run_tests": lambda args: self.run(self._pytest(args), timeout_s),
+            **self._runs(timeout_s),
         }
         handler = handlers.get(name)
         if handler is None:
@@ -100,6 +142,23 @@ class Toolbox:
             return f"error: bad arguments for {name}: {exc}"
         except (OSError, confined.ConfinementError) as exc:
             return f"error: {exc}"
+
+    def _runs(self, timeout_s: float) -> dict[str, Callable[..., str]]:
+        """The run tools of the task's language."""
+        if not runs_node(self.task):
+            return {
+                "run_python": lambda code: self.run((str(self.ctx.python), "-c", code), timeout_s),
+                "run_tests": lambda args: self.run(self._pytest(args), timeout_s),
+            }
+        requests = NodeRequests(self.task, self.workspace, self.ctx, self.config)
+        return {
+            "run_node": lambda code, file: (
+                self.shown(requests.snippet(code, file, timeout_s))
+                if code or file
+                else "error: give `code` or `file`"
+            ),
+            "run_tests": lambda files: self.node_tests(requests, files, timeout_s),
+        }
 
     def list_files(self, path: str = ".") -> str:
         found: list[str] = []
@@ -138,11 +197,31 @@ class Toolbox:
         request = agent_request(
             self.task, self.workspace, self.ctx, self.config, argv, timeout_s=timeout_s
         )
+        return self.shown(request)
+
+    def shown(self, request: SandboxRequest, limit: int = MAX_OUTPUT_CHARS) -> str:
+        """`request` run in the sandbox: how it ended, and the tails of its output."""
         result = self.config.sandbox.run(request)
         status = "timed out" if result.timed_out else f"exit code {result.exit_code}"
-        out = result.stdout.decode("utf-8", "replace")[-MAX_OUTPUT_CHARS:]
-        err = result.stderr.decode("utf-8", "replace")[-MAX_OUTPUT_CHARS:]
+        out = result.stdout.decode("utf-8", "replace")[-limit:]
+        err = result.stderr.decode("utf-8", "replace")[-limit:]
         return f"{status}\n--- stdout\n{out}\n--- stderr\n{err}"
+
+    def node_tests(self, requests: NodeRequests, files: str, timeout_s: float) -> str:
+        """The named test files (all the repository's when none), each in its own process
+        within `timeout_s` in all: how many passed, then each one's end and output."""
+        chosen = tuple(shlex.split(files)) or find_test_files(self.workspace)
+        if not chosen:
+            return "error: no test files found"
+        deadline = time.monotonic() + timeout_s
+        limit = max(MAX_OUTPUT_CHARS // len(chosen), MIN_FILE_OUTPUT_CHARS)
+        shown, passed = [], 0
+        for name in chosen:
+            left = deadline - time.monotonic()
+            ran = self.shown(requests.test_file(name, chosen, left), limit) if left > 0 else ""
+            passed += ran.startswith("exit code 0\n")
+            shown.append(f"=== {name}: " + (ran or "not run: the time limit is spent"))
+        return f"{passed} of {len(chosen)} test files passed\n" + "\n".join(shown)
 
     def _pytest(self, args: str) -> tuple[str, ...]:
         python = str(self.ctx.python)

@@ -24,7 +24,6 @@ from __future__ import annotations
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
-from pathlib import Path
 from typing import cast
 
 from replicate import GRADER_VERSION
@@ -65,26 +64,14 @@ from replicate.grading import javascript as graded
 from replicate.jail import (
     Sandbox,
     node,
-    node_deps,
     node_harvest,
     node_targets,
     node_widening,
 )
+from replicate.jail.node_tests import PLAIN_RUNNERS, find_test_files, runner_command
 from replicate.values import javascript_text
 
-# runners whose test files run as plain Node scripts: tape's tests run as the process ends;
-# node-tap's runner itself spawns `node FILE` for each test file, which then reports as TAP;
-# an uvu file ends with its suites' `.run()`, which `node FILE` runs as uvu's own CLI would
-PLAIN_RUNNERS = frozenset({"node:test", "tape", "tap", "uvu", "unknown"})
-# mocha 8 and later; before it, `bin/mocha` spawned `_mocha`, which runs the file in its process
-MOCHA_ENTRIES = ("mocha/bin/mocha.js", "mocha/bin/_mocha")
-# a runner whose files run as scripts with its API preloaded: the installed package that API is
-# made with, the preload, and what the funnel notes
-PRELOADS = {
-    "jest": ("expect", node_harvest.JEST_GLOBALS),
-    "vitest": ("@vitest/expect", node_harvest.VITEST_GLOBALS),
-    "ava": ("ava", node_harvest.AVA_GLOBALS),
-}
+# what the funnel notes of a runner whose files ran with its API preloaded (`node_tests.PRELOADS`)
 PRELOAD_NOTES = {
     "jest": "jest's test files ran as Node scripts on node:test with jest's own expect and "
     "jest-mock (jest.mock, fake timers and snapshots are not given: a test that uses them fails)",
@@ -94,10 +81,6 @@ PRELOAD_NOTES = {
     "ava": "ava's test files ran as Node scripts, their `ava` given ava's API on node:test and "
     "node:assert (t.snapshot and t.try are not given: a test that uses them fails)",
 }
-TEST_DIRS = frozenset({"test", "tests", "__tests__", "spec"})
-TEST_SUFFIXES = (".js", ".cjs", ".mjs", ".ts", ".cts", ".mts")  # TypeScript through the loader
-DECLARATIONS = (".d.ts", ".d.cts", ".d.mts")  # TypeScript's type declarations: nothing runs
-MAX_TEST_FILES = 200
 FILE_TIMEOUT_S = 120.0
 # The determinism gate's runs: another seed of Math.random, then that and a shifted clock
 GOLDEN_RUNS = (
@@ -112,23 +95,6 @@ STRENGTH_NOTE = (
     "strength unmeasured (--no-strength): no JavaScript task's mutants were run, its strength "
     "is recorded as none"
 )
-
-
-def find_test_files(tree: Path) -> tuple[str, ...]:
-    """The repository's test files, JavaScript or TypeScript (under a test folder, or named
-    `*.test.*`/`*.spec.*`), by path, node_modules and declaration files left out; at most
-    `MAX_TEST_FILES`."""
-    found = []
-    for path in sorted(tree.rglob("*")):
-        rel = path.relative_to(tree)
-        if "node_modules" in rel.parts or not path.is_file() or path.is_symlink():
-            continue
-        if not path.name.endswith(TEST_SUFFIXES) or path.name.endswith(DECLARATIONS):
-            continue
-        named = any(f".{word}." in path.name for word in ("test", "spec"))
-        if named or TEST_DIRS & set(rel.parts[:-1]):
-            found.append(rel.as_posix())
-    return tuple(found[:MAX_TEST_FILES])
 
 
 @dataclass(frozen=True)
@@ -191,31 +157,6 @@ def mint_scripts(
             else:
                 publish.outcome(symbol, result)
     return _notes(work, harvest, files)
-
-
-def runner_command(
-    tree: Path, runner: str, files: Sequence[str] = ()
-) -> node_harvest.RunnerCommand:
-    """How each test file runs: mocha's files through its own entry (`MOCHA_ENTRIES`, in the
-    test file's process) when the repository's installed dependencies hold it; jest's and
-    vitest's as plain scripts with their API preloaded (`PRELOADS`) when they hold the package
-    it is made with; those of `files` that name `node:test` as themselves; every other file as a
-    plain Node script (a tape file runs its tests as the process ends)."""
-    deps = node_deps.installed(tree)
-    if deps is None:
-        return node_harvest.RunnerCommand()
-    preload = PRELOADS.get(runner)
-    if preload is not None and (deps.modules / preload[0]).is_dir():
-        script: tuple[str, ...] = ("--require", str(preload[1]))
-    elif runner == "mocha":
-        entry = next((e for e in MOCHA_ENTRIES if (deps.modules / e).is_file()), None)
-        if entry is None:
-            return node_harvest.RunnerCommand()
-        script = (str(deps.modules / entry),)
-    else:
-        return node_harvest.RunnerCommand()
-    plain = frozenset(f for f in files if b"node:test" in (tree / f).read_bytes())
-    return node_harvest.RunnerCommand(script=script, plain=plain)
 
 
 def _not_called(harvest: node_harvest.Harvest) -> tuple[DropReason, str]:

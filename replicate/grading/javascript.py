@@ -14,9 +14,7 @@ task's is. No second run or shrinking yet.
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Sequence
-from pathlib import Path
 
 from replicate.batch import LoadedTask
 from replicate.core import SpliceError
@@ -52,20 +50,11 @@ def run_script(
     )
     held = node.NodeSettings(timeout_s=total, memory_mb=settings.memory_mb)
     calls = [node.read_call(item.node_call or {}) for item in task.inputs]
-    _ensure_deps(task.repo.tree)
+    node_deps.ensure_installed(task.repo.tree)
     run = node.run_node(
         sandbox, task.repo.tree, task_target(task), calls, candidate=candidate, settings=held
     )
     return run.outcomes
-
-
-@functools.lru_cache(maxsize=64)
-def _ensure_deps(tree: Path) -> None:
-    """The tree's npm dependencies installed as gen installed them, where the cache lacks them
-    (a batch graded on another machine); tried once a process: a failing install is not run
-    again for each candidate, and the runs go on without it, as gen's did."""
-    if node_deps.installed(tree) is None:
-        node_deps.install(tree)
 
 
 def compare_node(

@@ -24,6 +24,7 @@ look, after any `node_modules` of the tree itself).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import itertools
 import json
@@ -160,6 +161,16 @@ def install(tree: Path) -> Installed | str | None:
             if named == frozenset(dev) or _attempt(tree, folder, named, failed) is not None:
                 return failed
     return installed(tree) or "the installed dependencies could not be read back"
+
+
+@functools.lru_cache(maxsize=64)
+def ensure_installed(tree: Path) -> None:
+    """The tree's dependencies installed as gen installed them, where the cache lacks them (a
+    batch graded on another machine, a built-in agent's run tools); tried once a process: a
+    failing install is not run again for each candidate or tool call, and the runs go on
+    without it, as gen's did."""
+    if installed(tree) is None:
+        install(tree)
 
 
 def _attempt(tree: Path, folder: Path, only: frozenset[str] | None, why: str = "") -> str | None:

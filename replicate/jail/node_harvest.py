@@ -30,21 +30,15 @@ from replicate.jail.node import (
     NodeOutcome,
     NodeSettings,
     NodeTarget,
-    node_request,
     read_outcome,
     run_node,
 )
+from replicate.jail.node_tests import RunnerCommand, request_for_test_file
 from replicate.jail.typescript import for_files
-from replicate.sandbox import CHANNEL_FD, Mount, Sandbox, SandboxRequest
+from replicate.sandbox import CHANNEL_FD, Sandbox, SandboxRequest
 from replicate.values import javascript as js
 
 RECORDER = RUNNER_DIR / "record.cjs"
-# jest's globals on node:test, with jest's own expect and jest-mock (a jest file runs as a script)
-JEST_GLOBALS = RUNNER_DIR / "jest_globals.cjs"
-# `import ... from 'vitest'` resolved to vitest's API on node:test (a vitest file runs as a script)
-VITEST_GLOBALS = RUNNER_DIR / "vitest_globals.cjs"
-# `require('ava')` and `import test from 'ava'` given ava's API on node:test (likewise)
-AVA_GLOBALS = RUNNER_DIR / "ava_globals.cjs"
 RECORD_EVENT = "record"
 
 
@@ -55,20 +49,6 @@ class HarvestBudget:
 
     per_target: int = 200
     per_file: int = 50
-
-
-@dataclass(frozen=True)
-class RunnerCommand:
-    """How one test file runs, in one Node process: `script`, node's arguments before the file
-    (a test runner's entry that runs the file in its own process, as mocha's `bin/mocha.js`
-    does; none: the file itself, a `node:test` file or a plain script), and `modules`, a
-    folder of installed development dependencies (mounted read-only, on `NODE_PATH`); the
-    test files in `plain` run as themselves, without `script` (a `node:test` file beside a
-    mocha suite)."""
-
-    script: tuple[str, ...] = ()
-    modules: Path | None = None
-    plain: frozenset[str] = frozenset()
 
 
 @dataclass(frozen=True)
@@ -130,13 +110,14 @@ def record_tests(
     test_files: Sequence[str],
     *,
     budget: HarvestBudget = HarvestBudget(),
-    command: RunnerCommand = RunnerCommand(),
+    command: RunnerCommand | None = None,
     settings: NodeSettings | None = None,
 ) -> Harvest:
     """Run each of `test_files` (relative to `tree`) in its own jailed Node process with the
     recorder, and keep the distinct calls to each of `targets`, in the order first made."""
     tree = tree.resolve()
     settings = settings or NodeSettings()
+    command = command or RunnerCommand()
     kept: dict[tuple[int, NodeCall], Recorded] = {}
     counts = [0] * len(targets)
     files = []
@@ -164,17 +145,11 @@ def _test_request(
     job: str,
     isolated: bool,
 ) -> SandboxRequest:
-    runner = () if test_file in command.plain else command.script
-    script = ("--require", str(RECORDER), *runner, test_file)
-    mounts = [Mount.same(str(tree))]
-    env = {"REPLICATE_RECORD": job}
-    if command.modules is not None:
-        mounts.append(Mount.same(str(command.modules.resolve())))
-        env["NODE_PATH"] = str(command.modules.resolve())
-    request = node_request(tree, b"", settings, mounts, script=script, isolated=isolated)
-    if "NODE_PATH" in request.env and "NODE_PATH" in env:  # the repository's own, then these
-        env["NODE_PATH"] = f"{request.env['NODE_PATH']}:{env['NODE_PATH']}"
-    return replace(request, env={**request.env, **env})
+    preload = ("--require", str(RECORDER))
+    request = request_for_test_file(
+        tree, test_file, command, settings, preload=preload, isolated=isolated
+    )
+    return replace(request, env={**request.env, "REPLICATE_RECORD": job})
 
 
 def read_records(

@@ -1,16 +1,18 @@
 """TypeScript tasks taken by everything downstream of gen that a Python task is, on the session's
 corpus/tslib batch (`tslib`, minted once offline and shared with `test_typescript.py`; nothing
-minted here): `serve` (/grade, /get_reward) grades every task's reference 1.0 and its stub 0.0;
-the built-in agents, against a scripted local chat server, earn 1.0 answering the reference
-(`builtin:openai-single` in a fenced `typescript` block among prose, `builtin:openai` through
-its write tool) and a wrong answer earns less than 1, and the report lists the run's tasks and
-shows that answer's counterexample in JavaScript's terms (`undefined`, a thrown `RangeError`);
-every export format (rows, inspect, harbor) hides each task's original body from that task's
-model, any other task's body it shows is listed in its `visible_task_ids`, and each format's
-consumer reads it back: the rows by `datasets` and TRL's reward function, the inspect task by
-inspect_ai's own `eval` (the original 1.0, the stub 0.0), the Harbor folders by Harbor's own task
-model and linter (not yet graded in Harbor's verifier container, which has no Node: the export
-warns of it)."""
+minted here): `serve` (/grade, /get_reward) grades every task's reference 1.0 and its stub 0.0; the
+built-in agents, against a scripted local chat server, earn 1.0 answering the reference
+(`builtin:openai-single` in a fenced `typescript` block among prose, `builtin:openai` through its
+write tool, after its `run_node` and `run_tests` tools showed it Node's real output: the stub's
+"not implemented" from a test file and a snippet, Node's own ReferenceError for a wrong snippet,
+then the body's result and a passing test file) and a wrong answer earns less than 1, and the
+report lists the run's tasks and shows that answer's counterexample in JavaScript's terms
+(`undefined`, a thrown `RangeError`); every export format (rows, inspect, harbor) hides each task's
+original body from that task's model, any other task's body it shows is listed in its
+`visible_task_ids`, and each format's consumer reads it back: the rows by `datasets` and TRL's
+reward function, the inspect task by inspect_ai's own `eval` (the original 1.0, the stub 0.0), the
+Harbor folders by Harbor's own task model and linter (not yet graded in Harbor's verifier
+container, which has no Node: the export warns of it)."""
 
 from __future__ import annotations
 
@@ -32,7 +34,7 @@ from replicate.integrations.trl import reward_func
 from tests.e2e.conftest import Minted, replicate
 from tests.e2e.test_degenerate import read_rows
 from tests.harbor_venv import compose_missing, harbor_python
-from tests.integration.agents.fake_chat import Answer, serve, step, text, tools
+from tests.integration.agents.fake_chat import Answer, serve, step, text, tool_results, tools
 from tests.integration.integrations.server import serving
 from tests.integration.integrations.test_export_harbor import CHECK
 from tests.integration.integrations.test_export_inspect import run_eval
@@ -40,6 +42,7 @@ from tests.integration.integrations.test_export_inspect import run_eval
 BUMP = "src/version.bumpVersion"  # a function: answered as its bare definition
 HIT_RATE = "src/cache.BoundedCache.get"  # a method: answered as the whole file
 FORMAT = "src/duration.formatDuration"  # answered wrong: `undefined` where it throws
+FILE_TOOLS = ["list_files", "read_file", "write_file", "edit_file"]
 THROW = "throw new RangeError(`not a finite duration: ${ms}`);"
 WRONG_THROW = "return undefined as unknown as string;"
 
@@ -143,18 +146,45 @@ def test_the_single_completion_agent_and_the_report_speak_javascript(
     assert "None" not in block and "Traceback" not in block
 
 
-def test_the_tool_agent_writes_the_file_and_earns_1(batch: Batch, tmp_path: Path) -> None:
+BUMP_TESTS = "test/version.test.js"  # imports ../src/version.ts: through the loader
+SNIPPET = "console.log(require('./src/version.ts').bumpVersion('1.2.3', 'patch'))"
+
+
+def test_the_tool_agent_runs_node_and_the_tests_then_earns_1(batch: Batch, tmp_path: Path) -> None:
     task = task_of(batch, BUMP)
     write = {"path": task.hidden.target.path, "content": task.original_source().decode()}
+    node = ("run_node", {"code": SNIPPET, "file": ""})
+    tests = ("run_tests", {"files": BUMP_TESTS})
+    wrong = ("run_node", {"code": "console.log(notDefinedHere)", "file": ""})
+    steps = [(tests, node, wrong), (("write_file", write),), (node, tests)]
+    offered: list[list[str]] = []
+    systems: list[str] = []
+    results: list[str] = []
 
     def script(request: dict[str, Any]) -> Answer:
-        return tools(("write_file", write)) if step(request) == 0 else text("Done.")
+        offered.append([t["function"]["name"] for t in request["tools"]])
+        systems.append(request["messages"][0]["content"])
+        n = step(request)
+        results[:] = tool_results(request)
+        return tools(*steps[n]) if n < len(steps) else text("Done.")
 
     out = tmp_path / "run"
     with serve(script) as chat:
         _run(batch, out, "builtin:openai", chat.url, BUMP)
     (row,) = read_rows(out)
     assert (row.task_id, row.status, row.reward) == (task.id, "graded", 1.0), row.reason
+    assert offered[0] == [*FILE_TOOLS, "run_node", "run_tests"], offered[0]
+    assert "TypeScript with Node" in systems[0] and "Python" not in systems[0]
+    stub_tests, stub_node, control, wrote, right_node, right_tests = results
+    print("\n---\n".join(results))
+    assert stub_tests.startswith("0 of 1 test files passed\n=== test/version.test.js: exit")
+    assert "not implemented" in stub_tests and "# fail 1" in stub_tests
+    assert stub_node.startswith("exit code 1\n") and "Error: not implemented" in stub_node
+    assert "ReferenceError: notDefinedHere is not defined" in control  # Node's own words
+    assert wrote.startswith("wrote ")
+    assert right_node.startswith("exit code 0\n--- stdout\n1.2.4\n"), right_node
+    assert right_tests.startswith("1 of 1 test files passed\n"), right_tests
+    assert "# fail 0" in right_tests and "not implemented" not in right_tests
 
 
 def _view(folder: Path) -> str:

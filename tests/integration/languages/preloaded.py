@@ -1,5 +1,5 @@
 """The checks a runner whose test files run with its API preloaded (jest, vitest, ava:
-`gen.javascript.PRELOADS`) goes through: gen mints from such a suite and says how it ran it, and
+`jail.node_tests.PRELOADS`) goes through: gen mints from such a suite and says how it ran it, and
 the same file records calls with the preload and none without it (the positive control)."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from replicate.gen import javascript
-from replicate.jail import get_sandbox, node_deps, node_harvest
+from replicate.jail import get_sandbox, node_deps, node_harvest, node_tests
 from replicate.jail.node import NodeTarget
 from tests.integration.languages.test_npm_harvest import (
     assert_minted_or_degenerate,
@@ -31,8 +31,8 @@ def assert_records_only_with_it(
     preload, it passes and records at least `calls` calls to `target`; without, it fails and
     records none."""
     node_deps.install(tree)  # once a machine: the key is the package.json's content
-    command = javascript.runner_command(tree, runner, [test_file])
-    assert command.script == ("--require", str(javascript.PRELOADS[runner][1]))
+    command = node_tests.runner_command(tree, runner, [test_file])
+    assert command.script == ("--require", str(node_tests.PRELOADS[runner][1]))
     local = get_sandbox("local")
     given = node_harvest.record_tests(local, tree, [target], [test_file], command=command)
     assert given.files[0].exit_code == 0 and len(given.calls) >= calls, given.files

@@ -18,7 +18,8 @@ import pytest
 from replicate.core import DropReason
 from replicate.gen.ledger import read_entries
 from replicate.jail.node import CallKind, NodeCall, NodeTarget, Status
-from replicate.jail.node_harvest import HarvestBudget, RunnerCommand, record_tests, replay
+from replicate.jail.node_harvest import HarvestBudget, record_tests, replay
+from replicate.jail.node_tests import RunnerCommand
 from replicate.sandbox import Sandbox, get_sandbox
 from replicate.values import javascript as js
 from tests.integration.languages.test_npm_calls import (

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replicate.gen.javascript import find_test_files
+from replicate.jail.node_tests import find_test_files
 
 FILES = (
     "index.js",

@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from replicate.gen.javascript import runner_command
 from replicate.jail import node_deps
 from replicate.jail.node import NodeSettings, node_request
+from replicate.jail.node_tests import runner_command
 from replicate.sandbox import Mount
 
 
