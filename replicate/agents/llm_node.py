@@ -17,11 +17,16 @@ from pathlib import Path
 
 from replicate.agents.protocol import AgentConfig, agent_request
 from replicate.batch import LoadedTask
-from replicate.jail import Mount, RepoContext, SandboxRequest, node_deps
-from replicate.jail.node import NodeSettings, node_request
-from replicate.jail.node_tests import request_for_test_file, runner_command
-from replicate.jail.typescript import for_files
-from replicate.languages.javascript_detect import read_runner
+from replicate.jail import (
+    Mount,
+    RepoContext,
+    SandboxRequest,
+    node,
+    node_deps,
+    node_tests,
+    typescript,
+)
+from replicate.languages import javascript_detect
 
 SCRIPT_LANGUAGES = frozenset({"javascript", "typescript"})
 
@@ -43,10 +48,10 @@ class NodeRequests:
     def snippet(self, code: str, file: str, timeout_s: float) -> SandboxRequest:
         """`node -e CODE` (CommonJS), or `node FILE` (a workspace path) when `code` is empty."""
         script = ("-e", code) if code else ("--", file)
-        request = node_request(
+        request = node.node_request(
             self.workspace,
             b"",
-            NodeSettings(timeout_s=timeout_s),
+            node.NodeSettings(timeout_s=timeout_s),
             self._shown(),
             script=script,
             isolated=self.config.sandbox.isolated,
@@ -56,13 +61,13 @@ class NodeRequests:
     def test_file(self, test_file: str, files: Sequence[str], timeout_s: float) -> SandboxRequest:
         """`test_file` run as gen runs the repository's test files (`files`: those of this call,
         for mocha's `node:test` files run as themselves)."""
-        runner = read_runner(self.task.repo.tree / "package.json").value
-        command = runner_command(self.workspace, runner, files)
-        request = request_for_test_file(
+        runner = javascript_detect.read_runner(self.task.repo.tree / "package.json").value
+        command = node_tests.runner_command(self.workspace, runner, files)
+        request = node_tests.request_for_test_file(
             self.workspace,
             test_file,
             command,
-            NodeSettings(timeout_s=timeout_s),
+            node.NodeSettings(timeout_s=timeout_s),
             mounts=self._shown(),
             isolated=self.config.sandbox.isolated,
         )
@@ -85,4 +90,4 @@ class NodeRequests:
         merged = dataclasses.replace(
             agents, env={**request.env, **agents.env}, mounts=(*agents.mounts, *extra)
         )
-        return for_files(merged, [self.task.hidden.target.path, *paths])
+        return typescript.for_files(merged, [self.task.hidden.target.path, *paths])

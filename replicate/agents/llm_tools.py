@@ -26,8 +26,7 @@ from replicate.agents.llm_node import NodeRequests, runs_node
 from replicate.agents.protocol import AgentConfig, agent_request
 from replicate.batch import LoadedTask
 from replicate.core import MAX_CANDIDATE_BYTES
-from replicate.jail import RepoContext, SandboxRequest
-from replicate.jail.node_tests import find_test_files
+from replicate.jail import RepoContext, SandboxRequest, node_tests
 
 MAX_READ_BYTES = 200_000
 MAX_LISTED = 400
@@ -157,7 +156,7 @@ class Toolbox:
                 if code or file
                 else "error: give `code` or `file`"
             ),
-            "run_tests": lambda files: self.node_tests(requests, files, timeout_s),
+            "run_tests": lambda files: self.run_node_tests(requests, files, timeout_s),
         }
 
     def list_files(self, path: str = ".") -> str:
@@ -207,10 +206,10 @@ class Toolbox:
         err = result.stderr.decode("utf-8", "replace")[-limit:]
         return f"{status}\n--- stdout\n{out}\n--- stderr\n{err}"
 
-    def node_tests(self, requests: NodeRequests, files: str, timeout_s: float) -> str:
+    def run_node_tests(self, requests: NodeRequests, files: str, timeout_s: float) -> str:
         """The named test files (all the repository's when none), each in its own process
         within `timeout_s` in all: how many passed, then each one's end and output."""
-        chosen = tuple(shlex.split(files)) or find_test_files(self.workspace)
+        chosen = tuple(shlex.split(files)) or node_tests.find_test_files(self.workspace)
         if not chosen:
             return "error: no test files found"
         deadline = time.monotonic() + timeout_s

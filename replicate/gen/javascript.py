@@ -66,9 +66,9 @@ from replicate.jail import (
     node,
     node_harvest,
     node_targets,
+    node_tests,
     node_widening,
 )
-from replicate.jail.node_tests import PLAIN_RUNNERS, find_test_files, runner_command
 from replicate.values import javascript_text
 
 # what the funnel notes of a runner whose files ran with its API preloaded (`node_tests.PRELOADS`)
@@ -130,14 +130,16 @@ def mint_scripts(
             publish.dropped(symbol, STAGES[1], DropReason.NOT_REACHABLE, why)
         else:
             reachable[symbol] = found
-    files = find_test_files(tree) if reachable else ()  # none: every target decided already
+    files = (
+        node_tests.find_test_files(tree) if reachable else ()
+    )  # none: every target decided already
     show.stage(f"running the repository's {len(files)} test files to record calls")
     harvest = node_harvest.record_tests(
         work.sandbox,
         tree,
         list(reachable.values()),
         files,
-        command=runner_command(tree, work.test_runner, files),
+        command=node_tests.runner_command(tree, work.test_runner, files),
         settings=node.NodeSettings(timeout_s=FILE_TIMEOUT_S),
     )
     show.stage("replaying the recorded calls (another seed, a shifted clock)")
@@ -169,8 +171,8 @@ def _notes(
     work: ScriptWork, harvest: node_harvest.Harvest, files: Sequence[str]
 ) -> tuple[str, ...]:
     notes = [STRENGTH_NOTE] if work.min_kill_rate is None else []
-    command = runner_command(work.snapshot.tree, work.test_runner)
-    if work.test_runner not in PLAIN_RUNNERS and not command.script:
+    command = node_tests.runner_command(work.snapshot.tree, work.test_runner)
+    if work.test_runner not in node_tests.PLAIN_RUNNERS and not command.script:
         notes.append(
             f"the tests are declared for {work.test_runner}, not supported yet: each test file "
             "ran as a plain Node script"

@@ -30,9 +30,8 @@ from replicate.gen.baseline import VISIBLE, overpaid, too_weak, weak_detail
 from replicate.gen.families import Program
 from replicate.gen.funnel import STAGES
 from replicate.gen.target import Dropped
+from replicate.grading import Mismatch, score_matches
 from replicate.grading import javascript as graded
-from replicate.grading.mismatch import Mismatch
-from replicate.grading.reward import score_matches
 from replicate.jail import Sandbox, node
 
 Matches = list[Mismatch | None]

@@ -30,8 +30,7 @@ from tree_sitter import Node
 from replicate.core import Target
 from replicate.gen.families import CONSTANT, CONSTANTS, IDENTITY, MAX_LITERAL, Program
 from replicate.jail import node
-from replicate.languages.javascript_extract import located_targets, parse_source
-from replicate.languages.javascript_splice import STUB_BODY
+from replicate.languages import javascript_extract, javascript_splice
 from replicate.values import javascript as js
 from replicate.values import javascript_text
 
@@ -54,8 +53,8 @@ _PARAMETER_TYPES = frozenset({"required_parameter", "optional_parameter"})  # Ty
 def parameter_names(source: bytes, target: Target) -> tuple[str, ...]:
     """The target's named parameters, in order (a default's name kept; rest and destructuring
     patterns left out: no one value of the caller's); () when the target is not found."""
-    tree = parse_source(source, target.path)
-    for found, function in located_targets(source, tree, target.path):
+    tree = javascript_extract.parse_source(source, target.path)
+    for found, function in javascript_extract.located_targets(source, tree, target.path):
         if (found.qualname, found.body_span) == (target.qualname, target.body_span):
             return _names(function)
     return ()
@@ -187,7 +186,7 @@ def program_file(stubbed: bytes, target: Target, body: str) -> bytes:
     """The stubbed file with the stub's block replaced by `{ body }`, as a candidate's body
     would be spliced in."""
     start = target.body_span.start_byte
-    if stubbed[start : start + len(STUB_BODY)] != STUB_BODY:
+    if stubbed[start : start + len(javascript_splice.STUB_BODY)] != javascript_splice.STUB_BODY:
         raise ValueError("the stubbed file does not hold the target's stub")
     block = ("{ " + body + " }").encode("utf-8")
-    return stubbed[:start] + block + stubbed[start + len(STUB_BODY) :]
+    return stubbed[:start] + block + stubbed[start + len(javascript_splice.STUB_BODY) :]
