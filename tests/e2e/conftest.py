@@ -144,13 +144,26 @@ def minted_once(
     factory: pytest.TempPathFactory, key: str, make: Callable[[Path], Minted]
 ) -> Minted:
     """`make(folder)` once per test run (tests/once.py): a batch no test writes into."""
+    return minted_all_once(factory, key, lambda root: {key: make(root)})[key]
+
+
+def minted_all_once(
+    factory: pytest.TempPathFactory, key: str, make: Callable[[Path], dict[str, Minted]]
+) -> dict[str, Minted]:
+    """`make(folder)`, several repositories minted (into one batch, say), once per test run."""
 
     def work(root: Path) -> dict[str, Any]:
         made = make(root)
-        return {**asdict(made), "repo": str(made.repo), "batch": str(made.batch)}
+        return {
+            name: {**asdict(m), "repo": str(m.repo), "batch": str(m.batch)}
+            for name, m in made.items()
+        }
 
     record = once(factory, key, work)
-    return Minted(**{**record, "repo": Path(record["repo"]), "batch": Path(record["batch"])})
+    return {
+        name: Minted(**{**r, "repo": Path(r["repo"]), "batch": Path(r["batch"])})
+        for name, r in record.items()
+    }
 
 
 @pytest.fixture(scope="session")

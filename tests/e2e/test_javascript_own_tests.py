@@ -46,7 +46,11 @@ HIDDEN = {
     "semver": ("semver.min.js", "semver.min.js.gz", "semver.browser.js", "semver.browser.js.gz"),
 }
 EVERY_TARGET_CALLED = {"minimist", "qs", "yargs-parser"}  # semver's tests leave 7 uncalled
-MIN_TASKS = {"minimist": 3, "qs": 10, "semver": 25, "yargs-parser": 3}
+# at least: each package's tasks once its degenerate programs are graded (minimist 2 of 3:
+# isConstructorOrProto returns false on nearly every call; semver 14 of 43: its tap tests call
+# most functions themselves, and a table of those calls before a throw or `return version`
+# reaches the floor on 13)
+MIN_TASKS = {"minimist": 2, "qs": 8, "semver": 12, "yargs-parser": 3}
 KILL_RATE_MEDIAN = 0.9
 
 
