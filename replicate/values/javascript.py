@@ -18,7 +18,7 @@ from __future__ import annotations
 import base64
 import math
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, TypeAlias
 
 from replicate.values.tagged import read_node
@@ -92,7 +92,23 @@ class Symbol:
 
 @dataclass(frozen=True)
 class Function:
+    """A function, by its own name; as a call's argument the recorder saw the target call, also
+    `answers`: each call the target made to it while the tests ran, with what it gave back,
+    which the runner's rebuilt function answers again (None: not recorded, calling it throws).
+    Two functions are equal by name: the answers are what a replay needs, not what it compares."""
+
     name: str
+    answers: tuple[Answer, ...] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One call a function argument answered: its arguments, and the value it returned or the
+    error it threw (exactly one of the two)."""
+
+    args: tuple[JsValue, ...]
+    value: JsValue | None = None
+    error: JsValue | None = None
 
 
 @dataclass(frozen=True)
@@ -291,6 +307,37 @@ def _typed(node: Mapping[str, Any], depth: int) -> Typed:
     return Typed(kind, tuple(read(item) for item in _list(node["v"])))
 
 
+def _answers(node: Mapping[str, Any], depth: int) -> tuple[Answer, ...] | None:
+    """A function argument's recorded answers (`Function.answers`), if it has them."""
+    if "answers" not in node:
+        return None
+    found = []
+    for item in _list(node["answers"]):
+        if not isinstance(item, dict) or ("value" in item) == ("error" in item):
+            raise NotJsValue("an answer holds a value or an error")
+        args = tuple(decode(a, depth) for a in _list(item["args"]))
+        if "value" in item:
+            found.append(Answer(args, value=decode(item["value"], depth)))
+        else:
+            found.append(Answer(args, error=decode(item["error"], depth)))
+    return tuple(found)
+
+
+def _write_function(value: Function) -> dict[str, Any]:
+    node: dict[str, Any] = {"t": "function", "v": value.name}
+    if value.answers is not None:
+        node["answers"] = [_write_answer(a) for a in value.answers]
+    return node
+
+
+def _write_answer(answer: Answer) -> dict[str, Any]:
+    args = [encode(a) for a in answer.args]
+    if answer.error is not None:
+        return {"args": args, "error": encode(answer.error)}
+    value = answer.value if answer.value is not None else Undefined()
+    return {"args": args, "value": encode(value)}
+
+
 def _ref(node: Mapping[str, Any], depth: int) -> Ref:
     up = node["v"]
     if type(up) is not int or not 1 <= up < depth:
@@ -308,7 +355,7 @@ _READERS: dict[str, _Reader] = {
     "bigint": lambda node, depth: _bigint(node["v"]),
     "str": lambda node, depth: _text(node["v"]),
     "symbol": lambda node, depth: Symbol(None if node["v"] is None else _text(node["v"])),
-    "function": lambda node, depth: Function(_text(node["v"])),
+    "function": lambda node, depth: Function(_text(node["v"]), _answers(node, depth)),
     "array": lambda node, depth: Array(tuple(decode(i, depth) for i in _list(node["v"]))),
     "object": lambda node, depth: PlainObject(_fields(node, depth), node.get("null_proto") is True),
     "instance": lambda node, depth: Instance(_text(node["class"]), _fields(node, depth)),
@@ -370,7 +417,7 @@ _WRITERS: dict[type, Callable[[Any], dict[str, Any]]] = {
     Num: lambda v: {"t": "num", "v": number_text(v.value)},
     BigInt: lambda v: {"t": "bigint", "v": str(v.value)},
     Symbol: lambda v: {"t": "symbol", "v": v.description},
-    Function: lambda v: {"t": "function", "v": v.name},
+    Function: lambda v: _write_function(v),
     Array: lambda v: {"t": "array", "v": [encode(i) for i in v.items]},
     PlainObject: _write_object,
     Instance: lambda v: {"t": "instance", "class": v.class_name, "v": _write_fields(v.fields)},

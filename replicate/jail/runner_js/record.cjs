@@ -22,7 +22,7 @@ const Module = require('node:module');
 const path = require('node:path');
 const url = require('node:url');
 const util = require('node:util');
-const { encoder } = require('./values.cjs');
+const { encoder, answered, append } = require('./values.cjs');
 const { channel, each, report } = require('./outcome.cjs');
 
 const { isMainThread } = require('node:worker_threads');
@@ -31,6 +31,7 @@ const env = process.env;
 const stringify = JSON.stringify;
 const apply = Reflect.apply;
 const isPromise = util.types.isPromise;
+const isProxy = util.types.isProxy;
 const promiseThen = Promise.prototype.then;
 const ProxyCtor = Proxy;
 const SetCtor = Set;
@@ -93,23 +94,56 @@ function recording(key, fn, method = false) {
       before = undefined;
     }
     if (before === undefined) return apply(target, self, args);
+    const tables = [];
+    const passed = withAnswered(args, tables);
+    const noted = () => withAnswers(before, tables);
     let value;
     try {
-      value = apply(target, self, args);
+      value = apply(target, self, passed);
     } catch (error) {
-      record(args, self, before, { error });
+      record(passed, self, noted(), { error });
       throw error;
     }
-    if (!isPromise(value)) record(args, self, before, { value });
+    if (!isPromise(value)) record(passed, self, noted(), { value });
     else {
       apply(promiseThen, value, [
-        (v) => record(args, self, before, { value: v, promise: true }),
-        (e) => record(args, self, before, { error: e, promise: true }),
+        (v) => record(passed, self, noted(), { value: v, promise: true }),
+        (e) => record(passed, self, noted(), { error: e, promise: true }),
       ]);
     }
     return value;
   }
   return new ProxyCtor(fn, { apply: call });
+}
+
+// A recorded call's arguments, each function among them (at the top level) wrapped to note
+// what it answers (`answered`), its position and notes into `tables`: what the replay's
+// rebuilt function gives back (values.cjs's `answering`).
+function withAnswered(args, tables) {
+  const passed = [];
+  for (let i = 0; i < args.length; i += 1) {
+    let arg = args[i];
+    if (typeof arg === 'function' && !isProxy(arg)) {
+      const answers = [];
+      append(tables, [i, answers]);
+      arg = answered(arg, answers);
+    }
+    append(passed, arg);
+  }
+  return passed;
+}
+
+// `before` with each noted function argument's answers, where they are whole.
+function withAnswers(before, tables) {
+  if (tables.length === 0) return before;
+  const args = [...before.args];
+  for (const [i, answers] of tables) {
+    const node = args[i];
+    if (answers.complete !== false && node && node.t === 'function') {
+      args[i] = { t: 'function', v: node.v, answers: [...answers] };
+    }
+  }
+  return { ...before, args };
 }
 
 // An exported target wrapped where the module's exports hold it: the export itself, a static

@@ -49,6 +49,9 @@ const regexpSource = desc(RegExp.prototype, 'source').get;
 const regexpFlags = desc(RegExp.prototype, 'flags').get;
 const mapEntries = Map.prototype.entries;
 const mapSet = Map.prototype.set;
+const mapGet = Map.prototype.get;
+const construct = Reflect.construct;
+const stringify = JSON.stringify;
 const setValues = Set.prototype.values;
 const setAdd = Set.prototype.add;
 const mapNext = getProto(new Map().entries()).next;
@@ -256,7 +259,10 @@ function decoder(classes) {
       case 'bigint': return BigIntCtor(node.v);
       case 'str': return StringCtor(node.v);
       case 'symbol': return SymbolCtor(node.v === null ? undefined : node.v);
-      case 'function': return unreplayed(StringCtor(node.v));
+      case 'function': {
+        const name = StringCtor(node.v);
+        return node.answers === undefined ? unreplayed(name) : answering(name, node.answers, decode);
+      }
       case 'ref': {
         const at = path.length - node.v;
         if (!(node.v >= 1 && at >= 0)) throw new Error('a ref past the outermost value');
@@ -356,6 +362,67 @@ function decoder(classes) {
 
 // A function argument: recorded by name only, so calling it says so (a later slice replays
 // recorded behaviour).
+// A recorded function argument's answers are keyed by its arguments' encoding at these limits,
+// by the recorder (`answered`) and the runner alike.
+const ANSWER_DEPTH = 8;
+const ANSWER_ITEMS = 500;
+const MAX_ANSWERS = 200;
+
+function answerArgs(args) {
+  const encode = encoder(ANSWER_DEPTH, ANSWER_ITEMS);
+  const nodes = [];
+  for (let i = 0; i < args.length; i += 1) append(nodes, encode(args[i]));
+  return nodes;
+}
+
+// `fn` (a call's function argument) wrapped to note each call it answers, its arguments and
+// what it returned or threw, into `answers` (at most MAX_ANSWERS; past them, or once it returns
+// a promise, which no table can give back, `answers.complete` is false); it passes every call
+// through, `this` and `new` included.
+function answered(fn, answers) {
+  const own = ownData(fn, 'name');
+  const name = typeof own === 'string' ? own : '';
+  return {
+    [name]: function (...args) {
+      const nodes = answerArgs(args);
+      const encode = encoder(ANSWER_DEPTH, ANSWER_ITEMS);
+      let value;
+      try {
+        value = new.target === undefined ? apply(fn, this, args) : construct(fn, args, new.target);
+      } catch (error) {
+        if (answers.length < MAX_ANSWERS) append(answers, { args: nodes, error: encode(error) });
+        else answers.complete = false;
+        throw error;
+      }
+      if (types.isPromise(value) || answers.length >= MAX_ANSWERS) answers.complete = false;
+      else append(answers, { args: nodes, value: encode(value) });
+      return value;
+    },
+  }[name];
+}
+
+// A recorded function argument rebuilt from its answers: each call whose arguments it answered
+// (their encoding the same, once decoded and encoded again here: the host writes a number its
+// own way) gets that value, or that error thrown, again; any other throws.
+function answering(name, answers, decode) {
+  const table = new MapCtor();
+  for (let i = 0; i < answers.length; i += 1) {
+    const args = [];
+    for (let j = 0; j < answers[i].args.length; j += 1) append(args, decode(answers[i].args[j]));
+    apply(mapSet, table, [stringify(answerArgs(args)), answers[i]]);
+  }
+  return {
+    [name](...args) {
+      const answer = apply(mapGet, table, [stringify(answerArgs(args))]);
+      if (answer === undefined) {
+        throw new Error(`replicate: the tests never called the function argument ${name} so`);
+      }
+      if (hasOwn(answer, 'error')) throw decode(answer.error);
+      return decode(answer.value);
+    },
+  }[name];
+}
+
 function unreplayed(name) {
   return {
     [name]() {
@@ -364,4 +431,4 @@ function unreplayed(name) {
   }[name];
 }
 
-module.exports = { encoder, decoder, thrown, append, hasOwn };
+module.exports = { encoder, decoder, thrown, append, hasOwn, answered };

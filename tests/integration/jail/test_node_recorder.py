@@ -1,6 +1,7 @@
 """The harvest's recorder (`runner_js/record.cjs`) on a small CommonJS module, in the jail: the
 arguments before and after a call that mutates them, a returned promise awaited, a callback
-argument (recorded by name, so its replay differs: the determinism check drops it), a binding
+argument (recorded with each call the target made to it and what it answered, which its replay
+answers again; a candidate calling it otherwise is told so), a binding
 whose function the module exports recorded through the export too, a `const` binding left
 unwrapped, and records written before the test file exits kept; the stable calls are those that
 replay the same under other seeds and clocks (a call reading the clock is not)."""
@@ -59,11 +60,17 @@ def test_what_the_recorder_records(tmp_path: Path) -> None:
         js.Settled(js.Num.of(42)),
     )
     assert mapped.outcome.value == js.Array((two, js.Num.of(3)))
+    callback = mapped.call.args[1]
+    assert isinstance(callback, js.Function) and callback.answers is not None
+    assert [a.value for a in callback.answers] == [two, js.Num.of(3)]  # f(1, 0, [1, 2]) -> 2, ...
     again = replay(local, tmp_path, harvest)
-    assert again[:2] == (pushed.outcome, doubled.outcome)
-    assert again[2] != mapped.outcome  # a function argument does not cross: dropped by the check
+    assert again[:3] == (pushed.outcome, doubled.outcome, mapped.outcome)  # the callback answers
     runs = [NodeSettings(random_seed=1), NodeSettings(random_seed=2, clock_shift_days=400)]
-    assert stable(local, tmp_path, harvest, runs) == (pushed, doubled)  # not the clock's
+    assert stable(local, tmp_path, harvest, runs) == (pushed, doubled, mapped)  # not the clock's
+    # a candidate that calls it with other arguments gets no answer: told, not given one
+    other = MODULE.replace("return list.map(f);", "return list.map((x) => f(x * 2));").encode()
+    (_, _, wrong, _) = replay(local, tmp_path, harvest, other)
+    assert wrong.thrown is not None and "never called the function argument" in wrong.thrown.message
 
 
 VISIBILITY_MODULE = """'use strict';
