@@ -32,6 +32,12 @@ const stringify = JSON.stringify;
 const apply = Reflect.apply;
 const isPromise = util.types.isPromise;
 const isProxy = util.types.isProxy;
+const getProto = Object.getPrototypeOf;
+const ObjectProto = Object.prototype;
+const objectKeys = Object.keys;
+const getOwnDescriptor = Object.getOwnPropertyDescriptor;
+const defineProperty = Object.defineProperty;
+const MAX_SWAPPED = 16; // function-valued properties of one options object wrapped, at most
 const promiseThen = Promise.prototype.then;
 const ProxyCtor = Proxy;
 const SetCtor = Set;
@@ -95,15 +101,18 @@ function recording(key, fn, method = false) {
     }
     if (before === undefined) return apply(target, self, args);
     const tables = [];
-    const passed = withAnswered(args, tables);
+    const swapped = [];
+    const passed = withAnswered(args, tables, swapped);
     const noted = () => withAnswers(before, tables);
     let value;
     try {
       value = apply(target, self, passed);
     } catch (error) {
+      restore(swapped);
       record(passed, self, noted(), { error });
       throw error;
     }
+    restore(swapped);
     if (!isPromise(value)) record(passed, self, noted(), { value });
     else {
       apply(promiseThen, value, [
@@ -116,31 +125,72 @@ function recording(key, fn, method = false) {
   return new ProxyCtor(fn, { apply: call });
 }
 
-// A recorded call's arguments, each function among them (at the top level) wrapped to note
-// what it answers (`answered`), its position and notes into `tables`: what the replay's
-// rebuilt function gives back (values.cjs's `answering`).
-function withAnswered(args, tables) {
+// A recorded call's arguments, each function among them wrapped to note what it answers
+// (`answered`) into `tables` ([argument, property or null, notes]): what the replay's rebuilt
+// function gives back (values.cjs's `answering`). At the top level a function is passed wrapped;
+// in a plain object argument (an options bag: qs's `decoder`) a function-valued own data
+// property is swapped for its wrapper during the call, noted in `swapped`, and put back by
+// `restore` (the object itself is the caller's, the same one).
+function withAnswered(args, tables, swapped) {
   const passed = [];
   for (let i = 0; i < args.length; i += 1) {
     let arg = args[i];
     if (typeof arg === 'function' && !isProxy(arg)) {
       const answers = [];
-      append(tables, [i, answers]);
+      append(tables, [i, null, answers]);
       arg = answered(arg, answers);
+    } else if (isPlainObject(arg)) {
+      swapIn(arg, i, tables, swapped);
     }
     append(passed, arg);
   }
   return passed;
 }
 
+function isPlainObject(value) {
+  if (value === null || typeof value !== 'object' || isProxy(value)) return false;
+  const proto = getProto(value);
+  return proto === null || proto === ObjectProto;
+}
+
+function swapIn(object, i, tables, swapped) {
+  const keys = objectKeys(object);
+  for (let k = 0; k < keys.length && k < MAX_SWAPPED; k += 1) {
+    const found = getOwnDescriptor(object, keys[k]);
+    const fn = found && found.value;
+    if (typeof fn !== 'function' || isProxy(fn) || !found.writable || !found.configurable) continue;
+    const answers = [];
+    const wrapper = answered(fn, answers);
+    defineProperty(object, keys[k], { ...found, value: wrapper });
+    append(tables, [i, keys[k], answers]);
+    append(swapped, [object, keys[k], found, wrapper]);
+  }
+}
+
+function restore(swapped) {
+  for (const [object, key, found, wrapper] of swapped) {
+    try {
+      const now = getOwnDescriptor(object, key);
+      if (now && now.value === wrapper) defineProperty(object, key, found);
+    } catch {
+      // a property the call made unconfigurable keeps what the call left
+    }
+  }
+}
+
 // `before` with each noted function argument's answers, where they are whole.
 function withAnswers(before, tables) {
   if (tables.length === 0) return before;
   const args = [...before.args];
-  for (const [i, answers] of tables) {
+  for (const [i, key, answers] of tables) {
+    if (answers.complete === false) continue;
     const node = args[i];
-    if (answers.complete !== false && node && node.t === 'function') {
+    if (key === null && node && node.t === 'function') {
       args[i] = { t: 'function', v: node.v, answers: [...answers] };
+    } else if (key !== null && node && node.t === 'object') {
+      const v = node.v.map(([k, item]) =>
+        k === key && item.t === 'function' ? [k, { ...item, answers: [...answers] }] : [k, item]);
+      args[i] = { ...node, v };
     }
   }
   return { ...before, args };

@@ -8,6 +8,7 @@ replay the same under other seeds and clocks (a call reading the clock is not)."
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from replicate.jail.node import NodeCall, NodeSettings, NodeTarget, Status
@@ -98,3 +99,40 @@ def test_a_call_is_visible_when_the_test_file_made_it(tmp_path: Path) -> None:
     harvest = record_tests(get_sandbox("local"), tmp_path, [inner], ["test/lib.test.js"])
     seen = [(r.call.args[0], r.visible) for r in harvest.calls]
     assert seen == [(js.Num.of(1), True), (js.Num.of(2), False), (js.Num.of(3), True)]
+
+
+OPTIONS_MODULE = """'use strict';
+function parseWith(text, options) { return options.decoder(text, options.depth).toUpperCase(); }
+module.exports = { parseWith };
+"""
+OPTIONS_TESTS = """'use strict';
+const assert = require('node:assert');
+const { parseWith } = require('../lib.js');
+const decoder = (s, depth) => s + '!'.repeat(depth);
+const options = { decoder, depth: 2 };
+assert.strictEqual(parseWith('ab', options), 'AB!!');
+assert.strictEqual(options.decoder, decoder);  // the caller's own function, put back
+"""
+
+
+def test_a_function_in_an_options_object_is_answered_too(tmp_path: Path) -> None:
+    """A callback in a plain object argument (an options bag) is swapped for the noting wrapper
+    during the call only: the caller's object keeps its own function, and the call replays."""
+    (tmp_path / "lib.js").write_text(OPTIONS_MODULE)
+    (tmp_path / "test").mkdir()
+    (tmp_path / "test" / "lib.test.js").write_text(OPTIONS_TESTS)
+    target = NodeTarget("lib.js", ("parseWith",))
+    local = get_sandbox("local")
+    harvest = record_tests(local, tmp_path, [target], ["test/lib.test.js"])
+    assert [f.exit_code for f in harvest.files] == [0]
+    (recorded,) = harvest.calls
+    options = recorded.call.args[1]
+    assert isinstance(options, js.PlainObject)
+    decoder = dict(options.fields)["decoder"]
+    assert isinstance(decoder, js.Function) and decoder.answers is not None
+    assert replay(local, tmp_path, harvest) == (recorded.outcome,)
+    # the control: the same call with the decoder by name only does not replay
+    bare = js.PlainObject(js.fields({**dict(options.fields), "decoder": js.Function("decoder")}))
+    call = replace(recorded.call, args=(recorded.call.args[0], bare))
+    (without,) = replay(local, tmp_path, replace(harvest, calls=(replace(recorded, call=call),)))
+    assert without != recorded.outcome and without.thrown is not None
