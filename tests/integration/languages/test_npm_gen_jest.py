@@ -8,12 +8,25 @@ recorded from it."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
+from replicate.agents.llm_tools import Toolbox
+from replicate.agents.protocol import AgentConfig
+from replicate.agents.workspace import make_workspace
+from replicate.batch import Batch
+from replicate.cache import cache_root
+from replicate.jail import context_for
+from replicate.sandbox import get_sandbox
 from tests.integration.languages.preloaded import assert_mints, assert_records_only_with_it
-from tests.integration.languages.test_npm_harvest import PARSE, with_runner, with_tests
+from tests.integration.languages.test_npm_harvest import (
+    PARSE,
+    mint_for_notes,
+    with_runner,
+    with_tests,
+)
 
 JEST_TESTS = """const ms = require('..');
 
@@ -63,3 +76,30 @@ def test_a_jest_suite_mints_with_jests_globals(jest_repo: Path, tmp_path: Path) 
 
 def test_without_the_globals_the_file_records_nothing(jest_repo: Path) -> None:
     assert_records_only_with_it(jest_repo, "jest", PARSE, "test/ms.test.js", 8)
+
+
+def test_the_tool_agents_run_tests_runs_a_jest_file_with_the_globals(
+    jest_repo: Path, tmp_path: Path
+) -> None:
+    """`builtin:openai`'s `run_tests` runs a jest file as gen does (jest's globals preloaded): on
+    the stubbed workspace the file fails on "not implemented", once the body is written it
+    passes; `run_node` on the same file, without the preload, knows no `beforeEach` (the
+    control)."""
+    mint_for_notes(jest_repo, tmp_path / "batch")
+    batch = Batch.open(tmp_path / "batch")
+    task = batch.load(batch.ids[0])
+    workspace = make_workspace(task, tmp_path / "ws")
+    config = AgentConfig("builtin:openai", get_sandbox("local"))
+    box = Toolbox(task, workspace, context_for(task.repo, cache_root()), config)
+
+    def call(name: str, **args: str) -> str:
+        return box.call(name, json.dumps(args), 120)
+
+    plain = call("run_node", code="", file="test/ms.test.js")
+    assert "ReferenceError: beforeEach is not defined" in plain, plain
+    stub = call("run_tests", files="test/ms.test.js")
+    assert stub.startswith("0 of 1 test files passed\n"), stub
+    assert "not implemented" in stub, stub
+    call("write_file", path=task.hidden.target.path, content=task.original_source().decode())
+    right = call("run_tests", files="test/ms.test.js")
+    assert right.startswith("1 of 1 test files passed\n"), right
