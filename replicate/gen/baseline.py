@@ -209,8 +209,8 @@ def summarise(
     the interpreter lock, the tables half of it).  A call sequence is no visible call: on the
     sequences a table earns its program's score."""
     inputs, expected, settings = task.inputs, task.expected, task.hidden.grading
-    visible = {i.index for i in inputs if _visible(i)}
-    answered = {n: compare_outcome(expected[n], expected[n], settings) for n in visible}
+    shown = {i.index for i in inputs if visible(i)}
+    answered = {n: compare_outcome(expected[n], expected[n], settings) for n in shown}
     scores = []
     for name, got in outcomes.items():
         replayed = (sequences or {}).get(name)
@@ -218,17 +218,16 @@ def summarise(
             raise ValueError(f"{task.id}: the call sequences of {name!r} were not scored")
         found = matches(inputs, expected, got, settings)
         table = [
-            answered[i.index] if i.index in visible else m
-            for i, m in zip(inputs, found, strict=True)
+            answered[i.index] if i.index in shown else m for i, m in zip(inputs, found, strict=True)
         ]
         for program, graded in ((name, found), (f"{VISIBLE} {name}", table)):
             reward = graded_score(task, graded, replayed)[1]
             scores.append(DegenerateScore(program=program, raw_reward=reward))
-    ranked = _ranked(scores)
-    return Baseline(raw_reward=ranked[0].raw_reward if ranked else 0.0, programs=tuple(ranked))
+    best = ranked(scores)
+    return Baseline(raw_reward=best[0].raw_reward if best else 0.0, programs=tuple(best))
 
 
-def _visible(item: CallInput) -> bool:
+def visible(item: CallInput) -> bool:
     """Whether the agent can see the call: a traced input called straight from the repository's
     tests or a doctest."""
     return item.provenance == "traced" and item.visible
@@ -240,12 +239,12 @@ def visible_table(task: LoadedTask, otherwise: Mapping[int, Outcome]) -> dict[in
     like another degenerate program on every other input (docs/design.md §5, item 16)."""
     got = {i: outcome for i, outcome in otherwise.items()}
     for item in task.inputs:
-        if _visible(item):
+        if visible(item):
             got[item.index] = task.expected[item.index]
     return got
 
 
-def _ranked(scores: Sequence[DegenerateScore]) -> list[DegenerateScore]:
+def ranked(scores: Sequence[DegenerateScore]) -> list[DegenerateScore]:
     return sorted(scores, key=lambda s: (-s.raw_reward, s.program))
 
 

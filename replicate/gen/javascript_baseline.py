@@ -24,9 +24,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from replicate.batch import LoadedTask
-from replicate.core import Baseline, CallInput, DegenerateScore, DropReason
+from replicate.core import Baseline, DegenerateScore, DropReason
 from replicate.gen import javascript_families as families
-from replicate.gen.baseline import VISIBLE, overpaid, too_weak, weak_detail
+from replicate.gen.baseline import VISIBLE, overpaid, ranked, too_weak, visible, weak_detail
 from replicate.gen.families import Program
 from replicate.gen.funnel import STAGES
 from replicate.gen.target import Dropped
@@ -60,13 +60,6 @@ def program_matches(task: LoadedTask, sandbox: Sandbox) -> dict[str, Matches]:
     return found
 
 
-def visible(item: CallInput) -> bool:
-    """Whether the agent can see the call: a recorded call the test file made itself
-    (`CallInput.visible`, as the recorder saw it), as a Python task's traced call straight from
-    a test."""
-    return item.provenance == "traced" and item.visible
-
-
 def summarise(task: LoadedTask, found: Mapping[str, Matches]) -> Baseline:
     """Each program's raw reward and that of a table of the visible calls in front of it, best
     first; the best is the baseline."""
@@ -86,8 +79,8 @@ def summarise(task: LoadedTask, found: Mapping[str, Matches]) -> Baseline:
         for program, graded_matches in ((name, matched), (f"{VISIBLE} {name}", table)):
             reward = score_matches(task.inputs, graded_matches, task.hidden.grading).reward
             scores.append(DegenerateScore(program=program, raw_reward=reward))
-    ranked = sorted(scores, key=lambda s: (-s.raw_reward, s.program))
-    return Baseline(raw_reward=ranked[0].raw_reward if ranked else 0.0, programs=tuple(ranked))
+    best = ranked(scores)
+    return Baseline(raw_reward=best[0].raw_reward if best else 0.0, programs=tuple(best))
 
 
 def baseline(task: LoadedTask, sandbox: Sandbox) -> Baseline:
