@@ -20,6 +20,7 @@ from replicate.harvest import item_limit as harvest_item_limit
 from replicate.harvest import plugin as harvest_plugin
 from replicate.harvest import rebuild as harvest_rebuild
 from replicate.harvest import sequences as harvest_sequences
+from replicate.harvest import test_code as harvest_test_code
 from replicate.harvest import wrapping as harvest_wrapping
 from replicate.harvest.call_sequences import SequenceBudget, sequence_config
 from replicate.harvest.declared import DeclaredPath, declared_tests, python_files
@@ -128,6 +129,7 @@ PLUGIN_FILES = {
     "replicate_harvest_item_limit.py": harvest_item_limit,
     "replicate_harvest_wrapping.py": harvest_wrapping,
     "replicate_harvest_sequences.py": harvest_sequences,
+    "replicate_harvest_test_code.py": harvest_test_code,
 }
 # Benchmark plugins (their import name in the environment) and their option that runs each
 # benchmarked function once: their loops would only repeat one call.  (pytest-codspeed loops

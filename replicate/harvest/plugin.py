@@ -47,9 +47,7 @@ import functools
 import hashlib
 import json
 import os
-import random
 import sys
-import tempfile
 from collections import Counter
 from typing import Any
 
@@ -70,6 +68,7 @@ try:
     from .item_limit import arm, disarm, exit_on_import, numbered
     from .rebuild import Memory, dumps_capped, looks_large, replayed
     from .sequences import Sequences
+    from .test_code import from_tests, is_test_file, same_chance
     from .wrapping import install, owner_of, remember_constructions, short_reason, wrap_target
 except ImportError:
     from replicate_harvest_budget import (  # type: ignore[no-redef]
@@ -97,6 +96,11 @@ except ImportError:
         replayed,
     )
     from replicate_harvest_sequences import Sequences  # type: ignore[no-redef]
+    from replicate_harvest_test_code import (  # type: ignore[no-redef]
+        from_tests,
+        is_test_file,
+        same_chance,
+    )
     from replicate_harvest_wrapping import (  # type: ignore[no-redef]
         install,
         owner_of,
@@ -129,11 +133,11 @@ class _Harvest:
         self.let_be: dict[str, tuple[Tally, TestTally]] = {}
         self.memory = Memory(self.max_bytes, self.budget)
         root = os.getcwd()
-        self.by_value = ByValue(config.get("by_value"), lambda f: _is_test_file(f, root))
+        self.by_value = ByValue(config.get("by_value"), lambda f: is_test_file(f, root))
         self.item_limit_s = float(config.get("item_limit_s", 0) or 0)
         self.too_long: list[str] = []  # the test items stopped at that limit
         self.sequences = Sequences(
-            config, self, lambda value: dumps_capped(value, self.max_bytes), _from_tests
+            config, self, lambda value: dumps_capped(value, self.max_bytes), from_tests
         )
 
     def item_limit(self) -> float:
@@ -313,11 +317,11 @@ class _Harvest:
         recorded from the library is written again, visible."""
         seen = tally.seen.get(ident)
         if seen is None:
-            tally.seen[ident] = _from_tests(caller)
+            tally.seen[ident] = from_tests(caller)
             tally.distinct += 1
             test.last_new = test.calls
             return True
-        if not seen and _from_tests(caller):
+        if not seen and from_tests(caller):
             tally.seen[ident] = True
             written = tally.written.pop(ident, None)
             if written is not None:
@@ -337,36 +341,6 @@ class _Harvest:
             self.emit(tally.stats(key, per_key.get(key, Counter())))
         if self.too_long:
             self.emit({"rec": "too_long", "tests": self.too_long, "limit_s": self.item_limit_s})
-
-
-TEST_DIRS = frozenset({"tests", "test", "testing"})
-TEST_FILES = frozenset({"conftest.py", "test.py", "tests.py"})
-_HERE = os.path.dirname(os.path.abspath(__file__))  # the harvest's files: this one and beside it
-
-
-def _from_tests(frame: Any) -> bool:
-    """Whether the call was made by test code or a doctest: the first caller outside the
-    harvest's files (a class's sequence step may stand between) is in a test file (or a
-    conftest, or under a tests folder) below the directory pytest runs in, or in a doctest."""
-    while frame is not None and os.path.dirname(frame.f_code.co_filename) == _HERE:
-        frame = frame.f_back
-    if frame is None:
-        return False
-    return _is_test_file(frame.f_code.co_filename, os.getcwd())
-
-
-@functools.lru_cache(maxsize=4096)  # asked on every distinct call: of a few files, many times
-def _is_test_file(filename: str, root: str) -> bool:
-    if filename.startswith("<doctest "):
-        return True
-    if filename.startswith("<") or not os.path.isabs(filename):
-        return False
-    rel = os.path.relpath(filename, root)
-    if rel.startswith(".."):
-        return False  # the standard library, site-packages, this plugin's own folder
-    *folders, name = rel.split(os.sep)
-    is_test = name.startswith("test_") or name.endswith("_test.py") or name in TEST_FILES
-    return is_test or any(folder in TEST_DIRS for folder in folders)
 
 
 def pytest_configure(config: Any) -> None:
@@ -399,7 +373,7 @@ def pytest_runtest_setup(item: Any) -> None:
     if _STATE is not None:
         _STATE.origin = str(getattr(item, "nodeid", ""))
         _STATE.let_be.clear()
-        _same_chance(_STATE.origin)
+        same_chance(_STATE.origin)
         arm(_STATE.item_limit(), _STATE.stopped)
 
 
@@ -418,23 +392,6 @@ def pytest_runtest_teardown(item: Any) -> None:
     disarm()
     if _STATE is not None:
         _STATE.sequences.test_ended()
-
-
-def _same_chance(nodeid: str) -> None:
-    """The test's draws from `random` and its temporary files' names the same in every harvest
-    (seeded by the test's id, before its fixtures): a test that passes a temporary directory or
-    a random number to a target records it, and a re-mint of the same commit should record the
-    same calls (boltons' ioutils tests gave /tmp/tmp894bt9wi in one gen, /tmp/tmpolbq99a1 in
-    the next).  tempfile's name sequence is private; where it is not there, names stay random."""
-    seed = int.from_bytes(hashlib.sha256(nodeid.encode("utf-8", "replace")).digest()[:8], "big")
-    random.seed(seed)
-    make = getattr(tempfile, "_RandomNameSequence", None)
-    if make is None or not hasattr(tempfile, "_name_sequence"):
-        return
-    names = make()
-    names._rng = random.Random(seed)
-    names._rng_pid = os.getpid()  # else it makes itself a fresh, randomly seeded generator
-    tempfile._name_sequence = names
 
 
 def pytest_sessionfinish(session: Any, exitstatus: Any) -> None:

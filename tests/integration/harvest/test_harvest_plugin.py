@@ -18,10 +18,10 @@ from typing import Any
 import pytest
 
 from replicate.harvest import collect as harvest_collect
-from replicate.harvest import plugin as harvest_plugin
 from replicate.harvest import rebuild as harvest_rebuild
 from replicate.harvest.by_value_pickler import ByValue
 from replicate.harvest.collect import PLUGIN_FILES, _parse, install_plugin
+from replicate.harvest.test_code import is_test_file
 from replicate.jail import by_value_module
 from tests.integration.minted import write_files
 
@@ -307,12 +307,12 @@ def test_which_frames_count_as_test_code() -> None:
     root = "/work/repo"
     test_code = ["tests/test_x.py", "pkg/tests/helpers.py", "x_test.py", "conftest.py"]
     test_code += ["tests.py", "pkg/test.py", "pkg/sub/tests.py"]  # unittest's discovery names
-    assert all(harvest_plugin._is_test_file(f"{root}/{rel}", root) for rel in test_code)
-    assert harvest_plugin._is_test_file("<doctest pkg.core.double[0]>", root)
+    assert all(is_test_file(f"{root}/{rel}", root) for rel in test_code)
+    assert is_test_file("<doctest pkg.core.double[0]>", root)
     library = ["pkg/core.py", "pkg/testing.py", "src/pkg/lexer.py"]
-    assert not any(harvest_plugin._is_test_file(f"{root}/{rel}", root) for rel in library)
-    assert not harvest_plugin._is_test_file("/usr/lib/python3.11/tests/x.py", root)  # outside
-    assert not harvest_plugin._is_test_file("<string>", root)
+    assert not any(is_test_file(f"{root}/{rel}", root) for rel in library)
+    assert not is_test_file("/usr/lib/python3.11/tests/x.py", root)  # outside
+    assert not is_test_file("<string>", root)
 
 
 def test_cached_function_is_recorded_from_tests_and_its_doctest(harvest: Harvest) -> None:
