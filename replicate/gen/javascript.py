@@ -1,22 +1,23 @@
-"""`replicate gen` on a JavaScript/TypeScript repository: its test files run in the jail under
-the recorder (`jail.node_harvest`), each target's recorded calls kept where they replay to the
-same outcome on the original under another `Math.random` seed and a shifted clock (`stable`,
-the determinism gate), the stub's matches taken out, and the task written through the same
+"""`replicate gen` on a JavaScript/TypeScript repository: its test files run in the jail under the
+recorder (`jail.node_harvest`), each target's recorded calls kept where they replay to the same
+outcome on the original under another `Math.random` seed and a shifted clock (`stable`, the
+determinism gate), the stub's matches taken out, and the task written through the same
 `Publisher`, ledger and funnel as a Python target's.
 
-A task's hidden inputs are its stable recorded calls (the traced stratum) and calls widened
-from them with fast-check (`jail.node_widening`; the widened stratum, or raises), each widened
-one kept only where the original gives it one outcome under `GOLDEN_RUNS` too. With a
+A task's hidden inputs are its stable recorded calls (the traced stratum) and calls widened from
+them with fast-check (`jail.node_widening`; the widened stratum, or raises), each widened one
+kept only where the original gives it one outcome under `GOLDEN_RUNS` too. With a
 `min_kill_rate`, its mutants are run on them (`gen.javascript_strength`) and a task under the
-floor dropped, as a Python task is. Its degenerate programs and tables of the visible calls are
-graded (`gen.javascript_baseline`): their best raw reward is the task's baseline, and a task
-one of them earns too much on is dropped, as a Python task is. The tests run as plain Node
-scripts (`node <file>`): a `node:test`, tape, node-tap or uvu file, or one that asserts at its
-top level; a mocha file through mocha's own entry when the repository's installed dependencies
-(`jail.node_deps`) hold it; a jest, vitest or ava file as a script with that runner's API
-preloaded (`PRELOADS`: jest and vitest run a file where the recorder cannot reach, ava refuses
-to load outside its workers); another runner's (karma, ...) as a plain script, which the
-funnel's notes say.
+floor dropped, as a Python task is (its survivors hunted first). Its degenerate programs and
+tables of the visible calls are graded (`gen.javascript_baseline`): their best raw reward is the
+task's baseline, and a task one of them earns too much on is dropped, as a Python task is, once
+a search for inputs that tell them apart found too few (`gen.javascript_separate`). The tests
+run as plain Node scripts (`node <file>`): a `node:test`, tape, node-tap or uvu file, or one
+that asserts at its top level; a mocha file through mocha's own entry when the repository's
+installed dependencies (`jail.node_deps`) hold it; a jest, vitest or ava file as a script with
+that runner's API preloaded (`PRELOADS`: jest and vitest run a file where the recorder cannot
+reach, ava refuses to load outside its workers); another runner's (karma, ...) as a plain
+script, which the funnel's notes say.
 """
 
 from __future__ import annotations
@@ -37,17 +38,15 @@ from replicate.core import (
     Language,
     LedgerEntry,
     Progress,
-    Provenance,
-    Strength,
     Target,
     Validation,
     render_prompt,
     task_id,
 )
-from replicate.gen import javascript_baseline
+from replicate.gen import javascript_separate
 from replicate.gen.funnel import STAGES
-from replicate.gen.golden import CLOCK_SHIFT_DAYS
-from replicate.gen.javascript_strength import measure
+from replicate.gen.javascript_drawn import GOLDEN_RUNS, drawn_stable, hidden_input, with_inputs
+from replicate.gen.javascript_strength import Measured, measure
 from replicate.gen.publish import Publisher
 from replicate.gen.strength import rejected
 from replicate.gen.target import (
@@ -82,12 +81,6 @@ PRELOAD_NOTES = {
     "node:assert (t.snapshot and t.try are not given: a test that uses them fails)",
 }
 FILE_TIMEOUT_S = 120.0
-# The determinism gate's runs: another seed of Math.random, then that and a shifted clock
-GOLDEN_RUNS = (
-    node.NodeSettings(random_seed=1),
-    node.NodeSettings(random_seed=2, clock_shift_days=CLOCK_SHIFT_DAYS),
-)
-WIDENED_ORIGIN = "fast-check"
 SCRIPT_GRADING = GradingSettings(compare_exception_message=True, stratum_weights=DEFAULT_WEIGHTS)
 # calls drawn by fast-check a target, before the gate
 WIDENING = node_widening.Widening(count=40, seed=0)
@@ -219,13 +212,17 @@ def _mint_one(
     if reference.reward < 1.0:
         where = reference.counterexample.call if reference.counterexample else ""
         return Dropped(STAGES[4], DropReason.REFERENCE_FAILS_HIDDEN, where)
-    measured = strength(work, task, reference_s)
+    assessed = strength(work, task, reference_s)
+    measured = assessed.strength if assessed is not None else None
     weak = rejected(measured) if measured is not None else None
     if weak and measured is not None:
         return Dropped(STAGES[4], weak, strength_detail(measured))
-    found = javascript_baseline.floored(task, work.sandbox)  # after strength, as Python's
-    if isinstance(found, Dropped):
-        return found
+    if assessed is not None and assessed.added:
+        task = with_inputs(task, assessed.added, work.language)
+    floored = javascript_separate.under_the_floor(task, work.sandbox, work.language)
+    if isinstance(floored, Dropped):  # after strength, as Python's
+        return floored
+    task, found = floored
     hidden = task.hidden.model_copy(update={"strength": measured, "baseline": found})
     return Minted(replace(task, hidden=hidden))
 
@@ -234,60 +231,27 @@ def widen(
     work: ScriptWork, target: Target, stable: Sequence[node_harvest.Recorded]
 ) -> tuple[tuple[CallInput, node.NodeOutcome], ...]:
     """A target's hidden inputs and their golden outcomes: the stable recorded calls (traced),
-    then calls fast-check draws from them (`work.widening`), each run on the original and kept
-    where it returns or throws, the same under each of `GOLDEN_RUNS` (the determinism gate)."""
-    traced = [(_input(i, r, target), r.outcome) for i, r in enumerate(stable)]
-    drawn = node_widening.widen_node_calls(work.sandbox, [r.call for r in stable], work.widening)
-    if not drawn:
+    then calls fast-check draws from them (`work.widening`) where the original gives each one
+    outcome (`javascript_drawn.drawn_stable`: the determinism gate)."""
+    traced = [(hidden_input(i, r, target), r.outcome) for i, r in enumerate(stable)]
+    if not stable:
         return tuple(traced)
-    where = stable[0].target
-    tree = work.snapshot.tree
-    first = node.run_node(work.sandbox, tree, where, drawn).outcomes
-    answered = (node.Status.RETURNED, node.Status.RAISED)
-    runs = [
-        node_harvest.Recorded(where, call, outcome, WIDENED_ORIGIN)
-        for call, outcome in zip(drawn, first, strict=True)
-        if outcome.status in answered
-    ]
-    harvest = node_harvest.Harvest(tuple(runs), ())
-    kept = node_harvest.stable(work.sandbox, tree, harvest, GOLDEN_RUNS)
+    samples = [r.call for r in stable]
+    kept = drawn_stable(work.sandbox, work.snapshot.tree, stable[0].target, samples, work.widening)
     widened = [
-        (_input(len(traced) + n, r, target, generated=True), r.outcome) for n, r in enumerate(kept)
+        (hidden_input(len(traced) + n, r, target, generated=True), r.outcome)
+        for n, r in enumerate(kept)
     ]
     return tuple(traced + widened)
 
 
-def strength(work: ScriptWork, task: LoadedTask, reference_s: float) -> Strength | None:
-    """The task's kill rate against its mutants (`javascript_strength.measure`), held to
-    `work.min_kill_rate`; None (recorded as unmeasured) when no floor was asked for, as a
-    Python task's strength is only measured with one."""
+def strength(work: ScriptWork, task: LoadedTask, reference_s: float) -> Measured | None:
+    """The task's kill rate against its mutants, with the searched inputs that kill survivors
+    (`javascript_strength.measure`), held to `work.min_kill_rate`; None (recorded as unmeasured)
+    when no floor was asked for, as a Python task's strength is only measured with one."""
     if work.min_kill_rate is None:
         return None
     return measure(task, work.sandbox, work.min_kill_rate, reference_s)
-
-
-def _input(
-    index: int, recorded: node_harvest.Recorded, target: Target, generated: bool = False
-) -> CallInput:
-    """A hidden input; its stratum: raises where the original throws, as a Python task's."""
-    call = recorded.call
-    provenance: Provenance = "widened" if generated else "traced"
-    raised = recorded.outcome.status is node.Status.RAISED
-    args = ", ".join(javascript_text.render(a, 60) for a in call.args)
-    name = (
-        target.name
-        if call.this is None
-        else f"{javascript_text.render(call.this, 60)}.{target.name}"
-    )
-    return CallInput(
-        index=index,
-        origin=recorded.test_file,
-        call=f"{name}({args})"[:300],
-        node_call=node.call_json(call),
-        stratum="raises" if raised else provenance,
-        provenance=provenance,
-        visible=recorded.visible and not generated,
-    )
 
 
 def _task(

@@ -14,9 +14,9 @@ programs and tables is the task's `Baseline`; a verdict's reward is normalised a
 (`reward.normalise`). The task is dropped as a Python one is: with `DEGENERATE_AT_FLOOR` when a
 program or table reaches the floor of its kind (`gen.baseline.too_weak`), with
 `DEGENERATE_OVERPAID` when one would earn more than `MAX_DEGENERATE_REWARD` normalised, and with
-`DEGENERATE_ORIGINAL` when a program (not a table) matches the original on every input. No
-inputs are searched to tell a weak task from its degenerate programs (Python's
-`gen.separate`) yet.
+`DEGENERATE_ORIGINAL` when a program (not a table) matches the original on every input. Before a
+weak task is dropped, inputs that tell it from its degenerate programs are searched
+(`gen.javascript_separate`).
 """
 
 from __future__ import annotations
@@ -45,18 +45,22 @@ def programs(task: LoadedTask) -> list[Program]:
     return families.programs(target, names, expected)
 
 
-def program_matches(task: LoadedTask, sandbox: Sandbox) -> dict[str, Matches]:
-    """Each degenerate program's matches on the hidden inputs, graded as a candidate is; one
-    that does not parse or load matches none."""
+def program_matches(
+    task: LoadedTask, sandbox: Sandbox, on: LoadedTask | None = None
+) -> dict[str, Matches]:
+    """Each degenerate program's matches on the hidden inputs (of `on`, the task with other
+    inputs, when given), graded as a candidate is; one that does not parse or load matches
+    none."""
     stubbed = task.stubbed_source()
+    probe = on or task
     found: dict[str, Matches] = {}
     for program in programs(task):
         spliced = families.program_file(stubbed, task.hidden.target, program.body)
-        outcomes = graded.run_file(task, spliced, sandbox)
+        outcomes = graded.run_file(probe, spliced, sandbox)
         if isinstance(outcomes, str):
-            found[program.name] = [Mismatch("status", "", "", outcomes)] * len(task.inputs)
+            found[program.name] = [Mismatch("status", "", "", outcomes)] * len(probe.inputs)
         else:
-            found[program.name] = graded.compared(task, outcomes)
+            found[program.name] = graded.compared(probe, outcomes)
     return found
 
 
@@ -103,9 +107,3 @@ def _same_as_original(found: Baseline, inputs: int) -> str | None:
     if program is None:
         return None
     return f"{program} matches it on all {inputs} inputs"
-
-
-def floored(task: LoadedTask, sandbox: Sandbox) -> Baseline | Dropped:
-    """The task's baseline, or why the task is dropped on it."""
-    found = baseline(task, sandbox)
-    return judged(found, len(task.inputs)) or found

@@ -71,7 +71,7 @@ def separating(task: LoadedTask, found: Baseline, jail: Jail, round_: int = 0) -
     at_floor = len(names)
     names += [name for name in outcomes if name not in names]
     wrong = [_wrong(probe, outcomes[name]) for name in names]
-    levels = [_level(found, name) * len(task.inputs) for name in names]
+    levels = [level(found, name) * len(task.inputs) for name in names]
     order = [i.index for i in searched.inputs]
     chosen = balanced(wrong[:at_floor], order, MAX_ADDED, wrong[at_floor:], levels)
     added = confirmed(task, jail, searched, chosen)
@@ -127,7 +127,7 @@ def balanced(
     return chosen
 
 
-def _level(found: Baseline, name: str) -> float:
+def level(found: Baseline, name: str) -> float:
     """The best raw reward of a program or the table of the visible calls in front of it."""
     return max((p.raw_reward for p in found.programs if behind(p.program) == name), default=0.0)
 

@@ -383,7 +383,7 @@ def _under_the_floor(
         if missed:
             count = len(missed) if isinstance(missed, set) else "some"
             detail = f"the reference misses {count} of {len(task.inputs)} inputs"
-            return Dropped("validated", DropReason.SEARCHED_MISS, detail + _separated(searched))
+            return Dropped("validated", DropReason.SEARCHED_MISS, detail + separated(searched))
         found = baseline(task, jail)
         if isinstance(found, str):
             return Dropped("validated", found)
@@ -393,12 +393,12 @@ def _under_the_floor(
             return Dropped("validated", DropReason.DEGENERATE_ORIGINAL, same)
     why = too_weak(found) or overpaid(found)
     if why:
-        tried = _separated(searched) if reaching_floor(found) or searched else ""
+        tried = separated(searched) if reaching_floor(found) or searched else ""
         return Dropped("validated", why, weak_detail(found) + tried)
     return g, found
 
 
-def _separated(added: int) -> str:
+def separated(added: int) -> str:
     """What the search for inputs that tell a weak task from its degenerate programs found."""
     if not added:
         return "; no searched input tells it apart"

@@ -50,8 +50,9 @@ EXTRA = {
 UNCHECKED = (
     "import sys\n"
     "from replicate.core import Baseline\n"
-    "from replicate.gen import javascript_baseline\n"
-    "javascript_baseline.floored = lambda task, sandbox: Baseline(raw_reward=0.0)\n"
+    "from replicate.gen import javascript_separate\n"
+    "javascript_separate.under_the_floor = lambda task, sandbox, language: (\n"
+    "    task, Baseline(raw_reward=0.0))\n"
     "from replicate.cli.main import main\n"
     "sys.exit(main(sys.argv[1:]))\n"
 )
