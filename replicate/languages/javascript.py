@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from replicate.core import SkippedFile, Target, Token
+from replicate.core import SkippedFile, Target
 from replicate.errors import ReplicateError
 from replicate.languages.base import Extraction
 from replicate.languages.javascript_extract import extract_targets, parse_source
@@ -21,6 +21,7 @@ from replicate.languages.javascript_splice import (
     stub_bodies,
     stub_source,
 )
+from replicate.languages.javascript_tokens import body_tokens
 from replicate.languages.syntax import first_error_line
 
 MAX_FILE_BYTES = 2_000_000
@@ -71,10 +72,7 @@ class ScriptLanguage:
     def outline(self, source: bytes, target: Target) -> bytes:
         raise NotImplementedError(_LATER.format("export's --context class"))
 
-    def body_tokens(
-        self, source: bytes, target: Target, stubbed: bytes | None = None
-    ) -> tuple[Token, ...] | None:
-        raise NotImplementedError(_LATER.format("grading's copying recall"))
+    body_tokens = staticmethod(body_tokens)
 
 
 def javascript_language() -> ScriptLanguage:

@@ -126,8 +126,6 @@ def test_methods_of_later_slices_say_so() -> None:
     target = targets_of(TS, "src/store.ts")["pick"]
     with pytest.raises(NotImplementedError, match="later slice of issue 48"):
         adapter.outline(TS.encode(), target)
-    with pytest.raises(NotImplementedError, match="later slice of issue 48"):
-        adapter.body_tokens(TS.encode(), target)
 
 
 def test_a_doc_comment_is_the_jsdoc_block_just_above() -> None:
