@@ -29,7 +29,15 @@ from replicate.jail import node_deps, wire
 from replicate.jail.calls import JAIL_ENV, overlaid, shifted_clock_env
 from replicate.jail.frames import collect_frames, read_frame
 from replicate.jail.typescript import for_files
-from replicate.sandbox import CHANNEL_FD, Limits, Mount, Sandbox, SandboxRequest, system_view
+from replicate.sandbox import (
+    CHANNEL_FD,
+    Limits,
+    Mount,
+    Sandbox,
+    SandboxRequest,
+    SandboxResult,
+    system_view,
+)
 from replicate.scratch import temporary_dir
 from replicate.values import javascript as js
 
@@ -107,6 +115,7 @@ class NodeRun:
     exit_code: int | None
     timed_out: bool
     stderr: bytes
+    started: bool = True  # the runner read its nonce (before any repository or candidate code)
 
 
 def node_binary() -> Path:
@@ -125,7 +134,9 @@ def _node_mounts(node: Path) -> list[Mount]:
     return [Mount.same(str(node.parent.parent))]
 
 
-def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall], nonce: str) -> bytes:
+def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall]) -> bytes:
+    """The first line of the runner's stdin; the run's nonce follows it (see main.cjs), so a
+    warm jail can take and parse its job before the candidate and the nonce exist."""
     inputs = []
     for i, call in enumerate(calls):
         item: dict[str, Any] = {"i": i, "args": [js.encode(a) for a in call.args]}
@@ -133,7 +144,6 @@ def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall], nonce: st
             item["this"] = js.encode(call.this)
         inputs.append(item)
     job = {
-        "nonce": nonce,
         "module": str(tree / target.module),
         "scope": target.scope,
         "export": list(target.export),
@@ -144,7 +154,7 @@ def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall], nonce: st
         "max_items": MAX_ITEMS,
         "channel_fd": CHANNEL_FD,
     }
-    return json.dumps(job).encode()
+    return json.dumps(job).encode() + b"\n"
 
 
 @dataclass(frozen=True)
@@ -222,14 +232,34 @@ def run_node(
         seen, mounts = overlaid(
             tree.resolve(), target.module, Path(scratch), candidate, sandbox.isolated, "candidate"
         )
-        job = job_for(seen, target, calls, nonce)
-        request = node_request(seen, job, settings, mounts, isolated=sandbox.isolated)
-        request = for_files(request, [target.module])
-        result = sandbox.run(request)
+        job = job_for(seen, target, calls)
+        stdin = job + nonce.encode()
+        result = sandbox.run(
+            runner_request(seen, target, stdin, settings, mounts, sandbox.isolated)
+        )
+    return node_run(result, nonce, len(calls))
+
+
+def runner_request(
+    tree: Path,
+    target: NodeTarget,
+    stdin: bytes,
+    settings: NodeSettings,
+    mounts: Sequence[Mount],
+    isolated: bool = True,
+) -> SandboxRequest:
+    """The runner's request on `target` in `tree` (shown by `mounts`), `stdin` sent at its
+    start, with the TypeScript loader for a TypeScript target: a cold run's and a warm jail's."""
+    request = node_request(tree, stdin, settings, mounts, isolated=isolated)
+    return for_files(request, [target.module])
+
+
+def node_run(result: SandboxResult, nonce: str, count: int) -> NodeRun:
+    """The run's `count` outcomes read off its channel."""
     prefix = f"{nonce} ".encode()
     parsed = collect_frames(read_frame(line, prefix) for line in result.channel.split(b"\n"))
     outcomes = []
-    for i in range(len(calls)):
+    for i in range(count):
         if parsed.import_error is not None:
             outcomes.append(NodeOutcome(Status.IMPORT_ERROR, detail=parsed.import_error))
         elif i in parsed.outcomes:
@@ -239,7 +269,9 @@ def run_node(
         else:
             ended = f"the process ended during the call (exit code {result.exit_code})"
             outcomes.append(NodeOutcome(Status.RUNNER_ERROR, detail=ended))
-    return NodeRun(tuple(outcomes), result.exit_code, result.timed_out, result.stderr)
+    return NodeRun(
+        tuple(outcomes), result.exit_code, result.timed_out, result.stderr, parsed.started
+    )
 
 
 def read_outcome(outcome: Mapping[str, Any]) -> NodeOutcome:
