@@ -8,7 +8,11 @@ printed per task as the warm median and p95 over the cold ones measured in the s
 machines are noisy); between two warm grades the script waits `--gap` seconds, the time a
 trainer or an agent takes before its next candidate, in which the pool starts the replacement.
 
-    python bench/node_grade_latency.py [--candidates 20] [--gap 0.3] [--work DIR]
+With `--gen`, gen's own series on each task too: its mutants and its degenerate programs run
+one after another, cold then in warm jails (each started while the one before runs), as wall
+time and a ratio, and whether both ways found the same.
+
+    python bench/node_grade_latency.py [--candidates 20] [--gap 0.3] [--work DIR] [--gen]
 """
 
 from __future__ import annotations
@@ -26,6 +30,8 @@ REPO_ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO_ROOT))  # this checkout's code, whatever else is installed
 
 from replicate.batch import Batch, LoadedTask  # noqa: E402
+from replicate.gen.javascript_baseline import program_matches  # noqa: E402
+from replicate.gen.javascript_strength import measure  # noqa: E402
 from replicate.grading import javascript as graded  # noqa: E402
 from replicate.jail import Sandbox, WarmPool, WarmStart, get_sandbox  # noqa: E402
 
@@ -125,11 +131,31 @@ def report(label: str, cold: list[float], warm: list[float]) -> None:
         )
 
 
+def gen_series(task: LoadedTask, sandbox: Sandbox, label: str) -> None:
+    """Gen's two series on the task, its mutants (`measure`) and its degenerate programs
+    (`program_matches`), cold then warm: wall time, and whether both found the same."""
+    for name, run in (
+        ("mutants", lambda warm: measure(task, sandbox, 0.0, 0.0, warm=warm)),
+        ("programs", lambda warm: program_matches(task, sandbox, warm=warm)),
+    ):
+        seconds, found = [], []
+        for warm in (False, True):
+            started = time.perf_counter()
+            found.append(run(warm))
+            seconds.append(time.perf_counter() - started)
+        same = "the same" if found[0] == found[1] else "DIFFERENT"
+        print(
+            f"  {label} gen {name}: cold {seconds[0]:5.2f} s, warm {seconds[1]:5.2f} s"
+            f" = {seconds[1] / seconds[0]:4.2f}x cold ({same} results)"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--candidates", type=int, default=20)
     parser.add_argument("--gap", type=float, default=0.3, help="seconds between two grades")
     parser.add_argument("--work", type=Path, help="where the batches are minted (kept)")
+    parser.add_argument("--gen", action="store_true", help="gen's mutants and programs too")
     args = parser.parse_args()
     sandbox = get_sandbox("local")
     assert isinstance(sandbox, WarmStart)
@@ -141,6 +167,8 @@ def main() -> None:
         task = batch.load(batch.resolve(name))
         print(f"{label}: {task.id}, {len(task.inputs)} hidden inputs, {args.candidates} candidates")
         report(label, *cold_and_warm(task, sandbox, args.candidates, args.gap))
+        if args.gen:
+            gen_series(task, sandbox, label)
 
 
 if __name__ == "__main__":

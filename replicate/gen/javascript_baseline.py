@@ -45,18 +45,21 @@ def programs(task: LoadedTask) -> list[Program]:
     return families.programs(target, names, expected)
 
 
-def program_matches(task: LoadedTask, sandbox: Sandbox) -> dict[str, Matches]:
+def program_matches(task: LoadedTask, sandbox: Sandbox, warm: bool = True) -> dict[str, Matches]:
     """Each degenerate program's matches on the hidden inputs, graded as a candidate is; one
-    that does not parse or load matches none."""
+    that does not parse or load matches none.  With `warm`, each program's jail is started
+    while the one before runs (`grading.javascript.warm_series`)."""
     stubbed = task.stubbed_source()
     found: dict[str, Matches] = {}
-    for program in programs(task):
-        spliced = families.program_file(stubbed, task.hidden.target, program.body)
-        outcomes = graded.run_file(task, spliced, sandbox)
-        if isinstance(outcomes, str):
-            found[program.name] = [Mismatch("status", "", "", outcomes)] * len(task.inputs)
-        else:
-            found[program.name] = graded.compared(task, outcomes)
+    listed = programs(task)
+    with graded.warm_series(task, sandbox, len(listed) if warm else 0) as pool:
+        for program in listed:
+            spliced = families.program_file(stubbed, task.hidden.target, program.body)
+            outcomes = graded.run_file(task, spliced, sandbox, pool)
+            if isinstance(outcomes, str):
+                found[program.name] = [Mismatch("status", "", "", outcomes)] * len(task.inputs)
+            else:
+                found[program.name] = graded.compared(task, outcomes)
     return found
 
 

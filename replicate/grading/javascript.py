@@ -15,13 +15,14 @@ run takes a Node jail started ahead for the task (`jail.node_warm`).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from replicate.batch import LoadedTask
 from replicate.core import SpliceError
 from replicate.grading.mismatch import Mismatch
 from replicate.grading.reward import Score, score_matches
-from replicate.jail import Sandbox, WarmPool, node, node_deps, node_targets, node_warm
+from replicate.jail import Sandbox, WarmPool, WarmStart, node, node_deps, node_targets, node_warm
 from replicate.languages import javascript_extract, syntax
 from replicate.values import javascript_text
 
@@ -60,10 +61,28 @@ def run_script(
     return run.outcomes
 
 
-def prewarm_script(task: LoadedTask, pool: WarmPool) -> None:
-    """Start the warm jail a later grade of a candidate for `task` in `pool` will take."""
-    target, calls, held = _plan(task, None)
-    node_warm.prewarm_node(pool, task.repo.tree, target, calls, held)
+def prewarm_script(
+    task: LoadedTask, pool: WarmPool, timeout_s: float | None = None, up_to: int = 1
+) -> None:
+    """Start the warm jails (`up_to` of them) later runs of candidates for `task` in `pool`
+    will take (`timeout_s` as those runs are given it)."""
+    target, calls, held = _plan(task, timeout_s)
+    node_warm.prewarm_node(pool, task.repo.tree, target, calls, held, up_to)
+
+
+@contextmanager
+def warm_series(
+    task: LoadedTask, sandbox: Sandbox, runs: int, timeout_s: float | None = None
+) -> Iterator[WarmPool | None]:
+    """A pool for `runs` runs of our own programs on `task`, one after another (gen's mutants,
+    its degenerate programs): each one's jail started while the one before runs, none started
+    beyond `runs`; None (every run cold) where the sandbox cannot start ahead."""
+    if runs < 2 or not isinstance(sandbox, WarmStart) or not sandbox.isolated:
+        yield None
+        return
+    with WarmPool(sandbox, per_key=2, starts=runs) as pool:
+        prewarm_script(task, pool, timeout_s, up_to=2)
+        yield pool
 
 
 def _plan(

@@ -57,10 +57,11 @@ def prewarm_node(
     target: NodeTarget,
     calls: Sequence[NodeCall],
     settings: NodeSettings,
+    up_to: int = 1,
 ) -> None:
-    """Start (in the background) the warm jail a later `run_node_warm` of a candidate for these
-    calls will take: one, as a JavaScript grade runs its candidate once."""
-    pool.fill(*warm_job(tree, target, calls, settings), up_to=1)
+    """Start (in the background) the warm jails later `run_node_warm`s of candidates for these
+    calls will take: by default one, as a JavaScript grade runs its candidate once."""
+    pool.fill(*warm_job(tree, target, calls, settings), up_to=up_to)
 
 
 def run_node_warm(
