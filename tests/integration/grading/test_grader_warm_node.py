@@ -8,8 +8,10 @@ TypeScript file beside it): the same gen run gives a JavaScript and a TypeScript
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import subprocess
+from collections.abc import Hashable
 from pathlib import Path
 
 import pytest
@@ -20,7 +22,8 @@ from replicate.core import Verdict
 from replicate.errors import InfraError
 from replicate.grading import grade_text
 from replicate.grading import javascript as graded
-from replicate.jail import Jail, WarmPool, context_for, node, node_warm
+from replicate.jail import Jail, WarmJail, WarmPool, context_for, node, node_warm
+from replicate.jail.warm import RequestFor
 from replicate.sandbox import Sandbox, WarmStart
 from tests.redteam.javascript.minted import mint_tiny, tasks_by_name
 
@@ -105,8 +108,8 @@ def _dead_slots(pool: WarmPool) -> None:
     """Every slot `pool` hands out is killed first (a jail that died while it waited)."""
     take = pool.take
 
-    def take_dead(*args: object) -> object:
-        slot = take(*args)  # type: ignore[arg-type]
+    def take_dead(key: Hashable, request_for: RequestFor) -> WarmJail:
+        slot = take(key, request_for)
         slot.started.kill()
         return slot
 
@@ -166,3 +169,45 @@ def test_a_candidate_that_replaces_a_global_cannot_reach_the_next(
         assert pool.stats().taken == 2
     assert not isinstance(first, str) and first.reward == 1.0  # it ran, and answered right
     assert not isinstance(second, str) and second.reward == 1.0
+
+
+# earns 1.0 only where writing its own file fails
+WRITER = (
+    "function double(a) { try { require('fs').appendFileSync(__filename, '// x');"
+    " return -1; } catch (error) { return a * 2; } }"
+)
+
+
+def test_the_candidate_file_is_read_only_in_a_warm_jail(
+    tasks: dict[str, LoadedTask], local_sandbox: Sandbox, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    task = tasks["double"]
+    original = (task.repo.tree / task.hidden.target.path).read_bytes()
+
+    def grade() -> float | None:
+        with WarmPool(local_sandbox, per_key=1) as pool:  # type: ignore[arg-type]
+            score = graded.grade_script(task, WRITER, local_sandbox, pool)
+            assert pool.stats().taken == 1
+        assert not isinstance(score, str)
+        return score.reward
+
+    # positive control: the slot's file bound writable, the candidate's write lands
+    real = node_warm.warm_job
+
+    def writable_job(*args: object) -> object:
+        key, request_for = real(*args)  # type: ignore[arg-type]
+
+        def writable(candidate: Path) -> object:
+            request = request_for(candidate)
+            mounts = tuple(
+                dataclasses.replace(m, writable=m.source == str(candidate)) for m in request.mounts
+            )
+            return dataclasses.replace(request, mounts=mounts)
+
+        return key, writable
+
+    with monkeypatch.context() as patched:
+        patched.setattr(node_warm, "warm_job", writable_job)
+        assert grade() == 0.0
+    assert grade() == 1.0
+    assert (task.repo.tree / task.hidden.target.path).read_bytes() == original
