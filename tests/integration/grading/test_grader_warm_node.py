@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from replicate.agents.protocol import AgentConfig
 from replicate.batch import LoadedTask
 from replicate.cache import cache_root
 from replicate.core import Verdict
@@ -23,8 +24,9 @@ from replicate.errors import InfraError
 from replicate.grading import grade_text
 from replicate.grading import javascript as graded
 from replicate.jail import Jail, WarmJail, WarmPool, context_for, node, node_warm
-from replicate.jail.warm import RequestFor
-from replicate.sandbox import Sandbox, WarmStart
+from replicate.jail.warm import RequestFor, WarmStats
+from replicate.sandbox import Sandbox, WarmStart, get_sandbox
+from replicate.scoring.batch_run import RunOptions, run_batch
 from tests.redteam.javascript.minted import mint_tiny, tasks_by_name
 
 TS_FILES = {
@@ -52,8 +54,13 @@ process.stdout.write(JSON.stringify(out));
 
 
 @pytest.fixture(scope="module")
-def tasks(tmp_path_factory: pytest.TempPathFactory) -> dict[str, LoadedTask]:
-    return tasks_by_name(mint_tiny(tmp_path_factory.mktemp("warm-node"), TS_FILES))
+def batch_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return mint_tiny(tmp_path_factory.mktemp("warm-node"), TS_FILES)
+
+
+@pytest.fixture(scope="module")
+def tasks(batch_dir: Path) -> dict[str, LoadedTask]:
+    return tasks_by_name(batch_dir)
 
 
 def _jail(task: LoadedTask, sandbox: Sandbox, pool: WarmPool | None = None) -> Jail:
@@ -211,3 +218,47 @@ def test_the_candidate_file_is_read_only_in_a_warm_jail(
         assert grade() == 0.0
     assert grade() == 1.0
     assert (task.repo.tree / task.hidden.target.path).read_bytes() == original
+
+
+def test_run_grades_javascript_candidates_in_warm_jails_started_while_the_agent_works(
+    tasks: dict[str, LoadedTask], batch_dir: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """`replicate run`: the same verdicts warm and cold; warm, each task's jail was started
+    (`prewarm_script`) before its candidate was graded, and taken by it."""
+    answers = tmp_path / "answers"
+    answers.mkdir()
+    double, triple = tasks["double"], tasks["triple"]
+    (answers / double.spec.source.symbol).write_bytes(double.original_source())  # triple: stub
+    script = (
+        'f="$ANSWERS/$REPLICATE_TARGET"; if [ -f "$f" ]; then cp "$f" "$REPLICATE_TARGET_FILE"; fi'
+    )
+    agent = AgentConfig(
+        f"ANSWERS={answers} && {script}", get_sandbox("local"), timeout_s=60, mounts=(str(answers),)
+    )
+    taken: list[WarmStats] = []
+    take = WarmPool.take
+
+    def counting_take(self: WarmPool, key: Hashable, request_for: RequestFor) -> WarmJail:
+        slot = take(self, key, request_for)
+        taken.append(self.stats())
+        return slot
+
+    monkeypatch.setattr(WarmPool, "take", counting_take)
+
+    def rows(warm: bool) -> list[tuple[object, ...]]:
+        options = RunOptions(
+            tasks=batch_dir,
+            out=tmp_path / str(warm),
+            agent=agent,
+            sandbox_name="local",
+            task_ids=(double.id, triple.id),
+            warm=warm,
+        )
+        found = run_batch(options).rows
+        return [(r.task_id, r.reward, r.status, r.reason) for r in found]
+
+    cold = rows(False)
+    assert taken == [] and [r[1] for r in cold] == [1.0, 0.0]
+    assert rows(True) == cold
+    # one pool for the repository: each grade took a jail started before it was asked for
+    assert taken == [WarmStats(taken=1, ready=1), WarmStats(taken=2, ready=2)]
