@@ -109,6 +109,7 @@ class ScriptWork:
     limit: int | None = None
     min_kill_rate: float | None = None  # the strength floor; None: strength not measured
     widening: node_widening.Widening = WIDENING
+    warm: bool = True  # mutants and degenerate programs in warm jails (off: `gen --cold`)
 
 
 def mint_scripts(
@@ -223,7 +224,8 @@ def _mint_one(
     weak = rejected(measured) if measured is not None else None
     if weak and measured is not None:
         return Dropped(STAGES[4], weak, strength_detail(measured))
-    found = javascript_baseline.floored(task, work.sandbox)  # after strength, as Python's
+    # after strength, as Python's
+    found = javascript_baseline.floored(task, work.sandbox, work.warm)
     if isinstance(found, Dropped):
         return found
     hidden = task.hidden.model_copy(update={"strength": measured, "baseline": found})
@@ -263,7 +265,7 @@ def strength(work: ScriptWork, task: LoadedTask, reference_s: float) -> Strength
     Python task's strength is only measured with one."""
     if work.min_kill_rate is None:
         return None
-    return measure(task, work.sandbox, work.min_kill_rate, reference_s)
+    return measure(task, work.sandbox, work.min_kill_rate, reference_s, work.warm)
 
 
 def _input(

@@ -86,8 +86,8 @@ def summarise(task: LoadedTask, found: Mapping[str, Matches]) -> Baseline:
     return Baseline(raw_reward=best[0].raw_reward if best else 0.0, programs=tuple(best))
 
 
-def baseline(task: LoadedTask, sandbox: Sandbox) -> Baseline:
-    return summarise(task, program_matches(task, sandbox))
+def baseline(task: LoadedTask, sandbox: Sandbox, warm: bool = True) -> Baseline:
+    return summarise(task, program_matches(task, sandbox, warm))
 
 
 def judged(found: Baseline, inputs: int) -> Dropped | None:
@@ -108,7 +108,7 @@ def _same_as_original(found: Baseline, inputs: int) -> str | None:
     return f"{program} matches it on all {inputs} inputs"
 
 
-def floored(task: LoadedTask, sandbox: Sandbox) -> Baseline | Dropped:
+def floored(task: LoadedTask, sandbox: Sandbox, warm: bool = True) -> Baseline | Dropped:
     """The task's baseline, or why the task is dropped on it."""
-    found = baseline(task, sandbox)
+    found = baseline(task, sandbox, warm)
     return judged(found, len(task.inputs)) or found

@@ -4,8 +4,9 @@ target's inputs inside a sandbox, and read its outcomes as records (the trusted 
 The runner speaks the Python runner's framing (`wire`: one ``<nonce> <json>`` line per frame on
 the channel fd, the same events and statuses), so its channel is read by the same
 `frames.read_frame` and `frames.collect_frames`; its job and values differ, since there is no
-pickle to send: the job is one JSON object on stdin, the values are the tagged JavaScript
-values of `replicate.values.javascript`. The repository's tree is mounted read-only, the runner's
+pickle to send: the job is one JSON object on stdin's first line (the nonce after it, so a warm
+jail, `node_warm`, is started with the job alone), the values are the tagged JavaScript values
+of `replicate.values.javascript`. The repository's tree is mounted read-only, the runner's
 folder beside it; no network; the sandbox's time and memory limits hold. V8 reserves far more
 address space than it uses (Node 20 does not start under 1 GB of it), so each process's address
 space is capped no lower than `NODE_ADDRESS_SPACE_MB`: where the machine gives no memory cgroup,
