@@ -102,6 +102,7 @@ class ScriptWork:
     limit: int | None = None
     min_kill_rate: float | None = None  # the strength floor; None: strength not measured
     widening: node_widening.Widening = WIDENING
+    warm: bool = True  # mutants and degenerate programs in warm jails (off: `gen --cold`)
 
 
 def mint_scripts(
@@ -219,7 +220,7 @@ def _mint_one(
         return Dropped(STAGES[4], weak, strength_detail(measured))
     if assessed is not None and assessed.added:
         task = with_inputs(task, assessed.added, work.language)
-    floored = javascript_separate.under_the_floor(task, work.sandbox, work.language)
+    floored = javascript_separate.under_the_floor(task, work.sandbox, work.language, work.warm)
     if isinstance(floored, Dropped):  # after strength, as Python's
         return floored
     task, found = floored
@@ -251,7 +252,7 @@ def strength(work: ScriptWork, task: LoadedTask, reference_s: float) -> Measured
     when no floor was asked for, as a Python task's strength is only measured with one."""
     if work.min_kill_rate is None:
         return None
-    return measure(task, work.sandbox, work.min_kill_rate, reference_s)
+    return measure(task, work.sandbox, work.min_kill_rate, reference_s, warm=work.warm)
 
 
 def _task(

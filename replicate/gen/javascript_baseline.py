@@ -46,21 +46,25 @@ def programs(task: LoadedTask) -> list[Program]:
 
 
 def program_matches(
-    task: LoadedTask, sandbox: Sandbox, on: LoadedTask | None = None
+    task: LoadedTask, sandbox: Sandbox, on: LoadedTask | None = None, warm: bool = True
 ) -> dict[str, Matches]:
     """Each degenerate program's matches on the hidden inputs (of `on`, the task with other
     inputs, when given), graded as a candidate is; one that does not parse or load matches
-    none."""
+    none. With `warm`, each program's jail is started while the one before runs
+    (`grading.javascript.warm_series`)."""
     stubbed = task.stubbed_source()
     probe = on or task
     found: dict[str, Matches] = {}
-    for program in programs(task):
-        spliced = families.program_file(stubbed, task.hidden.target, program.body)
-        outcomes = graded.run_file(probe, spliced, sandbox)
-        if isinstance(outcomes, str):
-            found[program.name] = [Mismatch("status", "", "", outcomes)] * len(probe.inputs)
-        else:
-            found[program.name] = graded.compared(probe, outcomes)
+    listed = programs(task)
+    with graded.warm_series(probe, sandbox, len(listed) if warm else 0) as pool:
+        for program in listed:
+            spliced = families.program_file(stubbed, task.hidden.target, program.body)
+            outcomes = graded.run_file(probe, spliced, sandbox, pool)
+            if isinstance(outcomes, str):
+                found[program.name] = [Mismatch("status", "", "", outcomes)] * len(probe.inputs)
+            else:
+                found[program.name] = graded.compared(probe, outcomes)
+    return found
     return found
 
 
@@ -87,8 +91,8 @@ def summarise(task: LoadedTask, found: Mapping[str, Matches]) -> Baseline:
     return Baseline(raw_reward=best[0].raw_reward if best else 0.0, programs=tuple(best))
 
 
-def baseline(task: LoadedTask, sandbox: Sandbox) -> Baseline:
-    return summarise(task, program_matches(task, sandbox))
+def baseline(task: LoadedTask, sandbox: Sandbox, warm: bool = True) -> Baseline:
+    return summarise(task, program_matches(task, sandbox, warm=warm))
 
 
 def judged(found: Baseline, inputs: int) -> Dropped | None:

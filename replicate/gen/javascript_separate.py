@@ -37,15 +37,16 @@ SEARCH = node_widening.Widening(count=200, seed=2)  # round n draws with seed 2 
 
 
 def under_the_floor(
-    task: LoadedTask, sandbox: Sandbox, language: str
+    task: LoadedTask, sandbox: Sandbox, language: str, warm: bool = True
 ) -> tuple[LoadedTask, Baseline] | Dropped:
-    """The task (with any searched inputs added) and its baseline, or why it is dropped."""
-    found = javascript_baseline.baseline(task, sandbox)
+    """The task (with any searched inputs added) and its baseline, or why it is dropped; with
+    `warm`, the degenerate programs run in warm jails (`javascript_baseline.program_matches`)."""
+    found = javascript_baseline.baseline(task, sandbox, warm)
     added = 0
     for round_ in range(SEARCH_ROUNDS):
         if not too_weak(found):
             break
-        extra = separating(task, found, sandbox, round_)
+        extra = separating(task, found, sandbox, round_, warm)
         if not extra:
             break
         task = with_inputs(task, extra, language)
@@ -54,7 +55,7 @@ def under_the_floor(
         if missed:
             detail = f"the reference misses {missed} of {len(task.inputs)} inputs"
             return Dropped(STAGES[4], DropReason.SEARCHED_MISS, detail + separated(added))
-        found = javascript_baseline.baseline(task, sandbox)
+        found = javascript_baseline.baseline(task, sandbox, warm)
     dropped = javascript_baseline.judged(found, len(task.inputs))
     if dropped is not None:
         tried = separated(added) if reaching_floor(found) or added else ""
@@ -62,7 +63,9 @@ def under_the_floor(
     return task, found
 
 
-def separating(task: LoadedTask, found: Baseline, sandbox: Sandbox, round_: int = 0) -> Added:
+def separating(
+    task: LoadedTask, found: Baseline, sandbox: Sandbox, round_: int = 0, warm: bool = True
+) -> Added:
     """Searched calls (with the original's outcomes) that pull the programs reaching the floor
     down; none when there is no such program or no drawn call tells them apart."""
     weak = [behind(p.program) for p in reaching_floor(found)]
@@ -78,7 +81,7 @@ def separating(task: LoadedTask, found: Baseline, sandbox: Sandbox, round_: int 
         for n, r in enumerate(searched)
     )
     probe = with_inputs(replace(task, inputs=(), expected={}), items, task.spec.language)
-    matches = javascript_baseline.program_matches(task, sandbox, on=probe)
+    matches = javascript_baseline.program_matches(task, sandbox, on=probe, warm=warm)
     names = [name for name in dict.fromkeys(weak) if name in matches]
     at_floor = len(names)
     names += [name for name in matches if name not in names]

@@ -2,9 +2,9 @@
 
 1. Mutants of its target (`languages.javascript_mutants`, the JS mutation-testing operators) each
    run as a candidate file on the task's hidden inputs in one jailed Node process
-   (`grading.javascript.run_script`). A mutant is killed when any outcome differs from the stored
-   one (`compare_node`: a wrong value, throw, argument after the call, a timeout, or a module that
-   no longer loads). Up to `gen.strength.MUTANTS` mutants a task; a body giving fewer than `FEW`
+   (`grading.javascript.run_script`, a warm one started while the mutant before runs). A mutant
+   is killed when any outcome differs from the stored one (`compare_node`: a wrong value, throw,
+   argument after the call, a timeout, or a module that no longer loads). Up to `gen.strength.MUTANTS` mutants a task; a body giving fewer than `FEW`
    standard ones gets the extra (call and return) operators, as Python's does; none at all: kill
    rate 1.0 over 0 mutants, which `gen.strength.rejected` never drops.
 2. Survivors are hunted: fast-check draws more calls from the task's traced ones (`SEARCH`: a
@@ -26,7 +26,7 @@ from replicate.gen.javascript_drawn import hidden_input, next_index, searched_ca
 from replicate.gen.strength import MAX_ADDED, MIN_MUTANT_TOTAL_S, MUTANTS, PER_SURVIVOR
 from replicate.gen.survivors import pick_killers
 from replicate.grading import javascript as graded
-from replicate.jail import Sandbox, node, node_harvest, node_widening
+from replicate.jail import Sandbox, WarmPool, node, node_harvest, node_widening
 from replicate.languages import javascript_mutants
 
 SEARCH = node_widening.Widening(count=200, seed=1)  # the widening's is 40 calls, seed 0
@@ -52,11 +52,15 @@ def task_mutants(
 
 
 def killed(
-    task: LoadedTask, sandbox: Sandbox, mutant: javascript_mutants.Mutant, timeout_s: float
+    task: LoadedTask,
+    sandbox: Sandbox,
+    mutant: javascript_mutants.Mutant,
+    timeout_s: float,
+    pool: WarmPool | None = None,
 ) -> bool:
     """Whether the task's hidden inputs tell `mutant` from the original."""
     candidate = javascript_mutants.mutant_file(task.original_source(), mutant)
-    outcomes = graded.run_script(task, sandbox, candidate, timeout_s)
+    outcomes = graded.run_script(task, sandbox, candidate, timeout_s, pool)
     return graded.score_script(task, outcomes).reward < 1.0
 
 
@@ -66,13 +70,16 @@ def measure(
     threshold: float,
     reference_s: float,
     search: node_widening.Widening | None = SEARCH,
+    warm: bool = True,
 ) -> Measured:
     """The kill rate of the task's mutants on its hidden inputs and, with `search`, on the
     searched inputs that kill survivors; each mutant's run may take `MIN_MUTANT_TOTAL_S` or 10x
-    the reference's (`reference_s`), whichever is longer."""
+    the reference's (`reference_s`), whichever is longer. With `warm`, each mutant's jail is
+    started while the one before runs (`grading.javascript.warm_series`)."""
     timeout_s = max(MIN_MUTANT_TOTAL_S, 10 * reference_s)
     found = task_mutants(task)
-    alive = [m for m in found if not killed(task, sandbox, m, timeout_s)]
+    with graded.warm_series(task, sandbox, len(found) if warm else 0, timeout_s) as pool:
+        alive = [m for m in found if not killed(task, sandbox, m, timeout_s, pool)]
     searched: tuple[node_harvest.Recorded, ...] = ()
     if alive and search is not None:
         searched = searched_calls(task, sandbox, search)

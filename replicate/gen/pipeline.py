@@ -174,6 +174,7 @@ def _mint_scripts(
         get_sandbox(options.sandbox),
         options.limit,
         options.min_kill_rate,
+        warm=not options.cold,
     )
     with closing(audit):
         notes = (*prepared.notes, *mint_scripts(work, targets, known, publish, show))

@@ -213,8 +213,9 @@ def grade_text(
 
 def _graded_script(task: LoadedTask, candidate: str, jail: Jail, started: float) -> Verdict:
     """A JavaScript/TypeScript candidate's verdict (`grading.javascript`): the raw share of
-    matches normalised against the task's baseline; no second run, shrinking or recall yet."""
-    scored = size_problem(candidate) or grade_script(task, candidate, jail.sandbox)
+    matches normalised against the task's baseline, its one run in a warm Node jail where
+    `jail` has a pool; no second run, shrinking or recall yet."""
+    scored = size_problem(candidate) or grade_script(task, candidate, jail.sandbox, jail.pool)
     if isinstance(scored, str):
         return _verdict(task, started, 0.0, "graded", scored).model_copy(update={"raw_reward": 0.0})
     total, missed = len(task.inputs), scored.mismatches

@@ -9,18 +9,20 @@ after the call (and `this`, for a method); for a throw, the thrown value's class
 `compare_exception_message`), whether it was a rejected promise, and the arguments after it.
 The raw reward is the stratum-weighted share of matches (`reward.score_matches`); the verdict
 normalises it against the task's degenerate baseline (`gen.javascript_baseline`) as a Python
-task's is. No second run or shrinking yet.
+task's is. No second run or shrinking yet. With a warm pool (`replicate run`, `serve`), the one
+run takes a Node jail started ahead for the task (`jail.node_warm`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 from replicate.batch import LoadedTask
 from replicate.core import SpliceError
 from replicate.grading.mismatch import Mismatch
 from replicate.grading.reward import Score, score_matches
-from replicate.jail import Sandbox, node, node_deps, node_targets
+from replicate.jail import Sandbox, WarmPool, WarmStart, node, node_deps, node_targets, node_warm
 from replicate.languages import javascript_extract, syntax
 from replicate.values import javascript_text
 
@@ -40,10 +42,54 @@ def task_target(task: LoadedTask) -> node.NodeTarget:
 
 
 def run_script(
-    task: LoadedTask, sandbox: Sandbox, candidate: bytes | None, timeout_s: float | None = None
+    task: LoadedTask,
+    sandbox: Sandbox,
+    candidate: bytes | None,
+    timeout_s: float | None = None,
+    pool: WarmPool | None = None,
 ) -> tuple[node.NodeOutcome, ...]:
     """The task's hidden inputs run on `candidate` (the whole target file), or the original;
-    within `timeout_s` in all (the task's total limit, or less: a mutant's)."""
+    within `timeout_s` in all (the task's total limit, or less: a mutant's).  With a warm
+    `pool`, a candidate runs in a jail started ahead for this task (`jail.node_warm`: the same
+    outcomes)."""
+    target, calls, held = _plan(task, timeout_s)
+    tree = task.repo.tree
+    if pool is not None and candidate is not None:
+        run = node_warm.run_node_warm(sandbox, pool, tree, target, calls, candidate, held)
+    else:
+        run = node.run_node(sandbox, tree, target, calls, candidate=candidate, settings=held)
+    return run.outcomes
+
+
+def prewarm_script(
+    task: LoadedTask, pool: WarmPool, timeout_s: float | None = None, up_to: int = 1
+) -> None:
+    """Start the warm jails (`up_to` of them) later runs of candidates for `task` in `pool`
+    will take (`timeout_s` as those runs are given it)."""
+    target, calls, held = _plan(task, timeout_s)
+    node_warm.prewarm_node(pool, task.repo.tree, target, calls, held, up_to)
+
+
+@contextmanager
+def warm_series(
+    task: LoadedTask, sandbox: Sandbox, runs: int, timeout_s: float | None = None
+) -> Iterator[WarmPool | None]:
+    """A pool for `runs` runs of our own programs on `task`, one after another (gen's mutants,
+    its degenerate programs): each one's jail started while the one before runs, none started
+    beyond `runs`; None (every run cold) where the sandbox cannot start ahead."""
+    if runs < 2 or not isinstance(sandbox, WarmStart) or not sandbox.isolated:
+        yield None
+        return
+    with WarmPool(sandbox, per_key=2, starts=runs) as pool:
+        prewarm_script(task, pool, timeout_s, up_to=2)
+        yield pool
+
+
+def _plan(
+    task: LoadedTask, timeout_s: float | None
+) -> tuple[node.NodeTarget, list[node.NodeCall], node.NodeSettings]:
+    """What a run of the task's hidden inputs calls, on what, and how it is held; the tree's
+    npm dependencies installed first (the request mounts them)."""
     settings = task.hidden.grading
     total = (
         settings.total_timeout_s if timeout_s is None else min(timeout_s, settings.total_timeout_s)
@@ -51,10 +97,7 @@ def run_script(
     held = node.NodeSettings(timeout_s=total, memory_mb=settings.memory_mb)
     calls = [node.read_call(item.node_call or {}) for item in task.inputs]
     node_deps.ensure_installed(task.repo.tree)
-    run = node.run_node(
-        sandbox, task.repo.tree, task_target(task), calls, candidate=candidate, settings=held
-    )
-    return run.outcomes
+    return task_target(task), calls, held
 
 
 def compare_node(
@@ -109,20 +152,22 @@ def score_script(task: LoadedTask, outcomes: Sequence[node.NodeOutcome]) -> Scor
     return score_matches(task.inputs, compared(task, outcomes), task.hidden.grading)
 
 
-def grade_script(task: LoadedTask, candidate: str, sandbox: Sandbox) -> Score | str:
+def grade_script(
+    task: LoadedTask, candidate: str, sandbox: Sandbox, pool: WarmPool | None = None
+) -> Score | str:
     """Candidate text (a whole target file or a bare definition, within the size limit) scored
-    on the hidden inputs; a str: why it earns 0 without a score (it does not splice, parse or
-    load)."""
+    on the hidden inputs (in a warm jail from `pool`, when given); a str: why it earns 0
+    without a score (it does not splice, parse or load)."""
     try:
         spliced = task.language().splice(task.stubbed_source(), candidate, task.hidden.target)
     except SpliceError as exc:
         return f"candidate rejected: {exc}"
-    outcomes = run_file(task, spliced, sandbox)
+    outcomes = run_file(task, spliced, sandbox, pool)
     return outcomes if isinstance(outcomes, str) else score_script(task, outcomes)
 
 
 def run_file(
-    task: LoadedTask, spliced: bytes, sandbox: Sandbox
+    task: LoadedTask, spliced: bytes, sandbox: Sandbox, pool: WarmPool | None = None
 ) -> tuple[node.NodeOutcome, ...] | str:
     """A spliced target file's outcomes on the hidden inputs (a candidate's, or a degenerate
     program's at gen); a str: why it earns 0 without a score (it does not parse or load)."""
@@ -131,7 +176,7 @@ def run_file(
     )
     if line is not None:
         return f"candidate does not parse: line {line}"
-    outcomes = run_script(task, sandbox, spliced)
+    outcomes = run_script(task, sandbox, spliced, pool=pool)
     failed = [o.detail for o in outcomes if o.status is node.Status.IMPORT_ERROR]
     if failed:
         return f"candidate module fails to load: {failed[0]}"[:500]

@@ -4,8 +4,9 @@ target's inputs inside a sandbox, and read its outcomes as records (the trusted 
 The runner speaks the Python runner's framing (`wire`: one ``<nonce> <json>`` line per frame on
 the channel fd, the same events and statuses), so its channel is read by the same
 `frames.read_frame` and `frames.collect_frames`; its job and values differ, since there is no
-pickle to send: the job is one JSON object on stdin, the values are the tagged JavaScript
-values of `replicate.values.javascript`. The repository's tree is mounted read-only, the runner's
+pickle to send: the job is one JSON object on stdin's first line (the nonce after it, so a warm
+jail, `node_warm`, is started with the job alone), the values are the tagged JavaScript values
+of `replicate.values.javascript`. The repository's tree is mounted read-only, the runner's
 folder beside it; no network; the sandbox's time and memory limits hold. V8 reserves far more
 address space than it uses (Node 20 does not start under 1 GB of it), so each process's address
 space is capped no lower than `NODE_ADDRESS_SPACE_MB`: where the machine gives no memory cgroup,
@@ -29,7 +30,15 @@ from replicate.jail import node_deps, wire
 from replicate.jail.calls import JAIL_ENV, overlaid, shifted_clock_env
 from replicate.jail.frames import collect_frames, read_frame
 from replicate.jail.typescript import for_files
-from replicate.sandbox import CHANNEL_FD, Limits, Mount, Sandbox, SandboxRequest, system_view
+from replicate.sandbox import (
+    CHANNEL_FD,
+    Limits,
+    Mount,
+    Sandbox,
+    SandboxRequest,
+    SandboxResult,
+    system_view,
+)
 from replicate.scratch import temporary_dir
 from replicate.values import javascript as js
 
@@ -107,6 +116,7 @@ class NodeRun:
     exit_code: int | None
     timed_out: bool
     stderr: bytes
+    started: bool = True  # the runner read its nonce (before any repository or candidate code)
 
 
 def node_binary() -> Path:
@@ -125,7 +135,9 @@ def _node_mounts(node: Path) -> list[Mount]:
     return [Mount.same(str(node.parent.parent))]
 
 
-def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall], nonce: str) -> bytes:
+def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall]) -> bytes:
+    """The first line of the runner's stdin; the run's nonce follows it (see main.cjs), so a
+    warm jail can take and parse its job before the candidate and the nonce exist."""
     inputs = []
     for i, call in enumerate(calls):
         item: dict[str, Any] = {"i": i, "args": [js.encode(a) for a in call.args]}
@@ -133,7 +145,6 @@ def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall], nonce: st
             item["this"] = js.encode(call.this)
         inputs.append(item)
     job = {
-        "nonce": nonce,
         "module": str(tree / target.module),
         "scope": target.scope,
         "export": list(target.export),
@@ -144,7 +155,7 @@ def job_for(tree: Path, target: NodeTarget, calls: Sequence[NodeCall], nonce: st
         "max_items": MAX_ITEMS,
         "channel_fd": CHANNEL_FD,
     }
-    return json.dumps(job).encode()
+    return json.dumps(job).encode() + b"\n"
 
 
 @dataclass(frozen=True)
@@ -222,14 +233,34 @@ def run_node(
         seen, mounts = overlaid(
             tree.resolve(), target.module, Path(scratch), candidate, sandbox.isolated, "candidate"
         )
-        job = job_for(seen, target, calls, nonce)
-        request = node_request(seen, job, settings, mounts, isolated=sandbox.isolated)
-        request = for_files(request, [target.module])
-        result = sandbox.run(request)
+        job = job_for(seen, target, calls)
+        stdin = job + nonce.encode()
+        result = sandbox.run(
+            runner_request(seen, target, stdin, settings, mounts, sandbox.isolated)
+        )
+    return node_run(result, nonce, len(calls))
+
+
+def runner_request(
+    tree: Path,
+    target: NodeTarget,
+    stdin: bytes,
+    settings: NodeSettings,
+    mounts: Sequence[Mount],
+    isolated: bool = True,
+) -> SandboxRequest:
+    """The runner's request on `target` in `tree` (shown by `mounts`), `stdin` sent at its
+    start, with the TypeScript loader for a TypeScript target: a cold run's and a warm jail's."""
+    request = node_request(tree, stdin, settings, mounts, isolated=isolated)
+    return for_files(request, [target.module])
+
+
+def node_run(result: SandboxResult, nonce: str, count: int) -> NodeRun:
+    """The run's `count` outcomes read off its channel."""
     prefix = f"{nonce} ".encode()
     parsed = collect_frames(read_frame(line, prefix) for line in result.channel.split(b"\n"))
     outcomes = []
-    for i in range(len(calls)):
+    for i in range(count):
         if parsed.import_error is not None:
             outcomes.append(NodeOutcome(Status.IMPORT_ERROR, detail=parsed.import_error))
         elif i in parsed.outcomes:
@@ -239,7 +270,9 @@ def run_node(
         else:
             ended = f"the process ended during the call (exit code {result.exit_code})"
             outcomes.append(NodeOutcome(Status.RUNNER_ERROR, detail=ended))
-    return NodeRun(tuple(outcomes), result.exit_code, result.timed_out, result.stderr)
+    return NodeRun(
+        tuple(outcomes), result.exit_code, result.timed_out, result.stderr, parsed.started
+    )
 
 
 def read_outcome(outcome: Mapping[str, Any]) -> NodeOutcome:

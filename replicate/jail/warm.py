@@ -142,20 +142,26 @@ class WarmPool:
             slot.after = lambda: self._refill_now(key, request_for)
         return slot
 
-    def fill(self, key: Hashable, request_for: RequestFor) -> None:
-        """Start slots for `key` in the background, up to `per_key` ready or starting."""
-        self._refill_now(key, request_for)
+    def fill(self, key: Hashable, request_for: RequestFor, up_to: int | None = None) -> None:
+        """Start slots for `key` in the background, up to `per_key` (or `up_to`, when fewer
+        will be taken: a JavaScript grade's one run) ready or starting."""
+        self._refill_now(key, request_for, up_to)
 
-    def _refill_now(self, key: Hashable, request_for: RequestFor) -> None:
+    def _refill_now(self, key: Hashable, request_for: RequestFor, up_to: int | None = None) -> None:
         with self._lock:
-            self._refill(key, self._ready.setdefault(key, deque()), request_for)
+            self._refill(key, self._ready.setdefault(key, deque()), request_for, up_to)
 
     def _refill(
-        self, key: Hashable, queue: deque[Future[WarmJail]], request_for: RequestFor
+        self,
+        key: Hashable,
+        queue: deque[Future[WarmJail]],
+        request_for: RequestFor,
+        up_to: int | None = None,
     ) -> None:
         if self._closed:
             return
-        while len(queue) < self._per_key:
+        wanted = self._per_key if up_to is None else min(up_to, self._per_key)
+        while len(queue) < wanted:
             if self._count() >= self._max_slots and not self._evict(key):
                 return
             if not self._counted():

@@ -38,6 +38,7 @@ from replicate.core import (
 )
 from replicate.executors import get_executor, in_lanes, map_in_order, openers
 from replicate.grading import grade_text, with_repo_tests
+from replicate.grading.javascript import is_script_task, prewarm_script
 from replicate.jail import (
     CandidateSessions,
     Jail,
@@ -255,10 +256,12 @@ def _get_ready(
 
 
 def _prewarm(task: LoadedTask, jail: Jail) -> None:
-    """Start the sessions or warm jails `task`'s grade takes (a Python task's: a JavaScript
-    task's candidate runs in a Node process of its own, `grading.javascript`)."""
+    """Start the sessions or warm jails `task`'s grade takes (a JavaScript task's: its warm
+    Node jail, `grading.javascript.prewarm_script`, where the jail has a pool)."""
     if task.spec.language == "python":
         jail.prewarm(task.hidden.target, task.inputs, task.hidden.grading)
+    elif is_script_task(task) and jail.pool is not None:
+        prewarm_script(task, jail.pool)
 
 
 def _run_spread(

@@ -51,7 +51,7 @@ UNCHECKED = (
     "import sys\n"
     "from replicate.core import Baseline\n"
     "from replicate.gen import javascript_separate\n"
-    "javascript_separate.under_the_floor = lambda task, sandbox, language: (\n"
+    "javascript_separate.under_the_floor = lambda task, sandbox, language, warm: (\n"
     "    task, Baseline(raw_reward=0.0))\n"
     "from replicate.cli.main import main\n"
     "sys.exit(main(sys.argv[1:]))\n"

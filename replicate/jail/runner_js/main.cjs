@@ -2,13 +2,20 @@
 // The in-jail Node runner: calls one function of a repository's module on each input of a job
 // and reports every outcome on the results channel. Node built-ins only, shipped as source.
 //
-// It speaks the Python runner's framing (replicate/jail/wire.py): the job is the whole of stdin,
-// one JSON object holding the nonce; each frame is one `<nonce> <json>` line written to the
-// channel fd in one write, in the order started, import_error | ready, loaded, then for each
-// input call (i) and result (i, outcome), then done. Its stdout and stderr are the repository's
-// and are never read as frames. Values cross in the tagged form of values.cjs, not as pickles.
+// It speaks the Python runner's framing (replicate/jail/wire.py): stdin is the job, one JSON
+// object on one line, then the channel's nonce up to the end of stdin; each frame is one
+// `<nonce> <json>` line written to the channel fd in one write, in the order started,
+// import_error | ready, loaded, then for each input call (i) and result (i, outcome), then done.
+// Its stdout and stderr are the repository's and are never read as frames. Values cross in the
+// tagged form of values.cjs, not as pickles.
 //
-// The job: {nonce, module (an absolute path), scope (a module-scope name to start from instead
+// Everything that does not need the target module is done before the nonce is read: the
+// runner's own modules, the TypeScript loader (`--require`d), the job's line parsed, the
+// module's format found. A warm jail (replicate/jail/warm.py) is started with the job alone and
+// blocks reading the nonce while the candidate's bytes are written into the file bound over the
+// target's; the target module is loaded only once the nonce has arrived.
+//
+// The job: {module (an absolute path), scope (a module-scope name to start from instead
 // of the module's exports or namespace, or null), export (property names from there to the
 // function or class), kind ("function", "static" or "method"), member (the
 // class's method), inputs: [{i, args: [node], this: node}], max_depth, max_items, channel_fd}.
@@ -29,6 +36,7 @@ const { decoder, thrown } = require('./values.cjs');
 const { channel, each, report } = require('./outcome.cjs');
 
 const readFileSync = fs.readFileSync;
+const readSync = fs.readSync;
 const parse = JSON.parse;
 const apply = Reflect.apply;
 const isPromise = util.types.isPromise;
@@ -74,8 +82,42 @@ function scopeCommonJS(file, name) {
   };
 }
 
-async function load(file, scope) {
-  const esm = moduleFormat(file) === 'module';
+// Stdin read as it arrives: the job's line, then the rest (the nonce) once the host sends it.
+function stdinReader() {
+  const chunk = Buffer.alloc(1 << 16);
+  let held = [];
+  function more() {
+    for (;;) {
+      try {
+        return readSync(0, chunk, 0, chunk.length, null);
+      } catch (error) {
+        if (error.code !== 'EAGAIN') throw error;
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 5);
+      }
+    }
+  }
+  function line() {
+    for (;;) {
+      const last = held.length ? held[held.length - 1] : Buffer.alloc(0);
+      const at = last.indexOf(10);
+      if (at >= 0) {
+        const text = Buffer.concat([...held.slice(0, -1), last.subarray(0, at)]).toString('utf8');
+        held = [last.subarray(at + 1)];
+        return text;
+      }
+      const n = more();
+      if (n === 0) throw new Error('stdin ended before the job');
+      held.push(Buffer.from(chunk.subarray(0, n)));
+    }
+  }
+  function rest() {
+    for (let n = more(); n > 0; n = more()) held.push(Buffer.from(chunk.subarray(0, n)));
+    return Buffer.concat(held).toString('utf8');
+  }
+  return { line, rest };
+}
+
+async function load(file, scope, esm) {
   const href = url.pathToFileURL(file).href;
   if (scope === null || scope === undefined) return esm ? import(href) : require(file);
   if (!NAME.test(scope)) throw new TypeError(`not a name: ${scope}`);
@@ -152,13 +194,16 @@ function rebuild(job, classes) {
 }
 
 async function main() {
-  const job = parse(readFileSync(0, 'utf8'));
+  const stdin = stdinReader();
+  const job = parse(stdin.line());
+  const esm = moduleFormat(job.module) === 'module';
+  job.nonce = stdin.rest().trim();  // a warm jail waits here for its candidate
   const write = channel(job.channel_fd, job.nonce);
   process.on('unhandledRejection', () => {});
   write({ event: 'started' });
   let target;
   try {
-    target = resolve(await load(job.module, job.scope), job);
+    target = resolve(await load(job.module, job.scope, esm), job);
     if (typeof target.fn !== 'function') throw new TypeError(`${job.export.join('.')} is no function`);
   } catch (error) {
     const exc = thrown(error);
