@@ -1,12 +1,13 @@
 """A JavaScript task's strength at gen time, as a Python task's (`gen.strength`):
 
-1. Mutants of its target (`languages.javascript_mutants`, the JS mutation-testing operators) each
-   run as a candidate file on the task's hidden inputs in one jailed Node process
+1. Mutants of its target (`languages.javascript_mutants`, the JS mutation-testing operators)
+   each run as a candidate file on the task's hidden inputs in one jailed Node process
    (`grading.javascript.run_script`, a warm one started while the mutant before runs). A mutant
    is killed when any outcome differs from the stored one (`compare_node`: a wrong value, throw,
-   argument after the call, a timeout, or a module that no longer loads). Up to `gen.strength.MUTANTS` mutants a task; a body giving fewer than `FEW`
-   standard ones gets the extra (call and return) operators, as Python's does; none at all: kill
-   rate 1.0 over 0 mutants, which `gen.strength.rejected` never drops.
+   argument after the call, a timeout, or a module that no longer loads). Up to
+   `gen.strength.MUTANTS` mutants a task; a body giving fewer than `FEW` standard ones gets the
+   extra (call and return) operators, as Python's does; none at all: kill rate 1.0 over 0
+   mutants, which `gen.strength.rejected` never drops.
 2. Survivors are hunted: fast-check draws more calls from the task's traced ones (`SEARCH`: a
    bigger draw, another seed), kept where the original gives each one outcome under the
    determinism gate's runs (`gen.javascript_drawn`). Each survivor runs on them; a few that kill

@@ -409,33 +409,12 @@ def _mint_one(
         target,
         harvest.calls[target.symbol],
         min_kill_rate=options.min_kill_rate,
-        ctors=class_calls(harvest, target),
+        ctors=harvest.class_calls(target),
     )
     if isinstance(result, Dropped) and DropReason.of(result.reason) in _TOO_FEW:
         seen = harvest_detail(harvest, target.symbol)
         return replace(result, detail="; ".join(d for d in (result.detail, seen) if d))
     return result
-
-
-CTORS_PER_CLASS = 8  # recorded class calls of a method's class that build other `self`s
-
-
-def class_calls(harvest: HarvestResult, target: Target) -> tuple[str, ...]:
-    """Distinct recorded class calls of a method target's class (first seen first, over the
-    class's method targets in symbol order), at most `CTORS_PER_CLASS`."""
-    if target.kind != "method" or not target.class_name:
-        return ()
-    prefix = f"{target.module}.{target.class_name}."
-    found: dict[str, None] = {}
-    for symbol in sorted(harvest.calls):
-        if not symbol.startswith(prefix) or "." in symbol[len(prefix) :]:
-            continue
-        for call in harvest.calls[symbol]:
-            if call.ctor_b64:
-                found.setdefault(call.ctor_b64)
-            if len(found) >= CTORS_PER_CLASS:
-                return tuple(found)
-    return tuple(found)
 
 
 def _write(out: Path) -> None:

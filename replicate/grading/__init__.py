@@ -21,6 +21,7 @@ from replicate.grading.grader import (
     size_problem,
     stubbed_source,
 )
+from replicate.grading.javascript import is_script_task, prewarm_script
 from replicate.grading.repo_tests import node_ids, run_repo_tests, with_repo_tests
 from replicate.grading.reward import (
     DEFAULT_WEIGHTS,
@@ -51,10 +52,12 @@ __all__ = [
     "grade_text",
     "graded_score",
     "is_gradable",
+    "is_script_task",
     "matches",
     "node_ids",
     "normalise",
     "original_source",
+    "prewarm_script",
     "refused",
     "run_candidate",
     "run_repo_tests",

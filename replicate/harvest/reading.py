@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from replicate import jsonl
-from replicate.core import CallSequence, ClassRef
+from replicate.core import CallSequence, ClassRef, Target
 from replicate.harvest.call_sequences import read_sequences
 
 
@@ -39,6 +39,9 @@ class TargetStats:
     stopped: Mapping[str, int] = field(default_factory=dict)  # test items let be, by why
 
 
+CTORS_PER_CLASS = 8  # recorded class calls of a method's class that build other `self`s
+
+
 @dataclass(frozen=True)
 class HarvestResult:
     calls: Mapping[str, tuple[HarvestedCall, ...]]
@@ -53,6 +56,24 @@ class HarvestResult:
     stats: Mapping[str, TargetStats] = field(default_factory=dict)
     drop_details: Mapping[tuple[str, str], str] = field(default_factory=dict)
     sequences: Mapping[str, tuple[CallSequence, ...]] = field(default_factory=dict)  # per class
+
+    def class_calls(self, target: Target) -> tuple[str, ...]:
+        """Distinct recorded class calls of a method target's class (first seen first, over the
+        class's method targets in symbol order), at most `CTORS_PER_CLASS`: the calls that
+        build other `self`s for its inputs."""
+        if target.kind != "method" or not target.class_name:
+            return ()
+        prefix = f"{target.module}.{target.class_name}."
+        found: dict[str, None] = {}
+        for symbol in sorted(self.calls):
+            if not symbol.startswith(prefix) or "." in symbol[len(prefix) :]:
+                continue
+            for call in self.calls[symbol]:
+                if call.ctor_b64:
+                    found.setdefault(call.ctor_b64)
+                if len(found) >= CTORS_PER_CLASS:
+                    return tuple(found)
+        return tuple(found)
 
 
 def _parse(out: Path, work: Path, classes: Mapping[str, ClassRef] | None = None) -> HarvestResult:

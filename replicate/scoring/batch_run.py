@@ -37,8 +37,7 @@ from replicate.core import (
     VerdictStatus,
 )
 from replicate.executors import get_executor, in_lanes, map_in_order, openers
-from replicate.grading import grade_text, with_repo_tests
-from replicate.grading.javascript import is_script_task, prewarm_script
+from replicate.grading import grade_text, is_script_task, prewarm_script, with_repo_tests
 from replicate.jail import (
     CandidateSessions,
     Jail,

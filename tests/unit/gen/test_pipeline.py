@@ -19,6 +19,7 @@ from replicate.gen.funnel import FunnelCounter
 from replicate.gen.ledger import LEDGER, Ledger, LedgerKey, decided, read_entries
 from replicate.gen.target import Dropped, Minted
 from replicate.harvest.collect import HarvestedCall, HarvestResult, TargetStats
+from replicate.harvest.reading import CTORS_PER_CLASS
 from replicate.sandbox.plain import PlainSandbox
 
 LEAK_REASON = "reference body visible to the agent in the standard library"
@@ -103,7 +104,7 @@ def _mint_all(
     monkeypatch.setattr(publish, "write_task", _write_task)
     monkeypatch.setattr(publish, "read_task_files", lambda out, task_id: None)  # files stood for
     options = pipeline.GenOptions(repo="r", out=out, workers=2, limit=limit, budget_s=budget_s)
-    harvest: Any = SimpleNamespace(calls={s: () for s in symbols})
+    harvest = HarvestResult({s: () for s in symbols}, {}, {}, (), 0, False)
     prepared: Any = SimpleNamespace(context=None, snapshot=None, repo_dir=None)
     targets: Any = [
         SimpleNamespace(symbol=s, kind="function", class_name=None, path="m.py") for s in symbols
@@ -145,8 +146,11 @@ def test_class_calls_pool_the_recorded_class_calls_of_a_methods_class() -> None:
     def calls(*ctors: str) -> tuple[HarvestedCall, ...]:
         return tuple(HarvestedCall(pickle_b64="x", origin="o", ctor_b64=c) for c in ctors)
 
-    harvest: Any = SimpleNamespace(
-        calls={
+    def harvested(found: dict[str, tuple[HarvestedCall, ...]]) -> HarvestResult:
+        return HarvestResult(found, {}, {}, (), 0, False)
+
+    harvest = harvested(
+        {
             "m.Box.b": calls("B", "A", ""),
             "m.Box.a": calls("A", "C"),
             "m.Box.Inner.f": calls("Z"),  # a nested class's method: another class
@@ -158,12 +162,12 @@ def test_class_calls_pool_the_recorded_class_calls_of_a_methods_class() -> None:
     def target(symbol: str, kind: str, class_name: str | None) -> Any:
         return SimpleNamespace(symbol=symbol, kind=kind, module="m", class_name=class_name)
 
-    assert pipeline.class_calls(harvest, target("m.Box.a", "method", "Box")) == ("A", "C", "B")
-    assert pipeline.class_calls(harvest, target("m.Box.s", "staticmethod", "Box")) == ()
-    assert pipeline.class_calls(harvest, target("m.f", "function", None)) == ()
-    many: Any = SimpleNamespace(calls={"m.Box.a": calls(*(str(n) for n in range(20)))})
-    found = pipeline.class_calls(many, target("m.Box.a", "method", "Box"))
-    assert found == tuple(str(n) for n in range(pipeline.CTORS_PER_CLASS))
+    assert harvest.class_calls(target("m.Box.a", "method", "Box")) == ("A", "C", "B")
+    assert harvest.class_calls(target("m.Box.s", "staticmethod", "Box")) == ()
+    assert harvest.class_calls(target("m.f", "function", None)) == ()
+    many = harvested({"m.Box.a": calls(*(str(n) for n in range(20)))})
+    found = many.class_calls(target("m.Box.a", "method", "Box"))
+    assert found == tuple(str(n) for n in range(CTORS_PER_CLASS))
 
 
 SYMBOLS = [f"t{n:02d}{'xy'[n % 2] if n % 3 == 0 else ''}" for n in range(30)]
