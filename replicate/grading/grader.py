@@ -26,7 +26,8 @@ from replicate.grading.class_sequences import (
     steadied,
 )
 from replicate.grading.classes import is_class_task, run_members, score_members
-from replicate.grading.javascript import grade_script, is_script_task
+from replicate.grading.javascript import is_script_task
+from replicate.grading.javascript_verdict import ScriptGrade, grade_twice
 from replicate.grading.mismatch import Mismatch
 from replicate.grading.recall import with_recall
 from replicate.grading.reward import Score, normalise, score_matches
@@ -212,12 +213,19 @@ def grade_text(
 
 
 def _graded_script(task: LoadedTask, candidate: str, jail: Jail, started: float) -> Verdict:
-    """A JavaScript/TypeScript candidate's verdict (`grading.javascript`): the raw share of
-    matches normalised against the task's baseline, its one run in a warm Node jail where
-    `jail` has a pool; no second run, shrinking or recall yet."""
-    scored = size_problem(candidate) or grade_script(task, candidate, jail.sandbox, jail.pool)
-    if isinstance(scored, str):
-        return _verdict(task, started, 0.0, "graded", scored).model_copy(update={"raw_reward": 0.0})
+    """A JavaScript/TypeScript candidate's verdict (`grading.javascript_verdict`): the raw share
+    of matches normalised against the task's baseline, run a second time when it earned anything
+    (warm Node jails where `jail` has a pool), with its memorisation signal; no shrinking yet."""
+    problem = size_problem(candidate)
+    found = (
+        ScriptGrade(None, problem)
+        if problem
+        else grade_twice(task, candidate, jail.sandbox, jail.pool)
+    )
+    scored = found.score
+    if scored is None:
+        verdict = _verdict(task, started, 0.0, "graded", found.refused)
+        return with_recall(verdict.model_copy(update={"raw_reward": 0.0}), task, found.spliced)
     total, missed = len(task.inputs), scored.mismatches
     reason = (
         f"all {total} hidden inputs match"
@@ -228,7 +236,8 @@ def _graded_script(task: LoadedTask, candidate: str, jail: Jail, started: float)
     reward = round(normalise(scored.reward, base), 6)
     verdict = _verdict(task, started, reward, "graded", reason)
     update = {"raw_reward": round(scored.reward, 6), "counts": scored.counts}
-    return verdict.model_copy(update={**update, "counterexample": scored.counterexample})
+    verdict = verdict.model_copy(update={**update, "counterexample": scored.counterexample})
+    return with_recall(verdict, task, found.spliced)
 
 
 def _graded(

@@ -9,8 +9,10 @@ after the call (and `this`, for a method); for a throw, the thrown value's class
 `compare_exception_message`), whether it was a rejected promise, and the arguments after it.
 The raw reward is the stratum-weighted share of matches (`reward.score_matches`); the verdict
 normalises it against the task's degenerate baseline (`gen.javascript_baseline`) as a Python
-task's is. No second run or shrinking yet. With a warm pool (`replicate run`, `serve`), the one
-run takes a Node jail started ahead for the task (`jail.node_warm`).
+task's is; a verdict runs a candidate that earned anything a second time
+(`grading.javascript_verdict`). No shrinking yet. With a warm pool (`replicate run`, `serve`), a
+run takes a Node jail started ahead for the task (`jail.node_warm`; two are started, one per
+run).
 """
 
 from __future__ import annotations
@@ -62,10 +64,10 @@ def run_script(
 
 
 def prewarm_script(
-    task: LoadedTask, pool: WarmPool, timeout_s: float | None = None, up_to: int = 1
+    task: LoadedTask, pool: WarmPool, timeout_s: float | None = None, up_to: int = 2
 ) -> None:
-    """Start the warm jails (`up_to` of them) later runs of candidates for `task` in `pool`
-    will take (`timeout_s` as those runs are given it)."""
+    """Start the warm jails (`up_to` of them: a candidate's two runs) later runs of candidates
+    for `task` in `pool` will take (`timeout_s` as those runs are given it)."""
     target, calls, held = _plan(task, timeout_s)
     node_warm.prewarm_node(pool, task.repo.tree, target, calls, held, up_to)
 

@@ -2,7 +2,9 @@
 module from a tiny repository, `javascript/minted.py`), each first shown to fool the naive
 in-process grader (`javascript/naive.cjs`: the positive control), then graded by ours, where it
 earns 0. The attacks on the runner itself (`test_javascript_runner.py`) and the built copies
-of the original (`test_javascript_leaks.py`) have their own controls."""
+of the original (`test_javascript_leaks.py`) have their own controls. A candidate that answers
+at random earns nothing once run twice (one run's reward is the control), and a verdict says how
+much of a body is the original's however it is laid out."""
 
 from __future__ import annotations
 
@@ -11,6 +13,9 @@ from pathlib import Path
 import pytest
 
 from replicate.batch import LoadedTask
+from replicate.grading import Score
+from replicate.grading.javascript import grade_script
+from replicate.sandbox import get_sandbox
 from tests.redteam.javascript.minted import graded, mint_tiny, naive_reward, tasks_by_name
 
 pytestmark = pytest.mark.e2e
@@ -108,3 +113,30 @@ def test_the_naive_grader_fails_a_wrong_candidate(
     right = "function double(a) { return a * 2; }"
     assert naive_reward(tasks["double"], right, tmp_path / "right") == 1.0
     assert graded(tasks["double"], right).reward == 1.0
+
+
+COIN_FLIP = "function double(a) { return Math.random() < 0.5 ? a * 2 : a * 3; }"
+
+
+def test_a_coin_flip_earns_nothing_once_it_is_run_twice(tasks: dict[str, LoadedTask]) -> None:
+    task = tasks["double"]
+    # the control: one run pays a candidate that answers at random its lucky share
+    once = grade_script(task, COIN_FLIP, get_sandbox("local"))
+    assert isinstance(once, Score) and 0.1 < once.reward < 0.9, once
+    verdict = graded(task, COIN_FLIP)
+    assert verdict.reward == 0.0 and verdict.reason.startswith("nondeterministic"), verdict
+    assert graded(task, "function double(a) { return a * 2; }").reward == 1.0  # run twice too
+
+
+def test_a_verdict_says_how_much_of_the_body_is_the_originals(
+    tasks: dict[str, LoadedTask],
+) -> None:
+    task = tasks["pair"]
+    recalled = "function pair(x) {\n  // the pair\n  return [x,\n    String(x)];\n}"
+    verdict = graded(task, recalled)
+    assert verdict.reward == 1.0 and verdict.copy_share == 1.0, verdict
+    other = (
+        "function pair(a) { const text = `${a}`; const out = []; out.push(a, text); return out; }"
+    )
+    verdict = graded(task, other)
+    assert verdict.reward == 1.0 and verdict.copy_share is not None and verdict.copy_share < 0.5

@@ -78,8 +78,10 @@ def _graded_both(task: LoadedTask, texts: list[str], sandbox: Sandbox) -> list[V
     with WarmPool(sandbox, per_key=1) as pool:  # type: ignore[arg-type]
         graded.prewarm_script(task, pool)
         warm = [grade_text(task, text, _jail(task, sandbox, pool)) for text in texts]
-        ran = sum("hidden inputs" in v.reason for v in warm)  # the others never ran
-        assert pool.stats().taken == ran  # one jail per candidate run
+        # one jail per run: two for a candidate that earned anything (its second run), one for
+        # one that did not, none for one that never ran
+        runs = sum((2 if v.reward > 0 else 1) for v in warm if "hidden inputs" in v.reason)
+        assert pool.stats().taken == runs
         assert pool.stats().ready >= 1  # the first was started ahead
     assert [_seen(v) for v in warm] == [_seen(v) for v in cold]
     return warm
@@ -260,5 +262,6 @@ def test_run_grades_javascript_candidates_in_warm_jails_started_while_the_agent_
     cold = rows(False)
     assert taken == [] and [r[1] for r in cold] == [1.0, 0.0]
     assert rows(True) == cold
-    # one pool for the repository: each grade took a jail started before it was asked for
-    assert taken == [WarmStats(taken=1, ready=1), WarmStats(taken=2, ready=2)]
+    # one pool for the repository: each run took a jail started before it was asked for (the
+    # reference's two runs, then the stub's one)
+    assert taken == [WarmStats(taken=n, ready=n) for n in (1, 2, 3)]
