@@ -199,7 +199,7 @@ _NOTE = {
     Context.FILE: "",
     Context.CLASS: "Only the module's imports and other non-definitions, and the definition that "
     "holds `{name}`, are shown; the other definitions are left out (each run marked with a "
-    "`# ...` comment) but are in the repository, and your code may use them.",
+    "`{comment} ...` comment) but are in the repository, and your code may use them.",
     Context.SIGNATURES: "The bodies of some other functions of this file are left out here too "
     "(they show {stub}, their signatures and docstrings kept), but the "
     "repository has them, and your code may call them.",
@@ -247,7 +247,8 @@ def render_row_prompt(
     to answer (`header`: as `answer_sentence` takes it)."""
     marks = fence(shown)
     stub, _, _, fenced = _LANGUAGE_WORDS[language]
-    note = _NOTE[context].format(name=qualname, stub=stub)
+    comment = "#" if language == "python" else "//"
+    note = _NOTE[context].format(name=qualname, stub=stub, comment=comment)
     return "\n".join(
         [
             task_md.rstrip(),

@@ -2,8 +2,8 @@
 
 One class serves both names ("javascript", "typescript"): a repository of either language mixes
 both kinds of file, and each file is parsed with the grammar its extension names
-(`javascript_extract.grammar_for`). Minting (harvest, runner, grading) is a later slice: the
-methods it alone needs raise NotImplementedError.
+(`javascript_extract.grammar_for`). Export's `--context class` outline is
+`javascript_context`'s, the memorisation signal's tokens `javascript_tokens`'.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from pathlib import Path
 from replicate.core import SkippedFile, Target
 from replicate.errors import ReplicateError
 from replicate.languages.base import Extraction
+from replicate.languages.javascript_context import outline
 from replicate.languages.javascript_extract import extract_targets, parse_source
 from replicate.languages.javascript_layout import iter_source_files, library_literals
 from replicate.languages.javascript_splice import (
@@ -25,7 +26,6 @@ from replicate.languages.javascript_tokens import body_tokens
 from replicate.languages.syntax import first_error_line
 
 MAX_FILE_BYTES = 2_000_000
-_LATER = "not supported for JavaScript/TypeScript yet (a later slice of issue 48: {})"
 
 
 def discover_scripts(root: Path) -> Extraction:
@@ -69,8 +69,7 @@ class ScriptLanguage:
     replace_definition = staticmethod(replace_definition)
     literals = staticmethod(library_literals)
 
-    def outline(self, source: bytes, target: Target) -> bytes:
-        raise NotImplementedError(_LATER.format("export's --context class"))
+    outline = staticmethod(outline)
 
     body_tokens = staticmethod(body_tokens)
 

@@ -206,9 +206,10 @@ def hides_its_body(
     assert seen <= set(visible), (task.id, seen - set(visible))
 
 
-def _export(tslib: Minted, out: Path, fmt: str) -> str:
+def _export(tslib: Minted, out: Path, fmt: str, *more: str) -> str:
     """What the export said on stderr."""
-    done = replicate("export", "--tasks", str(tslib.batch), "--format", fmt, "--out", str(out))
+    argv = ("export", "--tasks", str(tslib.batch), "--format", fmt, "--out", str(out), *more)
+    done = replicate(*argv)
     assert done.returncode == 0, done.stderr[-2000:]
     return done.stderr
 
@@ -238,6 +239,25 @@ def test_rows_hide_every_body_and_trl_grades_them(
     finally:
         close_graders()
     assert rewards == [1.0, 0.0] * len(rows)
+
+
+def test_rows_of_the_class_context_show_the_class_and_hide_each_body(
+    tslib: Minted, batch: Batch, tmp_path: Path
+) -> None:
+    datasets = pytest.importorskip("datasets")
+    _export(tslib, tmp_path / "rows", "rows", "--context", "class")
+    data = datasets.load_dataset("parquet", data_files=str(tmp_path / "rows.parquet"))["train"]
+    bodies = {ident: body_text(batch.load(ident)) for ident in batch.ids}
+    left_out = 0
+    for row in data:
+        task = batch.load(row["task_id"])
+        prompt = row["prompt"][-1]["content"]
+        hides_its_body(task, prompt, row["visible_task_ids"], bodies)
+        owner = task.hidden.target.class_name
+        if owner:
+            assert f"class {owner}" in prompt, task.id  # a method is shown in its class
+        left_out += "of this file not shown)" in prompt
+    assert left_out, "no prompt left another definition out: the outline did nothing"
 
 
 def test_inspect_hides_each_body_and_inspect_ai_grades_it(

@@ -121,11 +121,28 @@ def test_literals_come_from_the_library_not_its_tests(tmp_path: Path) -> None:
     assert {"hookwrapper", "plain"} <= literals and "only-in-tests" not in literals
 
 
-def test_methods_of_later_slices_say_so() -> None:
-    adapter = get_language("typescript")
-    target = targets_of(TS, "src/store.ts")["pick"]
-    with pytest.raises(NotImplementedError, match="later slice of issue 48"):
-        adapter.outline(TS.encode(), target)
+def test_the_class_context_shows_the_target_its_class_and_what_is_not_a_definition() -> None:
+    target = targets_of(JS, "src/shapes.js")["Shape.area"]
+    shown = get_language("javascript").outline(JS.encode(), target).decode()
+    assert shown.startswith('import { helper } from "./helper.js";\n')
+    assert (
+        'area() { throw new Error("not implemented"); }' in shown and "this.w * this.w" not in shown
+    )
+    assert "static unit() { return new Shape(1); }" in shown  # its class, whole
+    assert "return a + b" not in shown and "function outer" not in shown  # other definitions
+    # each run of left-out lines one comment, numbered as the original file numbers them
+    lines = JS.splitlines()
+    assert lines[5].startswith("export function add") and lines[23].startswith("module.exports =")
+    assert "// ... (lines 6-24 of this file not shown)\n" in shown
+    assert (
+        lines[37] == "function outer() {" and "// ... (lines 38-41 of this file not shown)" in shown
+    )
+
+    pick = targets_of(TS, "src/store.ts")["pick"]
+    shown = get_language("typescript").outline(TS.encode(), pick).decode()
+    assert shown.startswith("// ... (lines 1-11 of this file not shown)\n")  # the class Store
+    assert "export function pick(a: string): string;" in shown  # its overloads
+    assert "Math.min" not in shown and "(lines 19-19 of this file not shown)" in shown
 
 
 def test_a_doc_comment_is_the_jsdoc_block_just_above() -> None:
