@@ -64,10 +64,15 @@ def linked_libraries(binary: Path) -> list[str]:
     return [Path(name).name.split(".so")[0] for name in names]
 
 
+def foreign_libraries(binary: Path) -> list[str]:
+    """What `binary` links beyond `SYSTEM_LIBS`, sorted ([]: self-contained)."""
+    return sorted(set(linked_libraries(binary)) - SYSTEM_LIBS)
+
+
 def self_contained_node() -> Path:
     """The host's node, when it links nothing a Debian base image lacks; else a one-line error."""
     binary = node_binary()
-    extra = sorted(set(linked_libraries(binary)) - SYSTEM_LIBS)
+    extra = foreign_libraries(binary)
     if extra:
         raise ReplicateError(
             f"{binary} links {', '.join(extra)}: Harbor's images take a self-contained node "
