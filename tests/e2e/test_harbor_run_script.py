@@ -4,8 +4,11 @@ minted here), the oracle agent scores 1.0 and the nop agent, which leaves the st
 as Harbor's result files say; every container ran with no network.  The verifier image carries
 the host's Node (`exporters.harbor_node`) behind the jail's wrapper: a candidate that reads the
 root-only batch is refused (EACCES) there, and reads it once the wrapper is taken away (the
-positive control).  The images come from `--build-images`, the verifier base's Python layers
-shared with test_harbor_run.py's.
+positive control).  A JavaScript repository with an npm dependency (a small `file:` one, minted
+here without the strength pass) grades 1.0 in its verifier image, which carries the installed
+dependency in its cache under the key of the batch's tree there, and 0.0 once that folder is
+removed (the control); its agent's image runs node and requires the dependency.  The images come
+from `--build-images`, the verifier base's Python layers shared with test_harbor_run.py's.
 """
 
 from __future__ import annotations
@@ -23,9 +26,11 @@ from replicate.exporters import harbor_files, harbor_images, harbor_node
 from replicate.jail.node import node_binary
 from tests.e2e.conftest import Minted, replicate
 from tests.e2e.test_harbor_run import harbor, harbor_trials, rewards_are
+from tests.integration.languages.test_npm_deps_grading import _repo
 
 pytestmark = pytest.mark.usefixtures("docker_engine")
 
+CACHE_NODE_DEPS = f"{harbor_files.CACHE_IN_IMAGE}/node-deps"
 SYMBOLS = ("src/version.bumpVersion", "src/cache.BoundedCache.get")
 __all__ = ["harbor"]  # the Harbor venv's fixture, shared
 # what a candidate's body reads of the root-only batch: its byte count, or why it could not
@@ -69,15 +74,14 @@ def test_every_container_harbor_ran_had_no_network(trials: dict[str, list[Any]])
     assert trials["networks"] == ["none"] * (2 * 2 * len(SYMBOLS))
 
 
-def grade_in_verifier(task_id: str, candidate: Path, wrapped: bool) -> dict[str, Any]:
-    """test.sh run in the task's verifier image on `candidate` (as Harbor runs it, with no
-    network); `wrapped=False` puts the bare node where the jail's wrapper is."""
+def grade_in_verifier(task_id: str, candidate: Path, path: str, first: str = "") -> dict[str, Any]:
+    """test.sh run in the task's verifier image on `candidate` as the target file at `path` (as
+    Harbor runs it, with no network), after the shell commands `first`."""
     _, tag = harbor_images.task_tags(task_id)
-    target = f"{harbor_files.WORKDIR}/src/version.ts"
-    unwrap = "" if wrapped else f"cp {harbor_node.NODE_IN_IMAGE} {harbor_node.NODE_ON_PATH} && "
+    target = f"{harbor_files.WORKDIR}/{path}"
     script = (
-        f"{unwrap}mkdir -p /app/src && cp /mnt/candidate {target} && /tests/test.sh >/dev/null; "
-        f"cat {harbor_files.REWARD_DIR}/verdict.json"
+        f"{first}mkdir -p $(dirname {target}) && cp /mnt/candidate {target} "
+        f"&& /tests/test.sh >/dev/null; cat {harbor_files.REWARD_DIR}/verdict.json"
     )
     argv = ["docker", "run", "--rm", "--network", "none", "-v", f"{candidate}:/mnt/candidate:ro",
             tag, "sh", "-c", script]  # fmt: skip
@@ -91,14 +95,50 @@ def test_a_candidate_cannot_read_the_hidden_batch(
     tslib: Minted, exported: tuple[Path, tuple[str, ...]], tmp_path: Path
 ) -> None:
     task = Batch.open(tslib.batch).load(exported[1][0])
-    assert task.hidden.target.path == "src/version.ts"
     hidden = f"{harbor_files.BATCH_IN_IMAGE}/reference_impls/{task.id}/expected.jsonl"
     span, original = task.hidden.target.body_span, task.original_source()
     body = (READ_HIDDEN % hidden).encode()
     candidate = tmp_path / "version.ts"
     candidate.write_bytes(original[: span.start_byte] + body + original[span.end_byte :])
-    refused = grade_in_verifier(task.id, candidate, wrapped=True)
+    refused = grade_in_verifier(task.id, candidate, task.hidden.target.path)
     assert refused["reward"] == 0.0 and refused["counterexample"]["got"] == '"EACCES"', refused
     # positive control: without the wrapper the candidate runs as root and reads the file
-    read = grade_in_verifier(task.id, candidate, wrapped=False)["counterexample"]["got"]
-    assert read.strip('"').isdigit() and int(read.strip('"')) > 0, read
+    unwrap = f"cp {harbor_node.NODE_IN_IMAGE} {harbor_node.NODE_ON_PATH} && "
+    got = grade_in_verifier(task.id, candidate, task.hidden.target.path, unwrap)
+    read = got["counterexample"]["got"].strip('"')
+    assert read.isdigit() and int(read) > 0, got
+
+
+@pytest.fixture(scope="module")
+def with_deps(
+    exported: tuple[Path, tuple[str, ...]], tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, str]:
+    """A CommonJS repository whose target requires its one npm dependency (a `file:` one,
+    installed offline), minted and exported; its task's two images built on the verifier
+    base the module's export built (the one with Node)."""
+    root = tmp_path_factory.mktemp("harbor-deps")
+    batch, out = root / "batch", root / "out"
+    done = replicate("gen", "--repo", str(_repo(root, "commonjs")), "--out", str(batch),
+                     "--no-strength", timeout=900)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    done = replicate("export", "--tasks", str(batch), "--format", "harbor", "--out", str(out))
+    assert done.returncode == 0, done.stderr[-3000:]
+    (task_id,) = Batch.open(batch).ids
+    agent, verifier = harbor_images.task_tags(task_id)
+    harbor_images.build(out / task_id / "environment", agent)
+    harbor_images.build(out / task_id / "tests", verifier)
+    return out / task_id, task_id
+
+
+def test_the_images_carry_the_npm_dependencies(with_deps: tuple[Path, str]) -> None:
+    folder, task_id = with_deps
+    oracle = folder / "solution" / "original.js"
+    assert grade_in_verifier(task_id, oracle, "index.js")["reward"] == 1.0
+    # positive control: the same image without the installed dependencies in its cache
+    gone = grade_in_verifier(task_id, oracle, "index.js", f"rm -rf {CACHE_NODE_DEPS} && ")
+    assert gone["reward"] == 0.0 and "scale-helper" in json.dumps(gone), gone
+    agent, _ = harbor_images.task_tags(task_id)
+    argv = ["docker", "run", "--rm", "--network", "none", "-u", harbor_files.AGENT_USER, agent,
+            "node", "-e", "console.log(require('scale-helper').times(6, 7))"]  # fmt: skip
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
+    assert (done.returncode, done.stdout) == (0, "42\n"), done.stderr[-2000:]

@@ -109,3 +109,20 @@ def test_a_node_that_links_more_is_refused(batch: Path, tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr.strip().count("\n") == 0 and "self-contained node" in done.stderr
     # the control: a self-contained node is taken (the test above)
+
+
+def test_dependencies_that_cannot_install_are_said_not_copied(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("REPLICATE_CACHE", str(tmp_path / "cache"))
+    tree = tmp_path / "tree"
+    tree.mkdir()
+    missing = {"dependencies": {"gone": f"file:{tmp_path / 'gone'}"}}
+    (tree / "package.json").write_text(json.dumps({"name": "t", **missing}))
+    why = harbor_node.installed_deps(tree)
+    assert isinstance(why, str) and why.startswith("npm install"), why
+    (warning,) = harbor_node.deps_warnings([("t", why)])
+    assert warning.startswith("t: its npm dependencies are not in the images")
+    # the control: the same tree without the dependency declares none, so nothing is wanting
+    (tree / "package.json").write_text(json.dumps({"name": "t"}))
+    assert harbor_node.installed_deps(tree) is None
