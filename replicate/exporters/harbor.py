@@ -29,6 +29,7 @@ from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.inspect_eval import ensure_empty
 from replicate.exporters.plan import ExportPlan, PlannedTask
 from replicate.exporters.workspace import write_workspace
+from replicate.grading.javascript import is_script_task
 
 IMAGES = "_images"
 VERIFIER_BASE = "replicate-verifier"
@@ -116,7 +117,7 @@ def write_task_dir(batch: Batch, item: PlannedTask, root: Path, deps: Path | Non
     """One task's folder; `deps`: a script task's installed npm dependencies (`harbor_node`)."""
     task = item.task
     target = task.hidden.target.path
-    script = node.is_script(task)
+    script = is_script_task(task)
     write_text(root / "instruction.md", item.text)
     write_text(root / "task.toml", task_toml(item))
     lock = task.repo.record.lock
@@ -146,7 +147,7 @@ def script_deps(plan: ExportPlan) -> tuple[dict[str, Path], list[str]]:
     failed: dict[str, str] = {}
     for item in plan.tasks:
         task, key = item.task, item.task.hidden.repo_dir
-        if node.is_script(task) and key not in found and key not in failed:
+        if is_script_task(task) and key not in found and key not in failed:
             deps = node.installed_deps(task.repo.tree)
             if isinstance(deps, str):
                 failed[key] = deps
@@ -162,10 +163,10 @@ class HarborExporter:
 
     def export(self, batch: Batch, plan: ExportPlan, out: Path, options: ExportOptions) -> Written:
         ensure_empty(out)
-        scripts = any(node.is_script(item.task) for item in plan.tasks)
+        scripts = any(is_script_task(item.task) for item in plan.tasks)
         base = out / IMAGES / VERIFIER_BASE
         base.mkdir(parents=True)
-        if scripts:  # first: a node that cannot go into the images is refused before writing
+        if scripts:  # first: a node the images cannot take is refused before any task
             node.write_base(base)
         deps, warnings = script_deps(plan)
         written = []

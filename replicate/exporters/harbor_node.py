@@ -30,7 +30,6 @@ import subprocess
 from collections.abc import Iterable
 from pathlib import Path
 
-from replicate.batch import LoadedTask
 from replicate.errors import ReplicateError
 from replicate.exporters.harbor_files import CACHE_IN_IMAGE, JAIL_PYTHON, VERIFIER_IMAGE, WORKDIR
 from replicate.jail import node_deps, node_tools
@@ -44,10 +43,6 @@ SYSTEM_LIBS = frozenset(
 )
 TOOLS = (node_tools.SUCRASE, node_tools.FAST_CHECK)
 LDD_TIMEOUT_S = 60
-
-
-def is_script(task: LoadedTask) -> bool:
-    return task.spec.language != "python"
 
 
 def linked_libraries(binary: Path) -> list[str]:
