@@ -121,7 +121,8 @@ def write_task_dir(batch: Batch, item: PlannedTask, root: Path, deps: Path | Non
     write_text(root / "instruction.md", item.text)
     write_text(root / "task.toml", task_toml(item))
     lock = task.repo.record.lock
-    agent_node = node.agent_lines(deps is not None) if script else []
+    typescript = task.spec.language == "typescript"
+    agent_node = node.agent_lines(deps is not None, typescript) if script else []
     write_text(root / "environment" / "Dockerfile", files.agent_dockerfile(bool(lock), agent_node))
     write_text(root / "environment" / files.COMPOSE_FILE, files.CLOSED_NETWORK_COMPOSE)
     if lock:  # the wheels come from --build-images (or `pip wheel --no-deps pip -r ...`)

@@ -20,7 +20,10 @@ copied from this machine into the build contexts, since every build is offline:
 The agent's image gets the same `node` (copied from the verifier base, so the binary is in the
 export once) and the same installed dependencies at /app/node_modules, the copies of the
 package itself among them already stand-ins that load /app: an agent asked to write JavaScript
-can run it and the repository's tests.
+can run it and the repository's tests.  For a TypeScript task it also gets the jail's
+transpile-only loader (`jail.typescript`: sucrase), preloaded in every `node` by `NODE_OPTIONS`,
+so `node test/x.test.ts` runs as gen ran it (the loader drops the variable naming sucrase before
+the repository's code runs, so a node that code spawns has no TypeScript).
 """
 
 from __future__ import annotations
@@ -34,9 +37,12 @@ from replicate.errors import ReplicateError
 from replicate.exporters.harbor_files import CACHE_IN_IMAGE, JAIL_PYTHON, VERIFIER_IMAGE, WORKDIR
 from replicate.jail import node_deps, node_tools
 from replicate.jail.node import node_binary
+from replicate.jail.typescript import ENV_NAME, LOADER
 
 NODE_IN_IMAGE = "/opt/replicate/node/bin/node"
 NODE_ON_PATH = "/usr/bin/node"  # the base image has none: free for the wrapper
+LOADER_IN_IMAGE = "/opt/replicate/node/typescript"  # the jail's TypeScript loader's two files
+SUCRASE_IN_AGENT = "/opt/replicate/node/sucrase"
 SYSTEM_LIBS = frozenset(
     {"libc", "libm", "libdl", "libpthread", "librt", "libstdc++", "libgcc_s", "ld-linux-x86-64"}
     | {"ld-linux-aarch64", "linux-vdso", "linux-gate"}
@@ -88,6 +94,9 @@ def write_base(base: Path) -> None:
     (base / "node").mkdir()
     shutil.copy2(self_contained_node(), base / "node" / "node")
     (base / "node" / "jail-node.sh").write_text(jail_node(), encoding="utf-8")
+    (base / "node" / "typescript").mkdir()
+    for loader in (LOADER, LOADER.with_suffix(".mjs")):
+        shutil.copy2(loader, base / "node" / "typescript" / loader.name)
     for tool in TOOLS:
         folder = node_tools.tool_modules(tool).parent
         shutil.copytree(folder, base / "node-tools" / folder.name, symlinks=True)
@@ -98,6 +107,7 @@ def base_lines() -> list[str]:
     return [
         f"COPY node/node {NODE_IN_IMAGE}",
         f"COPY node/jail-node.sh {NODE_ON_PATH}",
+        f"COPY node/typescript/ {LOADER_IN_IMAGE}/",
         f"COPY node-tools/ {CACHE_IN_IMAGE}/node-tools/",
         f"RUN chmod 755 {NODE_IN_IMAGE} {NODE_ON_PATH} && {NODE_IN_IMAGE} --version",
     ]
@@ -124,10 +134,19 @@ def verifier_lines(has_deps: bool) -> list[str]:
     return [f"COPY node-deps/ {CACHE_IN_IMAGE}/node-deps/"] if has_deps else []
 
 
-def agent_lines(has_deps: bool) -> list[str]:
-    """A script task agent image's lines: node from the verifier base; the installed
-    dependencies at /app/node_modules, their stand-ins for the package loading /app."""
+def agent_lines(has_deps: bool, typescript: bool) -> list[str]:
+    """A script task agent image's lines: node from the verifier base; for TypeScript, the
+    jail's transpile-only loader and sucrase, preloaded in every node (`NODE_OPTIONS`); the
+    installed dependencies at /app/node_modules, their stand-ins for the package loading /app."""
     lines = [f"COPY --from={VERIFIER_IMAGE} {NODE_IN_IMAGE} {NODE_ON_PATH}"]
+    if typescript:
+        sucrase = f"{CACHE_IN_IMAGE}/node-tools/{node_tools.SUCRASE.spec}/"
+        lines += [
+            f"COPY --from={VERIFIER_IMAGE} {LOADER_IN_IMAGE}/ {LOADER_IN_IMAGE}/",
+            f"COPY --from={VERIFIER_IMAGE} {sucrase} {SUCRASE_IN_AGENT}/",
+            f"ENV NODE_OPTIONS=--require={LOADER_IN_IMAGE}/{LOADER.name} "
+            f"{ENV_NAME}={SUCRASE_IN_AGENT}/node_modules/{node_tools.SUCRASE.package}",
+        ]
     if has_deps:
         lines += [
             f"COPY node_modules/ {WORKDIR}/node_modules/",

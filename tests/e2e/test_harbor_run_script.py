@@ -4,11 +4,13 @@ minted here), the oracle agent scores 1.0 and the nop agent, which leaves the st
 as Harbor's result files say; every container ran with no network.  The verifier image carries
 the host's Node (`exporters.harbor_node`) behind the jail's wrapper: a candidate that reads the
 root-only batch is refused (EACCES) there, and reads it once the wrapper is taken away (the
-positive control).  A JavaScript repository with an npm dependency (a small `file:` one, minted
-here without the strength pass) grades 1.0 in its verifier image, which carries the installed
-dependency in its cache under the key of the batch's tree there, and 0.0 once that folder is
-removed (the control); its agent's image runs node and requires the dependency.  The images come
-from `--build-images`, the verifier base's Python layers shared with test_harbor_run.py's.
+positive control).  The agent's image runs a TypeScript test file (failing on the stub, passing
+on the original; not at all without the preloaded loader).  A JavaScript repository with an npm
+dependency (a small `file:` one, minted here without the strength pass) grades 1.0 in its
+verifier image, which carries the installed dependency in its cache under the key of the
+batch's tree there, and 0.0 once that folder is removed (the control); its agent's image runs
+node and requires the dependency.  The images come from `--build-images`, the verifier base's
+Python layers shared with test_harbor_run.py's.
 """
 
 from __future__ import annotations
@@ -142,3 +144,29 @@ def test_the_images_carry_the_npm_dependencies(with_deps: tuple[Path, str]) -> N
             "node", "-e", "console.log(require('scale-helper').times(6, 7))"]  # fmt: skip
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False)
     assert (done.returncode, done.stdout) == (0, "42\n"), done.stderr[-2000:]
+
+
+def node_in_agent(task_id: str, script: str, candidate: Path | None = None) -> str:
+    """`script` run by sh in the task's agent image, as its user, in /app, with no network
+    (`candidate`, when given, at /mnt/candidate); its output and errors."""
+    agent, _ = harbor_images.task_tags(task_id)
+    mount = ["-v", f"{candidate}:/mnt/candidate:ro"] if candidate else []
+    argv = ["docker", "run", "--rm", "--network", "none", "-u", harbor_files.AGENT_USER, *mount,
+            agent, "sh", "-c", f"{script} 2>&1"]  # fmt: skip
+    return subprocess.run(argv, capture_output=True, text=True, timeout=300, check=False).stdout
+
+
+def test_the_agent_image_runs_the_typescript_tests(
+    exported: tuple[Path, tuple[str, ...]],
+) -> None:
+    out, ids = exported
+    task_id = ids[1]  # BoundedCache.get: test/cache.test.ts calls it
+    run = "node test/cache.test.ts"
+    stub = node_in_agent(task_id, run)
+    assert "not implemented" in stub and "# fail 0" not in stub, stub[-2000:]
+    oracle = out / task_id / "solution" / "original.ts"
+    right = node_in_agent(task_id, f"cp /mnt/candidate src/cache.ts && {run}", oracle)
+    assert "# fail 0" in right and "# pass 0" not in right, right[-2000:]
+    # positive control: without the preloaded loader, node 20 does not run a .ts file
+    bare = node_in_agent(task_id, f"NODE_OPTIONS= {run}")
+    assert "ERR_UNKNOWN_FILE_EXTENSION" in bare, bare[-2000:]
