@@ -113,8 +113,11 @@ def one_task_batch(batch: Batch, task: LoadedTask, dest: Path) -> None:
     write_manifest(dest)
 
 
-def write_task_dir(batch: Batch, item: PlannedTask, root: Path, deps: Path | None) -> None:
-    """One task's folder; `deps`: a script task's installed npm dependencies (`harbor_node`)."""
+def write_task_dir(
+    batch: Batch, item: PlannedTask, root: Path, deps: Path | None, base_tag: str
+) -> None:
+    """One task's folder; `deps`: a script task's installed npm dependencies (`harbor_node`);
+    `base_tag`: the export's verifier base."""
     task = item.task
     target = task.hidden.target.path
     script = is_script_task(task)
@@ -130,7 +133,7 @@ def write_task_dir(batch: Batch, item: PlannedTask, root: Path, deps: Path | Non
         (root / "environment" / "wheels").mkdir()
     write_workspace(task, root / "environment" / "workspace")
     verifier_node = node.verifier_lines(deps is not None)
-    write_text(root / "tests" / "Dockerfile", files.verifier_dockerfile(verifier_node))
+    write_text(root / "tests" / "Dockerfile", files.verifier_dockerfile(verifier_node, base_tag))
     if deps is not None:
         node.copy_deps(deps, root / "tests", root / "environment")
     write_text(root / "tests" / files.COMPOSE_FILE, files.CLOSED_NETWORK_COMPOSE)
@@ -170,9 +173,11 @@ class HarborExporter:
         if scripts:  # first: a node the images cannot take is refused before any task
             node.write_base(base)
         deps, warnings = script_deps(plan)
+        base_tag = node.VERIFIER_NODE_IMAGE if scripts else files.VERIFIER_IMAGE
         written = []
         for item in plan.tasks:
-            write_task_dir(batch, item, out / item.task.id, deps.get(item.task.hidden.repo_dir))
+            repo_deps = deps.get(item.task.hidden.repo_dir)
+            write_task_dir(batch, item, out / item.task.id, repo_deps, base_tag)
             written.append(out / item.task.id)
         base_node = node.base_lines() if scripts else []
         write_text(base / "Dockerfile", files.verifier_base_dockerfile(base_node))
@@ -180,5 +185,5 @@ class HarborExporter:
         if options.build_images:
             from replicate.exporters.harbor_images import build_all
 
-            build_all(batch, written, base)
+            build_all(batch, written, base, base_tag)
         return Written(tasks=len(written), files=(*written, base), warnings=tuple(warnings))

@@ -173,15 +173,15 @@ LOCK_DOWN = " && ".join(
 )
 
 
-def verifier_dockerfile(node: Sequence[str] = ()) -> str:
-    """One task's verifier: the shared base, the one-task batch (root only), test.sh;
-    `node`: a script task's lines (`harbor_node.verifier_lines`)."""
+def verifier_dockerfile(node: Sequence[str] = (), base: str = VERIFIER_IMAGE) -> str:
+    """One task's verifier: the shared base (`base`: the export's), the one-task batch (root
+    only), test.sh; `node`: a script task's lines (`harbor_node.verifier_lines`)."""
     return "\n".join(
         [
             "# The task's verifier (Harbor's separate mode): the hidden inputs, expected outcomes",
             "# and the pristine repository live here only.  The repository's environment is built",
             "# now, offline, from the wheelhouse of the base image.",
-            f"FROM {VERIFIER_IMAGE}",
+            f"FROM {base}",
             *node,
             f"COPY batch/ {BATCH_IN_IMAGE}/",
             "COPY test.sh jail-python.sh /tests/",

@@ -41,6 +41,9 @@ from replicate.jail.typescript import ENV_NAME, LOADER
 
 NODE_IN_IMAGE = "/opt/replicate/node/bin/node"
 NODE_ON_PATH = "/usr/bin/node"  # the base image has none: free for the wrapper
+# the verifier base of an export with script tasks: its own tag, which an export without Node
+# (building `VERIFIER_IMAGE`) never replaces under the images built on it
+VERIFIER_NODE_IMAGE = f"{VERIFIER_IMAGE}-node"
 LOADER_IN_IMAGE = "/opt/replicate/node/typescript"  # the jail's TypeScript loader's two files
 SUCRASE_IN_AGENT = "/opt/replicate/node/sucrase"
 SYSTEM_LIBS = frozenset(
@@ -138,12 +141,12 @@ def agent_lines(has_deps: bool, typescript: bool) -> list[str]:
     """A script task agent image's lines: node from the verifier base; for TypeScript, the
     jail's transpile-only loader and sucrase, preloaded in every node (`NODE_OPTIONS`); the
     installed dependencies at /app/node_modules, their stand-ins for the package loading /app."""
-    lines = [f"COPY --from={VERIFIER_IMAGE} {NODE_IN_IMAGE} {NODE_ON_PATH}"]
+    lines = [f"COPY --from={VERIFIER_NODE_IMAGE} {NODE_IN_IMAGE} {NODE_ON_PATH}"]
     if typescript:
         sucrase = f"{CACHE_IN_IMAGE}/node-tools/{node_tools.SUCRASE.spec}/"
         lines += [
-            f"COPY --from={VERIFIER_IMAGE} {LOADER_IN_IMAGE}/ {LOADER_IN_IMAGE}/",
-            f"COPY --from={VERIFIER_IMAGE} {sucrase} {SUCRASE_IN_AGENT}/",
+            f"COPY --from={VERIFIER_NODE_IMAGE} {LOADER_IN_IMAGE}/ {LOADER_IN_IMAGE}/",
+            f"COPY --from={VERIFIER_NODE_IMAGE} {sucrase} {SUCRASE_IN_AGENT}/",
             f"ENV NODE_OPTIONS=--require={LOADER_IN_IMAGE}/{LOADER.name} "
             f"{ENV_NAME}={SUCRASE_IN_AGENT}/node_modules/{node_tools.SUCRASE.package}",
         ]

@@ -93,9 +93,10 @@ def test_the_build_contexts_carry_node_the_tools_and_the_dependencies(
     assert (deps / node_deps.SHOWN).is_file()
     assert (deps / "node_modules" / "scale-helper" / "index.js").is_file()
     assert (folder / "environment" / "node_modules" / "scale-helper" / "index.js").is_file()
-    assert "COPY node-deps/" in (folder / "tests" / "Dockerfile").read_text()
+    verifier = (folder / "tests" / "Dockerfile").read_text()
+    assert f"FROM {harbor_node.VERIFIER_NODE_IMAGE}\nCOPY node-deps/" in verifier
     agent = (folder / "environment" / "Dockerfile").read_text()
-    assert f"COPY --from={harbor_files.VERIFIER_IMAGE} {harbor_node.NODE_IN_IMAGE}" in agent
+    assert f"COPY --from={harbor_node.VERIFIER_NODE_IMAGE} {harbor_node.NODE_IN_IMAGE}" in agent
     assert "COPY node_modules/ /app/node_modules/" in agent
 
 
