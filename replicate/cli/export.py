@@ -110,7 +110,7 @@ def handle(args: argparse.Namespace) -> int:
         console = err_console()
         console.print(_table(args.format, written, plan))
         console.print(_lengths_table(plan.lengths, rows=chosen.workdir is None))
-        for line in export_warnings(plan, options, args.format):
+        for line in (*export_warnings(plan, options), *written.warnings):
             console.print(f"warning: {line}", soft_wrap=True)
     return 0
 
@@ -144,16 +144,9 @@ def cross_split(plan: ExportPlan) -> list[tuple[str, str]]:
     ]
 
 
-def export_warnings(plan: ExportPlan, options: ExportOptions, name: str = "") -> list[str]:
-    """What the export should tell: a split with an empty side, hidden bodies left unsplit,
-    Harbor tasks its verifier cannot grade."""
+def export_warnings(plan: ExportPlan, options: ExportOptions) -> list[str]:
+    """What the export should tell: a split with an empty side, hidden bodies left unsplit."""
     found = []
-    scripts = sum(1 for item in plan.tasks if item.task.spec.language != "python")
-    if name == "harbor" and scripts:
-        found.append(
-            f"{scripts} of {len(plan.tasks)} tasks are JavaScript/TypeScript: Harbor's verifier "
-            "image has no Node yet, so its verifier cannot grade them (rows and inspect can)"
-        )
     counts = plan.split_counts()
     groups = {item.placement.group for item in plan.tasks}
     if options.split_by is not None and len(counts) < 2 and len(groups) == 1:

@@ -32,10 +32,12 @@ class ExportOptions:
 
 @dataclass(frozen=True)
 class Written:
-    """What an exporter wrote: how many tasks, into which files."""
+    """What an exporter wrote: how many tasks, into which files, and what it could not do
+    (one line each, printed as warnings)."""
 
     tasks: int
     files: tuple[Path, ...]
+    warnings: tuple[str, ...] = ()
 
 
 class Exporter(Protocol):

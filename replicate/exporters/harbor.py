@@ -24,10 +24,12 @@ from typing import Any
 from replicate import __version__, confined
 from replicate.batch import HIDDEN, REPOS, SPECS, Batch, LoadedTask, write_manifest
 from replicate.exporters import harbor_files as files
+from replicate.exporters import harbor_node as node
 from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.inspect_eval import ensure_empty
 from replicate.exporters.plan import ExportPlan, PlannedTask
 from replicate.exporters.workspace import write_workspace
+from replicate.grading.javascript import is_script_task
 
 IMAGES = "_images"
 VERIFIER_BASE = "replicate-verifier"
@@ -111,25 +113,51 @@ def one_task_batch(batch: Batch, task: LoadedTask, dest: Path) -> None:
     write_manifest(dest)
 
 
-def write_task_dir(batch: Batch, item: PlannedTask, root: Path) -> None:
+def write_task_dir(
+    batch: Batch, item: PlannedTask, root: Path, deps: Path | None, base_tag: str
+) -> None:
+    """One task's folder; `deps`: a script task's installed npm dependencies (`harbor_node`);
+    `base_tag`: the export's verifier base."""
     task = item.task
     target = task.hidden.target.path
+    script = is_script_task(task)
     write_text(root / "instruction.md", item.text)
     write_text(root / "task.toml", task_toml(item))
     lock = task.repo.record.lock
-    write_text(root / "environment" / "Dockerfile", files.agent_dockerfile(bool(lock)))
+    typescript = task.spec.language == "typescript"
+    agent_node = node.agent_lines(deps is not None, typescript) if script else []
+    write_text(root / "environment" / "Dockerfile", files.agent_dockerfile(bool(lock), agent_node))
     write_text(root / "environment" / files.COMPOSE_FILE, files.CLOSED_NETWORK_COMPOSE)
     if lock:  # the wheels come from --build-images (or `pip wheel --no-deps pip -r ...`)
         write_text(root / "environment" / "requirements.txt", "".join(f"{x}\n" for x in lock))
         (root / "environment" / "wheels").mkdir()
     write_workspace(task, root / "environment" / "workspace")
-    write_text(root / "tests" / "Dockerfile", files.verifier_dockerfile())
+    verifier_node = node.verifier_lines(deps is not None)
+    write_text(root / "tests" / "Dockerfile", files.verifier_dockerfile(verifier_node, base_tag))
+    if deps is not None:
+        node.copy_deps(deps, root / "tests", root / "environment")
     write_text(root / "tests" / files.COMPOSE_FILE, files.CLOSED_NETWORK_COMPOSE)
     write_text(root / "tests" / "test.sh", files.test_script(task.id, target), 0o755)
     write_text(root / "tests" / "jail-python.sh", files.JAIL_PYTHON, 0o755)
     one_task_batch(batch, task, root / "tests" / "batch")
     write_text(root / "solution" / "solve.sh", files.solve_script(target), 0o755)
     (root / "solution" / files.solution_name(target)).write_bytes(task.original_source())
+
+
+def script_deps(plan: ExportPlan) -> tuple[dict[str, Path], list[str]]:
+    """Each script repository's installed npm dependencies (by repository folder), and a
+    warning for each whose could not be installed."""
+    found: dict[str, Path] = {}
+    failed: dict[str, str] = {}
+    for item in plan.tasks:
+        task, key = item.task, item.task.hidden.repo_dir
+        if is_script_task(task) and key not in found and key not in failed:
+            deps = node.installed_deps(task.repo.tree)
+            if isinstance(deps, str):
+                failed[key] = deps
+            elif deps is not None:
+                found[key] = deps
+    return found, node.deps_warnings(sorted(failed.items()))
 
 
 class HarborExporter:
@@ -139,15 +167,23 @@ class HarborExporter:
 
     def export(self, batch: Batch, plan: ExportPlan, out: Path, options: ExportOptions) -> Written:
         ensure_empty(out)
+        scripts = any(is_script_task(item.task) for item in plan.tasks)
+        base = out / IMAGES / VERIFIER_BASE
+        base.mkdir(parents=True)
+        if scripts:  # first: a node the images cannot take is refused before any task
+            node.write_base(base)
+        deps, warnings = script_deps(plan)
+        base_tag = node.VERIFIER_NODE_IMAGE if scripts else files.VERIFIER_IMAGE
         written = []
         for item in plan.tasks:
-            write_task_dir(batch, item, out / item.task.id)
+            repo_deps = deps.get(item.task.hidden.repo_dir)
+            write_task_dir(batch, item, out / item.task.id, repo_deps, base_tag)
             written.append(out / item.task.id)
-        base = out / IMAGES / VERIFIER_BASE
-        write_text(base / "Dockerfile", files.verifier_base_dockerfile())
+        base_node = node.base_lines() if scripts else []
+        write_text(base / "Dockerfile", files.verifier_base_dockerfile(base_node))
         (base / "wheels").mkdir()
         if options.build_images:
             from replicate.exporters.harbor_images import build_all
 
-            build_all(batch, written, base)
-        return Written(tasks=len(written), files=(*written, base))
+            build_all(batch, written, base, base_tag)
+        return Written(tasks=len(written), files=(*written, base), warnings=tuple(warnings))

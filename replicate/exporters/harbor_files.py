@@ -15,7 +15,7 @@ from __future__ import annotations
 import json
 import math
 import shlex
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 from typing import Any
 
@@ -82,9 +82,10 @@ def pip_from(wheels: str) -> str:
     return f'python3 "$(ls {wheels}/pip-*.whl | head -n 1)/pip"'
 
 
-def agent_dockerfile(has_lock: bool) -> str:
+def agent_dockerfile(has_lock: bool, node: Sequence[str] = ()) -> str:
     """The agent's image; with a lock, the repository's pinned dependencies installed offline
-    from environment/wheels/ (filled by --build-images)."""
+    from environment/wheels/ (filled by --build-images); `node`: a script task's lines
+    (`harbor_node.agent_lines`)."""
     install = []
     if has_lock:
         pip = pip_from(ENV_WHEELS)
@@ -100,6 +101,7 @@ def agent_dockerfile(has_lock: bool) -> str:
             "# root, its pinned dependencies.  Nothing hidden: no batch, no grader, no original.",
             f"FROM {BASE_IMAGE}",
             *install,
+            *node,
             f"COPY workspace/ {WORKDIR}/",
             f"RUN useradd --create-home --uid 1000 {AGENT_USER} && chown -R 1000:1000 {WORKDIR}",
             f"WORKDIR {WORKDIR}",
@@ -108,8 +110,9 @@ def agent_dockerfile(has_lock: bool) -> str:
     )
 
 
-def verifier_base_dockerfile() -> str:
-    """The shared verifier image: this package installed offline from `wheels/`."""
+def verifier_base_dockerfile(node: Sequence[str] = ()) -> str:
+    """The shared verifier image: this package installed offline from `wheels/`; `node`: an
+    export with script tasks' lines (`harbor_node.base_lines`)."""
     install = (
         f"{pip_from(WHEELS_IN_IMAGE)} install --no-index --find-links {WHEELS_IN_IMAGE} "
         "--break-system-packages --no-compile --quiet pip replicate-rl"
@@ -121,6 +124,7 @@ def verifier_base_dockerfile() -> str:
             f"FROM {BASE_IMAGE}",
             f"COPY wheels/ {WHEELS_IN_IMAGE}/",
             f"RUN {install}",
+            *node,
             f"ENV PIP_NO_INDEX=1 PIP_FIND_LINKS={WHEELS_IN_IMAGE} REPLICATE_CACHE={CACHE_IN_IMAGE}",
             "",
         ]
@@ -169,14 +173,16 @@ LOCK_DOWN = " && ".join(
 )
 
 
-def verifier_dockerfile() -> str:
-    """One task's verifier: the shared base, the one-task batch (root only), test.sh."""
+def verifier_dockerfile(node: Sequence[str] = (), base: str = VERIFIER_IMAGE) -> str:
+    """One task's verifier: the shared base (`base`: the export's), the one-task batch (root
+    only), test.sh; `node`: a script task's lines (`harbor_node.verifier_lines`)."""
     return "\n".join(
         [
             "# The task's verifier (Harbor's separate mode): the hidden inputs, expected outcomes",
             "# and the pristine repository live here only.  The repository's environment is built",
             "# now, offline, from the wheelhouse of the base image.",
-            f"FROM {VERIFIER_IMAGE}",
+            f"FROM {base}",
+            *node,
             f"COPY batch/ {BATCH_IN_IMAGE}/",
             "COPY test.sh jail-python.sh /tests/",
             f"RUN chmod 755 /tests/test.sh && python3 -c {shlex.quote(PREPARE)}",

@@ -3,7 +3,8 @@
 1. the wheelhouse of the shared verifier image, on the host: this package (from its checkout, or
    `replicate-rl==VERSION` from the index pip is configured with), its dependencies, pip, and the
    pinned lock of every exported repository (`pip wheel`);
-2. `replicate-verifier:VERSION` from `_images/replicate-verifier/`;
+2. `replicate-verifier:VERSION` from `_images/replicate-verifier/` (`:VERSION-node` for an export
+   with JavaScript/TypeScript tasks: `harbor_node`);
 3. per task, the agent's image and the verifier's, tagged `replicate-task/<id>:agent` and
    `:verifier` (lower case).
 
@@ -23,7 +24,6 @@ import replicate
 from replicate import __version__
 from replicate.batch import Batch
 from replicate.errors import InfraError
-from replicate.exporters.harbor_files import VERIFIER_IMAGE
 
 WHEEL_TIMEOUT_S = 1800
 BUILD_TIMEOUT_S = 1800
@@ -75,12 +75,13 @@ def build(context: Path, tag: str) -> None:
         raise InfraError(f"cannot build {tag}: {exc}") from exc
 
 
-def build_all(batch: Batch, task_dirs: Sequence[Path], base: Path) -> list[str]:
-    """Fill the wheelhouse and build every image; the tags built, in order."""
+def build_all(batch: Batch, task_dirs: Sequence[Path], base: Path, base_tag: str) -> list[str]:
+    """Fill the wheelhouse and build every image, the verifier base tagged `base_tag`; the tags
+    built, in order."""
     locks = sorted({line for snapshot in batch.repos() for line in snapshot.record.lock})
     fill_wheelhouse(base / "wheels", locks)
-    build(base, VERIFIER_IMAGE)
-    tags = [VERIFIER_IMAGE]
+    build(base, base_tag)
+    tags = [base_tag]
     for folder in task_dirs:
         agent, verifier = task_tags(folder.name)
         requirements = folder / "environment" / "requirements.txt"

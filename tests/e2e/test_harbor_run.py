@@ -56,11 +56,9 @@ def compose_containers(prefixes: list[str]) -> list[Any]:
     return [c for c in found if c.labels[label].startswith(tuple(prefixes))]
 
 
-@pytest.fixture(scope="module")
-def trials(harbor: Path, exported: tuple[Path, tuple[str, ...]]) -> Iterator[dict[str, list[Any]]]:
-    """Each agent's job run by Harbor on the export: its trials' result.json files (and the
-    networks of the containers it kept, removed after)."""
-    out, _ = exported
+def harbor_trials(harbor: Path, out: Path, tasks: int) -> Iterator[dict[str, list[Any]]]:
+    """Each agent's job run by Harbor on the export at `out`: its trials' result.json files
+    (and the networks of the containers it kept, removed after)."""
     jobs = out.parent / "jobs"
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}  # no fetch of a price list
     results: dict[str, list[Any]] = {}
@@ -68,7 +66,7 @@ def trials(harbor: Path, exported: tuple[Path, tuple[str, ...]]) -> Iterator[dic
     try:
         for agent in ("oracle", "nop"):
             argv = [str(harbor), "run", "-p", str(out), "-a", agent, "-e", "docker", "-o",
-                    str(jobs), "--job-name", agent, "-n", str(TASKS), "-q", "-y",
+                    str(jobs), "--job-name", agent, "-n", str(tasks), "-q", "-y",
                     "--ek", "keep_containers=true"]  # fmt: skip
             done = subprocess.run(
                 argv, capture_output=True, text=True, timeout=HARBOR_TIMEOUT_S, env=env, check=False
@@ -87,6 +85,20 @@ def trials(harbor: Path, exported: tuple[Path, tuple[str, ...]]) -> Iterator[dic
             subprocess.run(["docker", "rmi", "--force", image], capture_output=True, check=False)
 
 
+def rewards_are(results: list[Any], ids: tuple[str, ...], reward: float) -> None:
+    """One trial per task of `ids`, none failed, each rewarded `reward` alone."""
+    assert sorted(r["task_name"] for r in results) == sorted(f"replicate/{i}" for i in ids)
+    for result in results:
+        assert result["exception_info"] is None, result["exception_info"]
+        # reward.json holds the reward alone: Harbor reads every key of it as a reward
+        assert result["verifier_result"]["rewards"] == {"reward": reward}
+
+
+@pytest.fixture(scope="module")
+def trials(harbor: Path, exported: tuple[Path, tuple[str, ...]]) -> Iterator[dict[str, list[Any]]]:
+    yield from harbor_trials(harbor, exported[0], TASKS)
+
+
 @pytest.mark.parametrize(("agent", "reward"), [("oracle", 1.0), ("nop", 0.0)])
 def test_harbor_runs_the_export(
     trials: dict[str, list[Any]],
@@ -94,13 +106,7 @@ def test_harbor_runs_the_export(
     agent: str,
     reward: float,
 ) -> None:
-    _, ids = exported
-    results = trials[agent]
-    assert sorted(r["task_name"] for r in results) == sorted(f"replicate/{i}" for i in ids)
-    for result in results:
-        assert result["exception_info"] is None, result["exception_info"]
-        # reward.json holds the reward alone: Harbor reads every key of it as a reward
-        assert result["verifier_result"]["rewards"] == {"reward": reward}
+    rewards_are(trials[agent], exported[1], reward)
 
 
 def test_every_container_harbor_ran_had_no_network(trials: dict[str, list[Any]]) -> None:

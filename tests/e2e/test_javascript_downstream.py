@@ -11,8 +11,8 @@ report lists the run's tasks and shows that answer's counterexample in JavaScrip
 original body from that task's model, any other task's body it shows is listed in its
 `visible_task_ids`, and each format's consumer reads it back: the rows by `datasets` and TRL's
 reward function, the inspect task by inspect_ai's own `eval` (the original 1.0, the stub 0.0), the
-Harbor folders by Harbor's own task model and linter (not yet graded in Harbor's verifier
-container, which has no Node: the export warns of it)."""
+Harbor folders by Harbor's own task model and linter (graded by Harbor's runner in
+test_harbor_run_script.py)."""
 
 from __future__ import annotations
 
@@ -289,8 +289,8 @@ def test_harbor_hides_each_body_and_harbor_reads_it_back(
 ) -> None:
     out = tmp_path / "harbor"
     said = _export(tslib, out, "harbor")
-    # not yet: the verifier image has no Node, and the export says so
-    assert f"{len(batch.ids)} of {len(batch.ids)} tasks are JavaScript/TypeScript" in said
+    assert "JavaScript/TypeScript" not in said  # the verifier image has Node: no warning
+    assert (out / "_images" / "replicate-verifier" / "node" / "node").is_file()
     bodies = {ident: body_text(batch.load(ident)) for ident in batch.ids}
     for ident in batch.ids:
         task, folder = batch.load(ident), out / ident

@@ -101,6 +101,17 @@ def test_the_verifier_batch_grades_alone(tiny: Tiny, exported: Path, tmp_path: P
         assert json.loads(done.stdout)["reward"] == reward
 
 
+def test_a_python_export_builds_as_before_without_node(tiny: Tiny, exported: Path) -> None:
+    """No Node in any build context of a Python-only export (harbor_node: script tasks only)."""
+    base = exported / "_images" / "replicate-verifier"
+    assert sorted(p.name for p in base.iterdir()) == ["Dockerfile", "wheels"]
+    assert (base / "Dockerfile").read_text() == harbor_files.verifier_base_dockerfile()
+    for symbol in SYMBOLS:
+        folder = exported / tiny.id_of(symbol)
+        assert "node" not in (folder / "environment" / "Dockerfile").read_text()
+        assert (folder / "tests" / "Dockerfile").read_text() == harbor_files.verifier_dockerfile()
+
+
 def test_build_images_is_harbor_only(tiny: Tiny, tmp_path: Path) -> None:
     done = cli("export", "--tasks", str(tiny.batch_dir), "--format", "rows", "--out",
                str(tmp_path / "rows"), "--build-images")  # fmt: skip
