@@ -29,7 +29,7 @@ from replicate.exporters.base import ExportOptions, Written
 from replicate.exporters.inspect_eval import ensure_empty
 from replicate.exporters.plan import ExportPlan, PlannedTask
 from replicate.exporters.workspace import write_workspace
-from replicate.grading.javascript import is_script_task
+from replicate.grading import is_script_task
 
 IMAGES = "_images"
 VERIFIER_BASE = "replicate-verifier"

@@ -35,9 +35,8 @@ from pathlib import Path
 
 from replicate.errors import ReplicateError
 from replicate.exporters.harbor_files import CACHE_IN_IMAGE, JAIL_PYTHON, VERIFIER_IMAGE, WORKDIR
-from replicate.jail import node_deps, node_tools
-from replicate.jail.node import node_binary
-from replicate.jail.typescript import ENV_NAME, LOADER
+from replicate.jail import node, node_deps, node_tools
+from replicate.jail import typescript as ts_loader
 
 NODE_IN_IMAGE = "/opt/replicate/node/bin/node"
 NODE_ON_PATH = "/usr/bin/node"  # the base image has none: free for the wrapper
@@ -75,7 +74,7 @@ def foreign_libraries(binary: Path) -> list[str]:
 
 def self_contained_node() -> Path:
     """The host's node, when it links nothing a Debian base image lacks; else a one-line error."""
-    binary = node_binary()
+    binary = node.node_binary()
     extra = foreign_libraries(binary)
     if extra:
         raise ReplicateError(
@@ -98,7 +97,7 @@ def write_base(base: Path) -> None:
     shutil.copy2(self_contained_node(), base / "node" / "node")
     (base / "node" / "jail-node.sh").write_text(jail_node(), encoding="utf-8")
     (base / "node" / "typescript").mkdir()
-    for loader in (LOADER, LOADER.with_suffix(".mjs")):
+    for loader in (ts_loader.LOADER, ts_loader.LOADER.with_suffix(".mjs")):
         shutil.copy2(loader, base / "node" / "typescript" / loader.name)
     for tool in TOOLS:
         folder = node_tools.tool_modules(tool).parent
@@ -147,8 +146,8 @@ def agent_lines(has_deps: bool, typescript: bool) -> list[str]:
         lines += [
             f"COPY --from={VERIFIER_NODE_IMAGE} {LOADER_IN_IMAGE}/ {LOADER_IN_IMAGE}/",
             f"COPY --from={VERIFIER_NODE_IMAGE} {sucrase} {SUCRASE_IN_AGENT}/",
-            f"ENV NODE_OPTIONS=--require={LOADER_IN_IMAGE}/{LOADER.name} "
-            f"{ENV_NAME}={SUCRASE_IN_AGENT}/node_modules/{node_tools.SUCRASE.package}",
+            f"ENV NODE_OPTIONS=--require={LOADER_IN_IMAGE}/{ts_loader.LOADER.name} "
+            f"{ts_loader.ENV_NAME}={SUCRASE_IN_AGENT}/node_modules/{node_tools.SUCRASE.package}",
         ]
     if has_deps:
         lines += [
