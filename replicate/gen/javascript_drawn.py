@@ -62,16 +62,10 @@ def hidden_input(
     call = recorded.call
     provenance: Provenance = "widened" if generated else "traced"
     raised = recorded.outcome.status is node.Status.RAISED
-    args = ", ".join(javascript_text.render(a, 60) for a in call.args)
-    name = (
-        target.name
-        if call.this is None
-        else f"{javascript_text.render(call.this, 60)}.{target.name}"
-    )
     return CallInput(
         index=index,
         origin=recorded.test_file,
-        call=f"{name}({args})"[:300],
+        call=javascript_text.call_text(target.name, call.args, call.this),
         node_call=node.call_json(call),
         stratum="raises" if raised else provenance,
         provenance=provenance,

@@ -27,6 +27,7 @@ from replicate.grading.class_sequences import (
 )
 from replicate.grading.classes import is_class_task, run_members, score_members
 from replicate.grading.javascript import is_script_task
+from replicate.grading.javascript_shrink import shrink_script
 from replicate.grading.javascript_verdict import ScriptGrade, grade_twice
 from replicate.grading.mismatch import Mismatch
 from replicate.grading.recall import with_recall
@@ -202,7 +203,7 @@ def grade_text(
     """
     started = time.monotonic()
     if is_script_task(task):
-        return _graded_script(task, candidate, jail, started)
+        return _graded_script(task, candidate, jail, started, shrink)
     found = run_candidate(task, candidate, jail, hash_seed=hash_seed)
     if isinstance(found, Refusal):
         verdict = _verdict(task, started, found.reward, found.status, found.reason)
@@ -212,10 +213,13 @@ def grade_text(
     return with_recall(verdict, task, found.spliced)
 
 
-def _graded_script(task: LoadedTask, candidate: str, jail: Jail, started: float) -> Verdict:
+def _graded_script(
+    task: LoadedTask, candidate: str, jail: Jail, started: float, shrink: bool
+) -> Verdict:
     """A JavaScript/TypeScript candidate's verdict (`grading.javascript_verdict`): the raw share
     of matches normalised against the task's baseline, run a second time when it earned anything
-    (warm Node jails where `jail` has a pool), with its memorisation signal; no shrinking yet."""
+    (warm Node jails where `jail` has a pool), with its memorisation signal; with `shrink`, a
+    counterexample on a generated input shrunk (`grading.javascript_shrink`)."""
     problem = size_problem(candidate)
     found = (
         ScriptGrade(None, problem)
@@ -236,7 +240,10 @@ def _graded_script(task: LoadedTask, candidate: str, jail: Jail, started: float)
     reward = round(normalise(scored.reward, base), 6)
     verdict = _verdict(task, started, reward, "graded", reason)
     update = {"raw_reward": round(scored.reward, 6), "counts": scored.counts}
-    verdict = verdict.model_copy(update={**update, "counterexample": scored.counterexample})
+    example = scored.counterexample
+    if shrink and example is not None and found.spliced is not None:
+        example = shrink_script(task, found.spliced, example, jail.sandbox)
+    verdict = verdict.model_copy(update={**update, "counterexample": example})
     return with_recall(verdict, task, found.spliced)
 
 

@@ -6,13 +6,13 @@ one on the trusted side, as `values.javascript` says JavaScript values are equal
 An outcome matches when the status is the same, and: for a return, the value and the arguments
 after the call (and `this`, for a method); for a throw, the thrown value's class, its message
 (JavaScript's errors are mostly plain `Error`s told apart by their message, so a task records
-`compare_exception_message`), whether it was a rejected promise, and the arguments after it.
-The raw reward is the stratum-weighted share of matches (`reward.score_matches`); the verdict
+`compare_exception_message`), whether it was a rejected promise, and the arguments after it. The
+raw reward is the stratum-weighted share of matches (`reward.score_matches`); the verdict
 normalises it against the task's degenerate baseline (`gen.javascript_baseline`) as a Python
 task's is; a verdict runs a candidate that earned anything a second time
-(`grading.javascript_verdict`). No shrinking yet. With a warm pool (`replicate run`, `serve`), a
-run takes a Node jail started ahead for the task (`jail.node_warm`; two are started, one per
-run).
+(`grading.javascript_verdict`), its counterexample shrunk (`grading.javascript_shrink`). With a
+warm pool (`replicate run`, `serve`), a run takes a Node jail started ahead for the task
+(`jail.node_warm`; two are started, one per run).
 """
 
 from __future__ import annotations

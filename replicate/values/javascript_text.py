@@ -20,6 +20,13 @@ def render(value: js.JsValue, limit: int = 200) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def call_text(name: str, args: tuple[js.JsValue, ...], this: js.JsValue | None = None) -> str:
+    """A call as a counterexample shows it: `name(args)`, or `this.name(args)` for a method."""
+    shown = ", ".join(render(a, 60) for a in args)
+    head = name if this is None else f"{render(this, 60)}.{name}"
+    return f"{head}({shown})"[:300]
+
+
 def number(value: float) -> str:
     if math.isnan(value) or math.isinf(value) or value == 0:
         return js.number_text(value)
