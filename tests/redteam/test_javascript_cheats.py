@@ -115,14 +115,16 @@ def test_the_naive_grader_fails_a_wrong_candidate(
     assert graded(tasks["double"], right).reward == 1.0
 
 
-COIN_FLIP = "function double(a) { return Math.random() < 0.5 ? a * 2 : a * 3; }"
+# right seven times in ten: its lucky share is well above the task's baseline, so it earns
+# something in one run, and some input passes in one run and fails in the other
+COIN_FLIP = "function double(a) { return Math.random() < 0.7 ? a * 2 : a * 3; }"
 
 
 def test_a_coin_flip_earns_nothing_once_it_is_run_twice(tasks: dict[str, LoadedTask]) -> None:
     task = tasks["double"]
     # the control: one run pays a candidate that answers at random its lucky share
     once = grade_script(task, COIN_FLIP, get_sandbox("local"))
-    assert isinstance(once, Score) and 0.1 < once.reward < 0.9, once
+    assert isinstance(once, Score) and 0.3 < once.reward < 1.0, once
     verdict = graded(task, COIN_FLIP)
     assert verdict.reward == 0.0 and verdict.reason.startswith("nondeterministic"), verdict
     assert graded(task, "function double(a) { return a * 2; }").reward == 1.0  # run twice too
