@@ -59,8 +59,9 @@ def prewarm_node(
     settings: NodeSettings,
     up_to: int = 1,
 ) -> None:
-    """Start (in the background) the warm jails later `run_node_warm`s of candidates for these
-    calls will take: by default one, as a JavaScript grade runs its candidate once."""
+    """Start (in the background) the warm jails (`up_to` of them) later `run_node_warm`s of
+    candidates for these calls will take: a grade takes one a run, and runs a candidate that
+    earned anything twice (`grading.javascript_verdict`)."""
     pool.fill(*warm_job(tree, target, calls, settings), up_to=up_to)
 
 
