@@ -103,6 +103,7 @@ def handle(args: argparse.Namespace) -> int:
     written = chosen.export(batch, plan, args.out, options)
     if args.json:
         payload = summary(args.format, written, plan)
+        payload["warnings"] = [*export_warnings(plan, options), *written.warnings]
         if chosen.workdir is not None:  # instructions, not a trainer's prompts
             del payload["prompt_lengths"]["settings"]
         print(json.dumps(payload, indent=2))
@@ -116,7 +117,8 @@ def handle(args: argparse.Namespace) -> int:
 
 
 def summary(name: str, written: Written, plan: ExportPlan) -> dict[str, Any]:
-    """What `--json` prints: the files, the context, the splits, what prompts show, lengths."""
+    """What `--json` prints: the files, the context, the splits, what prompts show, lengths (the
+    handler adds the warnings, one line each, as a terminal shows them)."""
     showing = [item for item in plan.tasks if item.visible]
     return {
         "format": name,

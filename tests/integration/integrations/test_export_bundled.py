@@ -96,6 +96,10 @@ def test_whole_file_prompts_show_other_tasks_hidden_bodies(
     assert pairs > len(bodies)
     assert {r["task_id"]: set(r["visible_task_ids"]) for r in rows} == found
     assert summary["visible"]["pairs"] == pairs and summary["context"] == "file"
+    (warning,) = summary["warnings"]  # as the terminal says it: split by file, not by row
+    assert warning.endswith(
+        "show other tasks' hidden bodies (visible_task_ids): split with --split-by, not by row"
+    )
 
 
 def test_signature_prompts_show_no_hidden_body(
@@ -111,6 +115,7 @@ def test_signature_prompts_show_no_hidden_body(
         "pairs": 0,
         "cross_split_pairs": 0,
     }
+    assert summary["warnings"] == []  # nothing shown: nothing to warn of
     batch = Batch.open(REPO_ROOT)
     tasks = {task_id: batch.load(task_id) for task_id in bodies}  # each loaded once, not per row
     for row in rows:  # the other tasks of the file are still there, by signature and docstring
