@@ -127,7 +127,18 @@ def test_hidden_task_json_identical_but_timing(fresh: Path) -> None:
         if _without_timing(REPO_ROOT / "reference_impls" / i / "task.json")
         != _without_timing(fresh / "reference_impls" / i / "task.json")
     ]
-    assert not differ, f"hidden task.json differs beyond the timing limits: {differ[:10]}"
+    fields = {i: _differing_fields(i, fresh) for i in differ[:10]}
+    assert not differ, f"hidden task.json differs beyond the timing limits: {fields}"
+
+
+def _differing_fields(task_id: str, fresh: Path) -> dict[str, tuple[Any, Any]]:
+    """The top-level fields of a task's hidden task.json that differ, both sides (what a
+    failure names: a strength that a loaded machine's timeouts changed reads differently from
+    a body that changed)."""
+    committed = _without_timing(REPO_ROOT / "reference_impls" / task_id / "task.json")
+    minted = _without_timing(fresh / "reference_impls" / task_id / "task.json")
+    keys = sorted(set(committed) | set(minted))
+    return {k: (committed.get(k), minted.get(k)) for k in keys if committed.get(k) != minted.get(k)}
 
 
 def _repo_dirs(batch: Path) -> list[Path]:
