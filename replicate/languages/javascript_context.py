@@ -16,20 +16,17 @@ from collections.abc import Callable
 from tree_sitter import Node
 
 from replicate.core import Target
-from replicate.languages.javascript_extract import parse_source
+from replicate.languages.javascript_extract import (
+    CLASSES,
+    FUNCTION_DECLARATIONS,
+    FUNCTION_VALUES,
+    parse_source,
+)
 from replicate.languages.javascript_splice import stub_source
 
-FUNCTION_VALUES = frozenset(
-    {"arrow_function", "function_expression", "function", "generator_function", "class"}
-)
-DECLARATIONS = frozenset(
-    {
-        "function_declaration",
-        "generator_function_declaration",
-        "class_declaration",
-        "abstract_class_declaration",
-    }
-)
+# what binds a definition: extraction's function values and declarations, and classes
+DEFINED_VALUES = FUNCTION_VALUES | {"class"}
+DECLARATIONS = FUNCTION_DECLARATIONS | CLASSES
 
 
 def outline(source: bytes, target: Target) -> bytes:
@@ -71,7 +68,7 @@ def _is_definition(statement: Node) -> bool:
         return True
     if inner.type in ("lexical_declaration", "variable_declaration"):
         values = [d.child_by_field_name("value") for d in inner.named_children]
-        return bool(values) and all(v is not None and v.type in FUNCTION_VALUES for v in values)
+        return bool(values) and all(v is not None and v.type in DEFINED_VALUES for v in values)
     if inner.type == "expression_statement" and inner.named_children:
         assignment = inner.named_children[0]
         right = assignment.child_by_field_name("right")
@@ -81,7 +78,7 @@ def _is_definition(statement: Node) -> bool:
             and left is not None
             and left.type == "member_expression"
             and right is not None
-            and right.type in FUNCTION_VALUES
+            and right.type in DEFINED_VALUES
         )
     return False
 

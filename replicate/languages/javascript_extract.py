@@ -27,11 +27,11 @@ from replicate.core import CallKind, Span, Target
 
 JS_SUFFIXES = (".js", ".mjs", ".cjs", ".jsx")
 TS_SUFFIXES = (".ts", ".mts", ".cts", ".tsx")
-_FUNCTION_VALUES = frozenset(
+FUNCTION_VALUES = frozenset(
     {"arrow_function", "function_expression", "function", "generator_function"}
 )
-_FUNCTION_DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration"})
-_CLASSES = frozenset({"class_declaration", "abstract_class_declaration"})
+FUNCTION_DECLARATIONS = frozenset({"function_declaration", "generator_function_declaration"})
+CLASSES = frozenset({"class_declaration", "abstract_class_declaration"})
 _SKIPPED_METHOD_WORDS = frozenset({"get", "set"})
 
 
@@ -103,7 +103,7 @@ def top_level_names(tree: Tree) -> frozenset[str]:
     """The names a file binds at its top level (functions, classes, variables, exports.x)."""
     names: set[str] = set()
     for statement in _statements(tree.root_node):
-        if statement.type in _FUNCTION_DECLARATIONS | _CLASSES:
+        if statement.type in FUNCTION_DECLARATIONS | CLASSES:
             names.add(_text(statement.child_by_field_name("name")))
         elif statement.type in ("lexical_declaration", "variable_declaration"):
             for declarator in statement.named_children:
@@ -131,11 +131,11 @@ def _top_level(program: Node) -> list[Found]:
         inner = statement
         if statement.type == "export_statement":
             inner = statement.child_by_field_name("declaration") or statement
-        if inner.type in _FUNCTION_DECLARATIONS:
+        if inner.type in FUNCTION_DECLARATIONS:
             found.append(Found(statement, inner, _text(inner.child_by_field_name("name"))))
         elif inner.type in ("lexical_declaration", "variable_declaration"):
             found.extend(_declared(statement, inner))
-        elif inner.type in _CLASSES:
+        elif inner.type in CLASSES:
             found.extend(_methods(inner))
         else:
             found.extend(_assigned(statement, inner))
@@ -150,7 +150,7 @@ def _declared(outer: Node, declaration: Node) -> list[Found]:
     for index, declarator in enumerate(declarators):
         value = declarator.child_by_field_name("value")
         name = declarator.child_by_field_name("name")
-        if value is None or value.type not in _FUNCTION_VALUES or name is None:
+        if value is None or value.type not in FUNCTION_VALUES or name is None:
             continue
         if name.type == "identifier":
             found.append(Found(declarator if index else outer, value, _text(name)))
@@ -169,7 +169,7 @@ def _assigned(outer: Node, statement: Node) -> list[Found]:
     if left is None or right is None or left.type != "member_expression":
         return []
     owner = _text(left.child_by_field_name("object"))
-    if owner not in ("exports", "module.exports") or right.type not in _FUNCTION_VALUES:
+    if owner not in ("exports", "module.exports") or right.type not in FUNCTION_VALUES:
         return []
     return [Found(outer, right, _text(left.child_by_field_name("property")))]
 
