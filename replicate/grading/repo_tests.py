@@ -20,6 +20,7 @@ from replicate.batch import LoadedTask
 from replicate.core import CallInput, RepoTestsCount, SpliceError, Target, Verdict
 from replicate.grading.grader import stubbed_source
 from replicate.grading.modules import module_test_ids
+from replicate.harvest import from_documentation
 from replicate.jail import JAIL_ENV, Jail, Limits, Mount, SandboxRequest
 from replicate.scratch import temporary_dir
 
@@ -36,8 +37,11 @@ class RepoTestsOutcome:
 
 
 def node_ids(inputs: Iterable[CallInput]) -> tuple[str, ...]:
-    """The distinct test node ids that produced a task's inputs, in first-seen order."""
-    return tuple(dict.fromkeys(i.origin for i in inputs if i.origin))[:MAX_NODE_IDS]
+    """The distinct test node ids that produced a task's inputs, in first-seen order; not a
+    documentation file's examples (pytest would not collect it without the harvest's options,
+    and its printed outputs are not the test: `harvest/documented.py`)."""
+    ids = (i.origin for i in inputs if i.origin and not from_documentation(i.origin))
+    return tuple(dict.fromkeys(ids))[:MAX_NODE_IDS]
 
 
 def run_repo_tests(

@@ -17,12 +17,14 @@ from replicate.harvest.collect import (
     run_harvest,
 )
 from replicate.harvest.detail import harvest_detail
+from replicate.harvest.documented import from_documentation
 
 __all__ = [
     "PLUGIN_FILES",
     "HarvestResult",
     "HarvestedCall",
     "SequenceBudget",
+    "from_documentation",
     "harvest_detail",
     "install_plugin",
     "record_sequences",

@@ -24,6 +24,8 @@ from replicate.harvest import test_code as harvest_test_code
 from replicate.harvest import wrapping as harvest_wrapping
 from replicate.harvest.call_sequences import SequenceBudget, sequence_config
 from replicate.harvest.declared import DeclaredPath, declared_tests, python_files
+from replicate.harvest.documented import doctest_options, documented_examples
+from replicate.harvest.examples import write_examples
 from replicate.harvest.reading import (  # the records are read there; named here too
     HarvestedCall,
     HarvestResult,
@@ -70,15 +72,20 @@ class CollectedPaths:
         return (f"tests also collected from what the repository declares: {named}{more}",)
 
 
-def collected_paths(tree: Path, source_roots: Sequence[str]) -> CollectedPaths:
+def collected_paths(
+    tree: Path, source_roots: Sequence[str], examples: Sequence[DeclaredPath] = ()
+) -> CollectedPaths:
+    """`examples`: the doctest files `harvest/examples.py` wrote into `tree`."""
     usual = _usual_paths(tree, source_roots)
-    declared = [d for d in declared_tests(tree, source_roots) if d.path not in usual]
+    found = (*declared_tests(tree, source_roots), *documented_examples(tree), *examples)
+    declared = [d for d in found if d.path not in usual]
     return CollectedPaths(tuple(usual), tuple(declared), python_files(tree, declared))
 
 
 def test_paths(tree: Path, source_roots: Sequence[str]) -> list[str]:
     """Repo-relative paths to hand to pytest: test folders, then packages (for doctests), then
-    what the repository declares beyond them (`harvest/declared.py`)."""
+    what the repository declares beyond them (`harvest/declared.py`), then its documentation
+    files that show examples (`harvest/documented.py`)."""
     return collected_paths(tree, source_roots).paths
 
 
@@ -164,6 +171,7 @@ def _argv(
         argv += ["-o", "addopts="]
     if paths.python_files:
         argv += ["-o", "python_files=" + " ".join(paths.python_files)]
+    argv += doctest_options(paths.declared)
     return (*argv, *paths.paths)
 
 
@@ -240,7 +248,7 @@ def _attempt(
     }
     (scratch / "harvest.json").write_text(json.dumps(config), encoding="utf-8")
     python_path = [seen(plugin_dir), *ctx.sys_path(Path(seen(work)))]
-    paths = collected_paths(work, ctx.source_roots)
+    paths = collected_paths(work, ctx.source_roots, write_examples(work, ctx.source_roots))
     request = SandboxRequest(
         argv=_argv(ctx, paths, budget, drop_addopts),
         env={
