@@ -8,12 +8,20 @@ from __future__ import annotations
 import copyreg
 import functools
 import operator
+import os
 import pickle
+import pkgutil
 import re
+import sys
 import types
 import weakref
 from collections import ChainMap, Counter
 from typing import Any
+
+try:
+    from .test_code import is_test_file
+except ImportError:
+    from replicate_harvest_test_code import is_test_file  # type: ignore[no-redef]
 
 LARGE_LEN = 5_000
 _SIZED = (list, tuple, dict, set, frozenset, str, bytes, bytearray)
@@ -109,9 +117,58 @@ def _reduce_method(method: types.MethodType) -> Any:
     return getattr, (method.__self__, attribute)
 
 
+class _Sentinels:
+    """The bare `object()` values the loaded library modules bind to a name (`_absent =
+    object()`), by id: the first name by module name, then attribute name.  Not the standard
+    library's, the harvest's, pytest's or a test module's (`is_test`: by file name).  Built
+    again when modules were imported since."""
+
+    SKIPPED = ("_", "replicate_", "pytest", "pluggy")
+
+    def __init__(self, is_test: Any) -> None:
+        self.is_test = is_test
+        self.modules = -1
+        self.names: dict[int, tuple[object, str]] = {}
+
+    def name(self, obj: object) -> str | None:
+        if self.modules != len(sys.modules):
+            self._index()
+        known = self.names.get(id(obj))
+        return known[1] if known is not None and known[0] is obj else None
+
+    def _index(self) -> None:
+        stdlib: frozenset[str] = getattr(sys, "stdlib_module_names", frozenset())
+        self.modules, self.names = len(sys.modules), {}
+        for module_name in sorted(n for n in list(sys.modules) if isinstance(n, str)):
+            module = sys.modules.get(module_name)
+            filename = getattr(module, "__file__", None)
+            if (
+                module_name.split(".")[0] in stdlib
+                or module_name.startswith(self.SKIPPED)
+                or not isinstance(filename, str)
+                or self.is_test(os.path.abspath(filename), os.getcwd())
+            ):
+                continue
+            for attr, value in sorted(vars(module).items()):
+                if type(value) is object and id(value) not in self.names:
+                    self.names[id(value)] = (value, f"{module_name}:{attr}")
+
+
+SENTINELS = _Sentinels(is_test_file)
+
+
+def _reduce_sentinel(obj: object) -> Any:
+    """A bare `object()` a library module binds to a name (a sentinel, orderedmultidict's
+    `_absent`) by that name, so it loads as the module's own object: pickle would make a fresh
+    one, which no `is _absent` in the library matches.  Any other as pickle makes it."""
+    name = SENTINELS.name(obj)
+    return (pkgutil.resolve_name, (name,)) if name is not None else (object, ())
+
+
 # copyreg's table as it is when pickling: a library registers its reducers when imported
 _DISPATCH: ChainMap[Any, Any] = ChainMap(
-    {re.Match: _reduce_match, types.MethodType: _reduce_method}, copyreg.dispatch_table
+    {re.Match: _reduce_match, types.MethodType: _reduce_method, object: _reduce_sentinel},
+    copyreg.dispatch_table,
 )
 
 

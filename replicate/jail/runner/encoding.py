@@ -53,7 +53,14 @@ from .base import (
 )
 from .by_type import _COMPOUNDS, _SCALARS, _SUB_BASES
 from .channel import _dumps
-from .naming import _alias, _bound_builtin, _callable_name, state_type_name, type_name
+from .naming import (
+    _alias,
+    _bound_builtin,
+    _callable_name,
+    _sentinel_alias,
+    state_type_name,
+    type_name,
+)
 from .probes import _PROBE, _PROBED, _drive, _fresh, _unnamed_function
 
 if TYPE_CHECKING:
@@ -241,6 +248,8 @@ class _Encoder:
             return {"t": "ref", "v": _callable_name(x)}
         name = type_name(t)
         alias = _alias(x, _type_module(t)) if name.startswith(_UNVERIFIED) else None
+        if t is object:  # a bare `object()`: a sentinel by the module's name for it
+            alias = _sentinel_alias(x)
         if alias is not None:  # a sentinel of a local class, say: the module's own object
             return {"t": "ref", "v": alias}
         lay = self.layout(t)

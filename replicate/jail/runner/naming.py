@@ -4,6 +4,7 @@ looking it up again (never by trusting its own ``__module__`` or ``__qualname__`
 from __future__ import annotations
 
 import builtins
+import sys
 import types
 from typing import TYPE_CHECKING, Any
 
@@ -247,3 +248,40 @@ def _module_name(mod: types.ModuleType) -> str:
 
 # a class's static and class methods: its dict holds the wrapper, whose `__func__` is the function
 _METHOD_WRAPPERS = _table({staticmethod: None, classmethod: None})
+
+
+# The standard library's top-level names (3.10+), whose modules bind no library's sentinel, and
+# the runner's own package: left out of the index below.
+_STDLIB = frozenset(getattr(sys, "stdlib_module_names", ()))
+_OWN = (__package__ or __name__).split(".")[0]
+_SENTINELS: list[Any] = [-1, {}]  # the number of modules indexed, {id: (object, name)}
+
+
+def _sentinel_alias(obj: object) -> str | None:
+    """A bare `object()` (a sentinel, `_absent = object()`) by the first name, by module name
+    then attribute name, that a loaded module outside the standard library binds it to; None
+    when none does.  Identity is the whole claim, as for `_alias`: another bare object has no
+    such name, so a candidate that makes its own sentinel where the original kept the module's
+    is told apart.  The index is built again when modules were imported since."""
+    if _SENTINELS[0] != len(_sys_modules):
+        _index_sentinels()
+    known = _dict_get(_SENTINELS[1], _id(obj))
+    if known is None or known[0] is not obj:
+        return None
+    return known[1] if _verified(obj, *known[1].rsplit(".", 1)) == known[1] else None
+
+
+def _index_sentinels() -> None:
+    found: dict[int, tuple[object, str]] = {}
+    for module in _sorted(name for name in list(_sys_modules) if _type(name) is str):
+        if module.split(".")[0] in _STDLIB or module.startswith(("_", _OWN)):
+            continue
+        mod = _dict_get(_sys_modules, module)
+        if _type(mod) is not _ModuleType:
+            continue
+        for name, value in _sorted(
+            (n, v) for n, v in _dict_items(_module_dict(mod)) if _type(n) is str
+        ):
+            if _type(value) is object and _id(value) not in found:
+                found[_id(value)] = (value, module + "." + name)
+    _SENTINELS[0], _SENTINELS[1] = len(_sys_modules), found
