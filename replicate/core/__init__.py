@@ -36,7 +36,7 @@ from replicate.core.difficulty import (
     curriculum_key,
     measure,
 )
-from replicate.core.drops import DropReason, by_reason, checked_reason
+from replicate.core.drops import DropReason, by_reason, checked_reason, summed_reasons
 from replicate.core.ids import MAX_PART, normalise_repo_url, repo_dir_name, slug, task_id
 from replicate.core.module_prompt import render_module_prompt
 from replicate.core.parsing import PARSE_LOCK
@@ -172,6 +172,7 @@ __all__ = [
     "repo_dir_name",
     "response_of_query",
     "slug",
+    "summed_reasons",
     "target_tokens",
     "task_id",
     "visible_in",

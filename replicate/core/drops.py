@@ -129,6 +129,23 @@ def by_reason(drops: Iterable[tuple[str, int]]) -> tuple[tuple[DropReason, int],
     return tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0].value)))
 
 
+def summed_reasons(drops: Iterable[tuple[str, int]]) -> tuple[tuple[str, int], ...]:
+    """`by_reason`, each member named by its text; one with parts filled in (`mutant kill rate
+    below {}`) by the one text all its drops share (`... below 0.50`), else with "…" for each
+    part: never a bare template (a card once read "fewer than {} of its methods minted")."""
+    drops = list(drops)
+    texts: dict[DropReason, set[str]] = {}
+    for text, _ in drops:
+        texts.setdefault(DropReason.of(text), set()).add(text.replace("{}", "…"))
+    return tuple((_one_text(member, texts[member]), n) for member, n in by_reason(drops))
+
+
+def _one_text(member: DropReason, texts: set[str]) -> str:
+    if "{}" not in member.value:
+        return member.value  # its qualifiers (`: why`, `(most dropped: ...)`) left out
+    return next(iter(texts)) if len(texts) == 1 else member.value.replace("{}", "…")
+
+
 def checked_reason(text: str) -> str:
     """`text`, if it is a drop reason's ('' too: a kept target has none); else ValueError, which
     is a bug of the code that made it (`DropReason.says` makes them)."""

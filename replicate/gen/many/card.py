@@ -14,7 +14,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from replicate import GRADER_VERSION
-from replicate.core import BANDS, Band, by_reason
+from replicate.core import BANDS, Band, summed_reasons
 from replicate.gen.many.ledger import RepoOutcome
 
 CARD_MD = "CARD.md"
@@ -123,7 +123,7 @@ def _line(outcome: RepoOutcome, bands: tuple[tuple[str, int], ...]) -> RepoLine:
 
 def _reasons(drops: Iterable[tuple[str, int]], most: int) -> tuple[tuple[str, int], ...]:
     """The `most` commonest drop reasons (`DropReason`s' texts) and their counts."""
-    return tuple((r.value, n) for r, n in by_reason(drops)[:most])
+    return summed_reasons(drops)[:most]
 
 
 def _ratio(part: int, whole: int) -> float | None:

@@ -16,7 +16,7 @@ from pydantic import ValidationError
 
 from replicate import scratch
 from replicate.batch import HIDDEN, REPOS
-from replicate.core import Funnel, HiddenTask, TaskKind, by_reason
+from replicate.core import Funnel, HiddenTask, TaskKind, summed_reasons
 from replicate.gen.many.child import ChildJob, ChildResult
 from replicate.gen.many.ledger import RepoOutcome, Stage, Worker
 from replicate.gen.many.licence import find_licence
@@ -121,7 +121,7 @@ def _minted(
         validated=counts.get("validated", 0),
         kill_rates=_kill_rates(out, tasks),
         setup_notes=funnel.setup_notes,
-        drops=tuple((r.value, n) for r, n in by_reason(d for s in funnel.stages for d in s.drops)),
+        drops=summed_reasons(d for s in funnel.stages for d in s.drops),
         licence=find_licence(repos[0]) if repos else None,
         worker=worker,
         kinds=job.kinds,

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from replicate.core import DropReason, LedgerEntry, by_reason, checked_reason
+from replicate.core import DropReason, LedgerEntry, by_reason, checked_reason, summed_reasons
 
 
 def _text(member: DropReason) -> str:
@@ -79,3 +79,22 @@ def test_counts_sum_per_member_the_most_first() -> None:
         (DropReason.ARGUMENT_DOES_NOT_PICKLE, 4),
         (DropReason.NOT_CALLED, 3),
     )
+
+
+def test_summed_reasons_never_show_a_bare_template() -> None:
+    few = DropReason.CLASS_TOO_FEW_MEMBERS
+    drops = [
+        (few.says(2), 3),
+        ("argument does not pickle: local lambda", 2),
+        ("argument does not pickle: a generator", 2),
+        (DropReason.KILL_RATE_BELOW.says("0.50"), 1),
+        (DropReason.KILL_RATE_BELOW.says("0.40"), 1),
+        (few.value, 1),  # a summary an older version wrote, its template as it was
+    ]
+    assert summed_reasons(drops) == (
+        ("argument does not pickle", 4),
+        ("fewer than … of its methods minted as method tasks", 4),
+        ("mutant kill rate below …", 2),
+    )
+    assert summed_reasons(drops[:1]) == (("fewer than 2 of its methods minted as method tasks", 3),)
+    assert all("{}" not in text for text, _ in summed_reasons(drops))
