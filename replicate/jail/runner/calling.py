@@ -187,8 +187,10 @@ def _call(
             out = {"status": _RAISED, "exc": exception_record(exc)}
         if reads is not None:
             reads.mark()  # the returned value read (a raise: nothing more to read)
-        out["args"] = [encode(a, arg_lim, reads=reads) for a in args]
-        out["kwargs"] = {k: encode(v, arg_lim, reads=reads) for k, v in _dict_items(kwargs)}
+        # A function without a verified name the arguments hold after the call (a `self`'s
+        # `self._sort_key = lambda x: None`, made in `__init__`) is probed as a returned one is.
+        out["args"] = [encode(a, arg_lim, probes, reads=reads) for a in args]
+        out["kwargs"] = {k: encode(v, arg_lim, probes, reads=reads) for k, v in _dict_items(kwargs)}
         out.update(before)
         return out
 
