@@ -189,9 +189,10 @@ def _top_level(tree: Path, source_roots: Sequence[str]) -> list[str]:
         for child in sorted(base.iterdir()) if base.is_dir() and not base.is_symlink() else []:
             package = child.is_dir() and (child / "__init__.py").is_file()
             module = child.suffix == ".py" and child.stem.isidentifier()
-            if (package or module) and not is_test_file(str(child), str(tree)) and child.stem != "setup":
+            test = is_test_file(str(child), str(tree))
+            if (package or module) and not test and child.stem not in ("setup", "conftest"):
                 names.append(child.stem if module else child.name)
-    return [n for n in names if n.isidentifier() and n != "conftest"][:MAX_IMPORTS]
+    return [n for n in names if n.isidentifier()][:MAX_IMPORTS]
 
 
 def _docstrings(path: Path) -> list[str]:
