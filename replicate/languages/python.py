@@ -12,6 +12,7 @@ from replicate.languages.base import Extraction
 from replicate.languages.python_classes import extract_classes
 from replicate.languages.python_context import outline, stub_bodies
 from replicate.languages.python_extract import extract_targets, first_error_line, parse_tree
+from replicate.languages.python_installed import installed_root_modules
 from replicate.languages.python_layout import (
     ModuleFile,
     encoding_problem,
@@ -73,12 +74,24 @@ def discover_python(root: Path) -> Extraction:
     if not root.is_dir():
         raise ReplicateError(f"not a directory: {root}")
     source_roots = find_source_roots(root)
+    installed = installed_root_modules(root) if "." in source_roots else None
     outcomes = (
         extract_file(module_file)
+        if installed is None or not _root_script(module_file, installed)
+        else SkippedFile(path=module_file.rel_path, reason=NOT_INSTALLED)
         for source_root in source_roots
         for module_file in iter_module_files(root, source_root)
     )
     return Extraction.of(outcomes, source_roots)
+
+
+NOT_INSTALLED = "a root-level module the distribution does not install (a script)"
+
+
+def _root_script(module_file: ModuleFile, installed: frozenset[str]) -> bool:
+    """A root-level module its setuptools configuration does not install
+    (`languages/python_installed.py`)."""
+    return "/" not in module_file.rel_path and module_file.module not in installed
 
 
 def extract_file(module_file: ModuleFile) -> list[Target] | SkippedFile:
