@@ -187,6 +187,8 @@ def golden(
             drops[problem] += 1
             _note(examples, problem, first.get(item.index), None)
     made, sizes = _Generated(), Sizes.in_batch(jail)
+    if target.kind == "method":  # its `self` after the call, which no cut-down makes smaller
+        sizes.allow_as_large_as({i.index: first[i.index] for i in traced if i.index in first})
     if budget is not None and traced:
         start = max(i.index for i in inputs) + 1
         made = _generate(jail, target, traced, first, budget, start, sizes, ctors)

@@ -10,6 +10,10 @@ from typing import Any
 from replicate.jail import Jail
 
 BULKY_BYTES = 20_000  # a generated input whose expected outcome is larger is not worth its storage
+# ...unless a method's traced outcomes are as large (its `self` after the call, which cutting
+# the arguments down does not shrink: prettytable's tables left every generated input of 13
+# methods "too large"), up to this.
+MAX_BULKY_BYTES = 100_000
 
 Outcome = Mapping[str, Any]
 _INPUTS_SHOWN = frozenset({"args_in", "kwargs_in", "ctor_in", "t"})
@@ -44,6 +48,13 @@ class Sizes:
     def __init__(self, folder: str | None = None) -> None:
         self._found: dict[int, int] = {}
         self.folder, self._located = folder, set[int]()
+        self.limit = BULKY_BYTES
+
+    def allow_as_large_as(self, outcomes: Mapping[int, Outcome]) -> None:
+        """Let a generated input's outcome be as large as the largest of `outcomes` (the traced
+        inputs' first ones), up to `MAX_BULKY_BYTES`: no larger than what the tests give."""
+        largest = max((self.of(i, o) for i, o in outcomes.items()), default=0)
+        self.limit = max(self.limit, min(largest, MAX_BULKY_BYTES))
 
     def of(self, index: int, outcome: Outcome) -> int:
         found = self._found.get(index)
@@ -65,5 +76,5 @@ class Sizes:
         return index in self._located
 
     def bulky(self, index: int) -> Callable[[Outcome], bool]:
-        """`bulky_outcome` for the first outcome of input `index`."""
-        return lambda outcome: self.of(index, outcome) > BULKY_BYTES
+        """`bulky_outcome` for the first outcome of input `index` (past `limit`)."""
+        return lambda outcome: self.of(index, outcome) > self.limit
