@@ -3,8 +3,8 @@
 A method's outcome holds its `self` after the call; `Ledger`'s holds 800 fields (~30 KB),
 past the bound a generated input's outcome may reach (`BULKY_BYTES`, 20 KB). Every generated
 call on it was "outcome too large for a generated input", and cutting the arguments down does
-not shrink a `self` of many fields: the target was dropped (prettytable 3.19.0 lost 13 methods so). Now a
-method's generated inputs may be as large as its largest traced outcome (up to
+not shrink a `self` of many fields: the target was dropped (prettytable 3.19.0 lost 13 methods
+so). Now a method's generated inputs may be as large as its largest traced outcome (up to
 `MAX_BULKY_BYTES`). The control mints with that allowance taken out."""
 
 from __future__ import annotations
