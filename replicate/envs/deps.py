@@ -23,6 +23,7 @@ from replicate.envs.sources import (
     read_setup_py,
     read_tox_toml,
 )
+from replicate.envs.test_imports import undeclared_test_imports
 
 _INSTALLERS = frozenset({"pip", "setuptools", "wheel"})
 
@@ -90,6 +91,10 @@ def _finish(root: Path, found: Collected, dist_names: tuple[str, ...]) -> Requir
     runtime = _one_pin_each(_filter(runtime, found, "runtime", keep_installers=True), (), found)
     test = [r for r in _filter(test, found, "test", keep_installers=False) if r not in runtime]
     test = _one_pin_each(test, runtime, found)
+    undeclared = undeclared_test_imports(root, [*runtime, *test], dist_names)
+    if undeclared:
+        found.note(f"added what the tests import and nothing declares: {', '.join(undeclared)}")
+        test += undeclared
     if "pytest" not in dist_names and not any(_name(r) == "pytest" for r in runtime + test):
         test.insert(0, "pytest")
     plugins = _plugins(root, found, set(dist_names))
