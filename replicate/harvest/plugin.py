@@ -111,6 +111,7 @@ except ImportError:
 
 _STATE: _Harvest | None = None
 ITEM_FLOOR_S = 5.0  # the per-item limit never falls below this
+TOO_LARGE = "argument too large"
 
 
 class _Harvest:
@@ -271,7 +272,7 @@ class _Harvest:
     ) -> tuple[bytes, bool] | None:
         """The call's arguments pickled (and whether `self` was rebuilt), or None: dropped."""
         if looks_large(args, kwargs):
-            self.drops[(key, "argument too large")] += 1
+            self.drops[(key, TOO_LARGE)] += 1
             return None
         shape = shape_of(key, args, kwargs)
         refused = self.refusals.skip(shape)
@@ -302,13 +303,13 @@ class _Harvest:
             # a pickle naming a test module would import it in the jail: by value instead
             if data is not None and self.by_value.names_tests(data):
                 data = self.by_value.dumps((args, kwargs), protocol=4) or data
+        if data is None or len(data) > self.max_bytes:  # too large is refused by shape too
+            self.drops[(key, TOO_LARGE)] += 1
+            self.refusals.refused(shape, TOO_LARGE)
+            return None
         self.refusals.pickled(shape)
-        if (
-            data is None
-            or len(data) > self.max_bytes
-            or self.tallies[key].bytes + len(data) > self.budget
-        ):
-            self.drops[(key, "argument too large")] += 1
+        if self.tallies[key].bytes + len(data) > self.budget:
+            self.drops[(key, TOO_LARGE)] += 1
             return None
         return data, rebuilt
 
