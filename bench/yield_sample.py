@@ -6,8 +6,10 @@ packages (`bench/pypi_sample.txt`), minted with `replicate gen --repos`, and the
 
 Draws `--n` names with `random.Random(seed).sample` from the list (the draw depends only on the
 list's order and the seed), mints each pinned sdist (`pypi:NAME==VERSION`) into one batch, and
-prints per library: functions extracted, tasks, yield (tasks / extracted), the three largest drop
-reasons and a failure if any; then the drop reasons summed over the sample, the median yield,
+prints per library: targets extracted (functions, methods and classes), tasks, yield (tasks /
+extracted), the same over function and method targets alone (the tasks minted from them / those
+extracted: classes joined gen's default kinds after the yield was first measured so), the three
+largest drop reasons and a failure if any; then the drop reasons summed over the sample, the median yield,
 and how many libraries minted at least one task. A drawn name without a pin is refused unless
 `--resolve`, which asks pip for its newest version and writes the pin into the list (commit it).
 GEN_ARGS after `--` go to every gen (e.g. `-- --no-strength`). Use `--out` to keep the batch and
@@ -25,10 +27,12 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter, defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from replicate.core import DropReason
+from replicate.languages import get_language
 from replicate.languages.python_layout import TEST_DIRS, is_test_file
 
 HERE = Path(__file__).resolve().parent
@@ -118,43 +122,105 @@ def key_of(tree: Path) -> str:
     return str(json.loads(meta.read_text(encoding="utf-8")).get("key", ""))
 
 
-def report(batch: Path) -> None:
-    card = json.loads((batch / "card.json").read_text(encoding="utf-8"))
-    drops = drops_by_repo(batch)
-    rows, yields, summed = [], [], Counter[str]()
-    untested: list[str] = []
+@dataclass(frozen=True)
+class Row:
+    source: str
+    extracted: int  # every target: functions, methods and classes (the card's count)
+    tasks: int
+    functions: int  # function and method targets alone
+    function_tasks: int  # tasks minted from them
+    top: str
+    failure: str
+    tested: bool | None
+
+    @property
+    def rate(self) -> float | None:
+        return self.tasks / self.extracted if self.extracted else None
+
+    @property
+    def function_rate(self) -> float | None:
+        return self.function_tasks / self.functions if self.functions else None
+
+
+def functions_of(batch: Path, key: str) -> set[str]:
+    """The function and method targets of the tree minted as `key` (its classes left out)."""
+    trees = [t for t in (batch / "reference_impls" / "_repos").glob("*/tree") if key_of(t) == key]
+    language = get_language("python")
+    return {t.symbol for tree in trees for t in language.discover(tree).targets}
+
+
+def kept_by_repo(batch: Path) -> dict[str, set[str]]:
+    found: dict[str, set[str]] = defaultdict(set)
+    ledger = batch / "funnel.jsonl"
+    text = ledger.read_text(encoding="utf-8") if ledger.is_file() else ""
+    for line in text.split("\n"):
+        if line.strip() and json.loads(line).get("kept"):
+            entry = json.loads(line)
+            found[entry["repo"]].add(entry["symbol"])
+    return found
+
+
+def rows_of(batch: Path, card: dict[str, Any], summed: Counter[str]) -> list[Row]:
+    drops, kept = drops_by_repo(batch), kept_by_repo(batch)
+    rows = []
     for line in card["repositories"]:
-        mine = drops.get(line.get("key") or "", Counter())
+        key = line.get("key") or ""
+        mine = drops.get(key, Counter())
         if not_started(line):
             mine[NOT_STARTED] += not_started(line)
         summed.update(mine)
-        if line.get("key") and ships_tests(batch, line["key"]) is False:
-            untested.append(line["source"])
-        rate = line["tasks"] / line["extracted"] if line["extracted"] else None
-        if rate is not None:
-            yields.append(rate)
+        functions = functions_of(batch, key) if key else set()
         top = "; ".join(f"{n} {r}" for r, n in mine.most_common(3))
-        failure = line.get("failure") or ""
-        rows.append((line["source"], line["extracted"], line["tasks"], rate, top, failure))
-    print(f"{'library':34} {'extracted':>9} {'tasks':>5} {'yield':>6}  largest drops / failure")
-    for source, extracted, tasks, rate, top, failure in rows:
-        shown = f"{rate:6.0%}" if rate is not None else "     -"
-        print(f"{source[:34]:34} {extracted:9d} {tasks:5d} {shown}  {failure or top}")
+        rows.append(
+            Row(
+                line["source"], line["extracted"], line["tasks"], len(functions),
+                len(kept.get(key, set()) & functions), top, line.get("failure") or "",
+                ships_tests(batch, key) if key else None,
+            )
+        )  # fmt: skip
+    return rows
+
+
+def _percent(rate: float | None) -> str:
+    return f"{rate:6.0%}" if rate is not None else "     -"
+
+
+def _median(rates: list[float | None]) -> float:
+    found = [r for r in rates if r is not None]
+    return statistics.median(found) if found else 0.0
+
+
+def report(batch: Path) -> None:
+    card = json.loads((batch / "card.json").read_text(encoding="utf-8"))
+    summed = Counter[str]()
+    rows = rows_of(batch, card, summed)
+    print(
+        f"{'library':30} {'extracted':>9} {'tasks':>5} {'yield':>6} {'fn+meth':>9}"
+        f" {'tasks':>5} {'yield':>6}  largest drops / failure"
+    )
+    for r in rows:
+        print(
+            f"{r.source[:30]:30} {r.extracted:9d} {r.tasks:5d} {_percent(r.rate)}"
+            f" {r.functions:9d} {r.function_tasks:5d} {_percent(r.function_rate)}"
+            f"  {r.failure or r.top}"
+        )
     print("\ndrop reasons summed over the sample:")
     for reason, count in summed.most_common(12):
         print(f"  {count:5d}  {reason}")
-    minting = sum(1 for r in rows if r[2] > 0)
-    median = statistics.median(yields) if yields else 0.0
+    minting = sum(1 for r in rows if r.tasks > 0)
     print(
-        f"\nmedian yield {median:.0%} over {len(yields)} libraries that extracted functions; "
+        f"\nmedian yield {_median([r.rate for r in rows]):.0%} over every target (classes too), "
+        f"{_median([r.function_rate for r in rows]):.0%} over functions and methods (tasks "
+        f"minted from them / those extracted), {len(rows)} libraries; "
         f"{minting} of {len(rows)} minted at least one task"
     )
-    tested = [r for r in rows if r[0] not in untested]
-    shipped = [r[3] for r in tested if r[3] is not None]
+    tested = [r for r in rows if r.tested is not False]
     print(
-        f"minted trees without a test module or tests folder: {', '.join(untested) or 'none'}; "
-        f"of the {len(tested)} others {sum(1 for r in tested if r[2] > 0)} minted at least one "
-        f"task, median yield {statistics.median(shipped) if shipped else 0.0:.0%}"
+        "minted trees without a test module or tests folder: "
+        f"{', '.join(r.source for r in rows if r.tested is False) or 'none'}; of the "
+        f"{len(tested)} others {sum(1 for r in tested if r.tasks > 0)} minted at least one task, "
+        f"median yield {_median([r.rate for r in tested]):.0%} "
+        f"({_median([r.function_rate for r in tested]):.0%} over functions and methods)"
     )
 
 
