@@ -41,6 +41,10 @@ __version__ = "0.1.0"
 #     the recorded calls) and its reward is normalised against it, as a Python task's is; a task
 #     one of them earns too much on is dropped. A /10 JavaScript task has none: it grades raw,
 #     as before. Python tasks grade as before.
-GRADER_VERSION = "replicate-grader/11"
+# /12: a bare `object()` a library module binds to a name (a sentinel) is encoded as a reference
+#     to that name, and a function without a verified name that an argument holds after the
+#     call is probed as a returned one is; both were opaque or unverified before, so no /11
+#     task holds one, and /11 tasks grade as before.
+GRADER_VERSION = "replicate-grader/12"
 
 __all__ = ["GRADER_VERSION", "__version__"]

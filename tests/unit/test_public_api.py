@@ -15,7 +15,7 @@ REPO_ROOT = Path(__file__).resolve().parents[2]
 def test_package_all_is_pinned() -> None:
     assert replicate.__all__ == ["GRADER_VERSION", "__version__"]
     assert replicate.__version__ == "0.1.0"
-    assert replicate.GRADER_VERSION == "replicate-grader/11"
+    assert replicate.GRADER_VERSION == "replicate-grader/12"
 
 
 def test_published_schemas_match_the_committed_files() -> None:
