@@ -9,9 +9,10 @@ list's order and the seed), mints each pinned sdist (`pypi:NAME==VERSION`) into 
 prints per library: targets extracted (functions, methods and classes), tasks, yield (tasks /
 extracted), the same over function and method targets alone (the tasks minted from them / those
 extracted: classes joined gen's default kinds after the yield was first measured so), the three
-largest drop reasons and a failure if any; then the drop reasons summed over the sample, the median yield,
-and how many libraries minted at least one task. A drawn name without a pin is refused unless
-`--resolve`, which asks pip for its newest version and writes the pin into the list (commit it).
+largest drop reasons and a failure if any; then the drop reasons summed over the sample, both
+median yields, and how many libraries minted at least one task. A drawn name without a pin is
+refused unless `--resolve`, which asks pip for its newest version and writes the pin into the
+list (commit it).
 GEN_ARGS after `--` go to every gen (e.g. `-- --no-strength`). Use `--out` to keep the batch and
 re-print from it without minting again (`--report-only`).
 """
