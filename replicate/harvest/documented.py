@@ -38,7 +38,7 @@ NEEDS_GLOB = (".md",)
 def documented_examples(tree: Path) -> tuple[DeclaredPath, ...]:
     """The repository's documentation files holding doctest examples, root-level first."""
     found: list[DeclaredPath] = []
-    for path in _candidates(tree):
+    for path in documentation_files(tree):
         if len(found) >= MAX_FILES:
             break
         if _has_examples(path):
@@ -65,7 +65,9 @@ def from_documentation(origin: str) -> bool:
     return name.endswith(DOC_SUFFIXES) and not fnmatch(name, PYTEST_DOCTEST_GLOB)
 
 
-def _candidates(tree: Path) -> Iterator[Path]:
+def documentation_files(tree: Path) -> Iterator[Path]:
+    """Text files at the root, then in a `docs` or `doc` folder (`FOLDER_DEPTH` levels down),
+    sorted; none hidden, none through a symlink."""
     yield from _files(tree, tree, 1)
     for name in DOC_FOLDERS:
         folder = tree / name

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from replicate.core import PARSE_LOCK
 from replicate.harvest.declared import DeclaredPath
-from replicate.harvest.documented import DOC_FOLDERS, FOLDER_DEPTH, MAX_BYTES, PROMPT
+from replicate.harvest.documented import MAX_BYTES, PROMPT, documentation_files
 from replicate.harvest.test_code import is_test_file
 
 EXAMPLES_DIR = ".replicate-examples"
@@ -54,8 +54,11 @@ def write_examples(tree: Path, source_roots: Sequence[str]) -> tuple[DeclaredPat
     written = []
     for example in example_files(tree, source_roots):
         path = tree / example.path
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(example.text, encoding="utf-8")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(example.text, encoding="utf-8")
+        except OSError:  # a name past the file system's limit, say: that file's examples only
+            continue
         written.append(DeclaredPath(example.path, example.source))
     return tuple(written)
 
@@ -117,10 +120,13 @@ def as_doctest(blocks: Sequence[str], preamble: Sequence[str]) -> str:
                 parsed = ast.parse(block)
         except (SyntaxError, ValueError):
             continue
-        lines = block.split("\n")
+        lines, done = block.split("\n"), 0
         for statement in parsed.body:
             first = min([statement.lineno, *(d.lineno for d in _decorators(statement))])
-            source = lines[first - 1 : statement.end_lineno]
+            if first <= done:  # `a = 1; b = 2`: that line is written once, with the first
+                continue
+            done = statement.end_lineno or first
+            source = lines[first - 1 : done]
             examples += [f">>> {source[0]}", *(f"... {line}" for line in source[1:])]
             if len(source) > 1:
                 examples.append("...")  # a compound statement's end
@@ -162,37 +168,53 @@ def _indented_after(lines: list[str], at: int, base: int) -> str:
 
 
 def _modules(tree: Path, source_roots: Sequence[str]) -> Iterator[tuple[str, Path]]:
+    """The library's modules: those of each source root and of the packages in it, walked down
+    through folders that hold an `__init__.py` only (never a virtualenv or a data folder); no
+    test module, no `setup.py`."""
     for root in source_roots:
         base = tree / root
-        if not base.is_dir() or base.is_symlink():
+        if base.is_dir() and not base.is_symlink():
+            yield from ((root, path) for path in _package_files(tree, base))
+
+
+def _package_files(tree: Path, folder: Path) -> Iterator[Path]:
+    for child in sorted(folder.iterdir()):
+        if child.name.startswith(".") or child.is_symlink() or not _named(child):
             continue
-        for path in sorted(base.rglob("*.py")):
-            rel = path.relative_to(tree)
-            if (
-                any(p.startswith(".") for p in rel.parts)
-                or is_test_file(str(path), str(tree))
-                or path.name in ("setup.py", "conftest.py")
-                or not all(
-                    part.isidentifier() for part in path.relative_to(base).with_suffix("").parts
-                )
-            ):
-                continue
-            yield root, path
+        if child.is_dir() and (child / "__init__.py").is_file():
+            yield from _package_files(tree, child)
+        elif _library_module(tree, child):
+            yield child
+
+
+def _library_module(tree: Path, path: Path) -> bool:
+    return (
+        path.suffix == ".py"
+        and path.is_file()
+        and path.name != "setup.py"
+        and not is_test_file(str(path), str(tree))
+    )
+
+
+def _named(path: Path) -> bool:
+    return (path.stem if path.suffix == ".py" else path.name).isidentifier()
 
 
 def _top_level(tree: Path, source_roots: Sequence[str]) -> list[str]:
-    """The library's top-level packages and modules, which a README's examples use unimported
+    """The library's top-level packages (its modules where it has none: a root-level module
+    beside packages is more often a script), which a README's examples use unimported
     (`@backoff.on_exception(...)`)."""
-    names = []
+    packages, modules = [], []
     for root in source_roots:
         base = tree / root
         for child in sorted(base.iterdir()) if base.is_dir() and not base.is_symlink() else []:
-            package = child.is_dir() and (child / "__init__.py").is_file()
-            module = child.suffix == ".py" and child.stem.isidentifier()
-            test = is_test_file(str(child), str(tree))
-            if (package or module) and not test and child.stem not in ("setup", "conftest"):
-                names.append(child.stem if module else child.name)
-    return [n for n in names if n.isidentifier()][:MAX_IMPORTS]
+            if not _named(child) or is_test_file(str(child), str(tree)):
+                continue
+            if child.is_dir() and (child / "__init__.py").is_file():
+                packages.append(child.name)
+            elif child.suffix == ".py" and child.stem != "setup":
+                modules.append(child.stem)
+    return (packages or modules)[:MAX_IMPORTS]
 
 
 def _docstrings(path: Path) -> list[str]:
@@ -209,20 +231,7 @@ _DOCUMENTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
 def _documents(tree: Path) -> Iterator[Path]:
-    for path in sorted(tree.iterdir()):
-        if path.is_file() and not path.is_symlink() and path.suffix in (".md", ".rst"):
-            yield path
-    for name in DOC_FOLDERS:
-        folder = tree / name
-        if folder.is_dir() and not folder.is_symlink():
-            yield from (
-                p
-                for p in sorted(folder.rglob("*"))
-                if p.suffix in (".md", ".rst")
-                and p.is_file()
-                and not p.is_symlink()
-                and len(p.relative_to(folder).parts) <= FOLDER_DEPTH
-            )
+    return (p for p in documentation_files(tree) if p.suffix in (".md", ".rst"))
 
 
 def _read(path: Path) -> str:

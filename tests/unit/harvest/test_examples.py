@@ -102,3 +102,26 @@ def test_example_files_of_a_library(tmp_path: Path) -> None:
     assert ">>> pkg.go(1)" in files[".replicate-examples/README.md.txt"].text
     assert ">>> pkg.go(3)" in files[".replicate-examples/docs__usage.rst.txt"].text
     assert not any("API.md" in path for path in files)  # prompts: doctest reads it itself
+
+
+def test_one_line_of_two_statements_is_written_once() -> None:
+    assert as_doctest(["a = 1; b = 2", "a + b"], []).splitlines() == [
+        ">>> a = 1; b = 2",
+        ">>> a + b",
+    ]
+
+
+def test_only_the_library_s_modules_are_read(tmp_path: Path) -> None:
+    root = _library(tmp_path)
+    venv = root / "venv" / "lib" / "python3" / "other"  # no __init__.py on the way down
+    venv.mkdir(parents=True)
+    (venv / "__init__.py").write_text(DOCSTRING)  # an installed package, not the library
+    (root / "pkg" / "tests").mkdir()
+    (root / "pkg" / "tests" / "__init__.py").write_text("")
+    (root / "pkg" / "tests" / "test_tree.py").write_text(DOCSTRING)
+    (root / "script.py").write_text(DOCSTRING)  # a root module beside a package: read, as
+    paths = [f.path for f in example_files(root, ["."])]  # extraction reads it, not imported
+    assert ".replicate-examples/pkg__tree.py.txt" in paths
+    assert not any("venv" in p or "tests" in p for p in paths), paths
+    readme = next(f for f in example_files(root, ["."]) if f.path.endswith("README.md.txt"))
+    assert readme.text.startswith(">>> import pkg\n>>> import pkg\n")  # its package alone
