@@ -18,7 +18,7 @@ from pathlib import Path
 
 from replicate.acquire.commands import GitFailed, run_git
 from replicate.acquire.remote import is_remote_spec
-from replicate.core import MAX_PART, PARSE_LOCK, name_problem, normalise_repo_url, slug
+from replicate.core import MAX_PART, name_problem, normalise_repo_url, setup_call, slug
 
 METADATA = ("pyproject.toml", "setup.cfg", "setup.py")
 
@@ -64,24 +64,12 @@ def _setup_cfg_name(text: str) -> str | None:
 
 def _setup_py_name(text: str) -> str | None:
     """The literal `name=` of a `setup(...)` call; nothing is run."""
-    try:
-        with PARSE_LOCK:
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError):
-        return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _called(node.func) == "setup":
-            for keyword in node.keywords:
-                value = keyword.value
-                if keyword.arg == "name" and isinstance(value, ast.Constant):
-                    return clean_name(value.value) if isinstance(value.value, str) else None
+    call = setup_call(text)
+    for keyword in call.keywords if call is not None else ():
+        value = keyword.value
+        if keyword.arg == "name" and isinstance(value, ast.Constant):
+            return clean_name(value.value) if isinstance(value.value, str) else None
     return None
-
-
-def _called(func: ast.expr) -> str | None:
-    if isinstance(func, ast.Name):
-        return func.id
-    return func.attr if isinstance(func, ast.Attribute) else None
 
 
 def remote_name(url: str) -> str | None:

@@ -39,7 +39,7 @@ from replicate.core.difficulty import (
 from replicate.core.drops import DropReason, by_reason, checked_reason, summed_reasons
 from replicate.core.ids import MAX_PART, normalise_repo_url, repo_dir_name, slug, task_id
 from replicate.core.module_prompt import render_module_prompt
-from replicate.core.parsing import PARSE_LOCK
+from replicate.core.parsing import PARSE_LOCK, setup_call
 from replicate.core.paths import name_problem, path_problem
 from replicate.core.progress import NullProgress, Progress
 from replicate.core.prompt import render_class_prompt, render_prompt
@@ -171,6 +171,7 @@ __all__ = [
     "render_prompt",
     "repo_dir_name",
     "response_of_query",
+    "setup_call",
     "slug",
     "summed_reasons",
     "target_tokens",

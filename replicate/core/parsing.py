@@ -9,6 +9,27 @@ worker thread holds `PARSE_LOCK`.
 
 from __future__ import annotations
 
+import ast
 import threading
 
 PARSE_LOCK = threading.Lock()
+
+
+def setup_call(text: str) -> ast.Call | None:
+    """The first `setup(...)` (or `setuptools.setup(...)`) call of a `setup.py`'s text, parsed
+    under `PARSE_LOCK`; None when there is none or the text does not parse. Nothing is run."""
+    try:
+        with PARSE_LOCK:
+            tree = ast.parse(text)
+    except (SyntaxError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _called(node.func) == "setup":
+            return node
+    return None
+
+
+def _called(func: ast.expr) -> str:
+    if isinstance(func, ast.Name):
+        return func.id
+    return func.attr if isinstance(func, ast.Attribute) else ""

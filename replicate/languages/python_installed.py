@@ -17,7 +17,7 @@ import configparser
 import tomllib
 from pathlib import Path
 
-from replicate.core import PARSE_LOCK
+from replicate.core import setup_call
 
 MAX_BYTES = 1_000_000
 KEYWORDS = ("packages", "py_modules")
@@ -35,25 +35,16 @@ def installed_root_modules(root: Path) -> frozenset[str] | None:
 
 
 def _setup_py(root: Path) -> frozenset[str] | None:
-    text = _read(root / "setup.py")
-    try:
-        with PARSE_LOCK:
-            tree = ast.parse(text)
-    except (SyntaxError, ValueError):
+    call = setup_call(_read(root / "setup.py"))
+    given = {k.arg: k.value for k in call.keywords if k.arg in KEYWORDS} if call else {}
+    if not given:
         return None
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and _called(node.func) == "setup":
-            given = {k.arg: k.value for k in node.keywords if k.arg in KEYWORDS}
-            if not given:
-                return None
-            if "py_modules" not in given:
-                return frozenset()
-            try:
-                modules = ast.literal_eval(given["py_modules"])
-            except ValueError:
-                return None
-            return _names(modules)
-    return None
+    if "py_modules" not in given:
+        return frozenset()
+    try:
+        return _names(ast.literal_eval(given["py_modules"]))
+    except ValueError:
+        return None
 
 
 def _setup_cfg(root: Path) -> frozenset[str] | None:
@@ -82,12 +73,6 @@ def _names(value: object) -> frozenset[str] | None:
     if isinstance(value, (list, tuple)) and all(isinstance(v, str) for v in value):
         return frozenset(value)
     return None
-
-
-def _called(func: ast.expr) -> str:
-    if isinstance(func, ast.Name):
-        return func.id
-    return func.attr if isinstance(func, ast.Attribute) else ""
 
 
 def _read(path: Path) -> str:
